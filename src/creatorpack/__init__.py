@@ -1,0 +1,33 @@
+"""creatorpack: validate, lint and play creator packs, versions 0.2 to 0.5 of the contract."""
+
+from __future__ import annotations
+
+from creatorpack.errors import (
+    CreatorpackError,
+    DocumentError,
+    InvalidPackError,
+    LimitError,
+    NotAnObjectError,
+    NotJSONError,
+    UnreadableError,
+)
+from creatorpack.schema import SUPPORTED_VERSIONS, UnknownVersionError
+from creatorpack.validation import Report, Validator, Violation, validate
+
+__all__ = [
+    "SUPPORTED_VERSIONS",
+    "CreatorpackError",
+    "DocumentError",
+    "InvalidPackError",
+    "LimitError",
+    "NotAnObjectError",
+    "NotJSONError",
+    "Report",
+    "UnknownVersionError",
+    "UnreadableError",
+    "Validator",
+    "Violation",
+    "validate",
+]
+
+__version__ = "0.1.0"

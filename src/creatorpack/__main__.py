@@ -1,0 +1,3 @@
+from creatorpack.cli import main
+
+main()

@@ -1,0 +1,144 @@
+"""The ``creatorpack`` command line: validate packs and export the contract's schemas.
+
+Exit codes: 0 every pack is valid; 1 some pack breaks its contract; 2 a usage error, or an
+input that is unreadable, not JSON, too large or too deep, or not a JSON object.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Annotated
+
+import orjson
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from creatorpack import __version__, _output, schema
+from creatorpack.validation import MAX_BYTES
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="creatorpack",
+    help="Validate, lint and play creator packs (contract versions 0.2 to 0.5).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"creatorpack {__version__}")
+        raise typer.Exit
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Validate, lint and play creator packs (contract versions 0.2 to 0.5)."""
+
+
+def _expand(paths: Sequence[str]) -> Iterator[str]:
+    for raw in paths:
+        if raw == _output.STDIN:
+            yield raw
+            continue
+        path = Path(raw)
+        if path.is_dir():
+            yield from (str(p) for p in sorted(path.rglob("*.json")) if p.is_file())
+        else:
+            yield raw
+
+
+def _run_checks(files: list[str], jobs: int, max_bytes: int) -> list[_output.FileResult]:
+    stdin = sys.stdin.buffer.read(max_bytes + 1) if _output.STDIN in files else None
+    show_progress = _output.is_terminal() and len(files) > 1
+    progress = Progress(
+        TextColumn("validating"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+        disable=not show_progress,
+    )
+    results: list[_output.FileResult] = []
+    with progress:
+        task = progress.add_task("validate", total=len(files))
+        if jobs > 1 and len(files) > 1:
+            with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
+                chunk = max(1, len(files) // (jobs * 8))
+                for result in pool.map(_check, files, [max_bytes] * len(files), [stdin] * len(files), chunksize=chunk):
+                    results.append(result)
+                    progress.advance(task)
+        else:
+            for path in files:
+                results.append(_check(path, max_bytes, stdin))
+                progress.advance(task)
+    return results
+
+
+def _check(path: str, max_bytes: int, stdin: bytes | None) -> _output.FileResult:
+    return _output.check_file(path, max_bytes, stdin)
+
+
+@app.command()
+def validate(
+    paths: Annotated[
+        list[str],
+        typer.Argument(help="Pack files, directories (every *.json below them) or '-' for standard input."),
+    ],
+    output_format: Annotated[
+        str,
+        typer.Option("--format", "-f", help="Output format: text, json, sarif or github.", case_sensitive=False),
+    ] = "text",
+    jobs: Annotated[
+        int, typer.Option("--jobs", "-j", min=0, help="Validate in N processes (0: one per CPU).")
+    ] = 1,
+    max_bytes: Annotated[
+        int, typer.Option("--max-bytes", min=1, help="Refuse documents larger than this many bytes.")
+    ] = MAX_BYTES,
+) -> None:
+    """Check packs against the contract version each declares; report every violation."""
+    fmt = output_format.lower()
+    if fmt not in _output.FORMATS:
+        raise typer.BadParameter(f"{output_format!r} is not one of {', '.join(_output.FORMATS)}", param_hint="--format")
+    files = list(_expand(paths))
+    if not files:
+        typer.echo("creatorpack: no *.json files found in the given paths", err=True)
+        raise typer.Exit(2)
+    workers = jobs or os.cpu_count() or 1
+    results = _run_checks(files, workers, max_bytes)
+    color = fmt == "text" and _output.is_terminal(sys.stdout) and "NO_COLOR" not in os.environ
+    sys.stdout.write(_output.render(results, fmt, color=color))
+    sys.stdout.flush()
+    raise typer.Exit(max(r.exit_code for r in results))
+
+
+@app.command("schema")
+def schema_command(
+    version: Annotated[
+        str, typer.Argument(help="Contract version (0.2, 0.3, 0.4, 0.5), or 'all' for the version selector.")
+    ],
+) -> None:
+    """Print a version's JSON Schema (draft 2020-12), bundled into one self-contained document."""
+    try:
+        document = schema.bundle(None if version == "all" else version)
+    except schema.UnknownVersionError as exc:
+        typer.echo(f"creatorpack: {exc} (or 'all')", err=True)
+        raise typer.Exit(2) from None
+    sys.stdout.write(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n")
+
+
+def main() -> None:
+    """Entry point of the ``creatorpack`` console script."""
+    app()

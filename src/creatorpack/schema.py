@@ -1,0 +1,82 @@
+"""The contract as JSON Schema: one draft 2020-12 document per version, shipped as package data.
+
+``common.json`` holds the definitions the versions share; ``pack-<version>.json`` holds each
+version's root; ``pack.json`` selects a version by ``protocol_version``. :func:`bundle` inlines
+the referenced documents so that a single file works in editors and other validators.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+from importlib import resources
+from typing import Any, Final
+
+__all__ = [
+    "BASE_URI",
+    "SUPPORTED_VERSIONS",
+    "UnknownVersionError",
+    "bundle",
+    "document",
+    "schema_id",
+]
+
+SUPPORTED_VERSIONS: Final = ("0.2", "0.3", "0.4", "0.5")
+"""Every value of ``protocol_version`` this release understands, oldest first."""
+
+BASE_URI: Final = "https://creatorpack.dev/schema/"
+
+_COMMON: Final = "common.json"
+
+
+class UnknownVersionError(ValueError):
+    """A contract version that this release does not know."""
+
+    def __init__(self, version: object) -> None:
+        self.version = version
+        supported = ", ".join(SUPPORTED_VERSIONS)
+        super().__init__(f"unknown contract version {version!r}; supported versions: {supported}")
+
+
+def _file_name(version: str | None) -> str:
+    if version is None:
+        return "pack.json"
+    if version not in SUPPORTED_VERSIONS:
+        raise UnknownVersionError(version)
+    return f"pack-{version}.json"
+
+
+def schema_id(version: str | None = None) -> str:
+    """The stable ``$id`` of a version's schema (``None``: the schema that dispatches on version)."""
+    return BASE_URI + _file_name(version)
+
+
+@functools.cache
+def _load(name: str) -> dict[str, Any]:
+    text = resources.files(__package__).joinpath("schemas").joinpath(name).read_text(encoding="utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+def document(name: str) -> dict[str, Any]:
+    """A fresh copy of one shipped schema document, e.g. ``"common.json"`` or ``"pack-0.5.json"``."""
+    return copy.deepcopy(_load(name))
+
+
+def bundle(version: str | None = None) -> dict[str, Any]:
+    """A self-contained schema for ``version`` (``None``: all versions, selected by ``protocol_version``).
+
+    The referenced documents are embedded as resources under ``$defs`` with their own ``$id``
+    (the draft 2020-12 way to bundle), so every ``$ref`` resolves without a network or a registry.
+    """
+    root = document(_file_name(version))
+    embedded = [_COMMON]
+    if version is None:
+        embedded += [_file_name(v) for v in SUPPORTED_VERSIONS]
+    defs = root.setdefault("$defs", {})
+    for name in embedded:
+        sub = document(name)
+        sub.pop("$schema", None)
+        defs[name] = sub
+    return root
