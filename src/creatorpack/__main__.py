@@ -1,3 +1,5 @@
+"""``python -m creatorpack``."""
+
 from creatorpack.cli import main
 
 main()

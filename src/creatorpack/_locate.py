@@ -1,18 +1,17 @@
 """Find the line and column of JSON Pointers in JSON text, without parsing it all in Python.
 
-All wanted pointers are merged into a trie and the text is walked once: only containers on the
-way to a target are read token by token; every other value is skipped by the C scanner of the
-standard library, and the walk stops as soon as every target has been found.
+All wanted pointers are merged into a trie and the UTF-8 bytes are walked once: only containers
+on the way to a target are read token by token; every other value is skipped by orjson (which
+parses it at native speed and reports where it ends), and the walk stops as soon as every target
+has been found. Offsets are bytes; columns are counted in code points.
 """
 
 from __future__ import annotations
 
-import bisect
-import json
-import re
 from collections.abc import Iterable
-from json import scanner
 from typing import Final, TypeAlias
+
+import orjson
 
 Token: TypeAlias = str | int
 Path: TypeAlias = tuple[Token, ...]
@@ -22,13 +21,10 @@ VALUE: Final = 0
 KEY: Final = 1
 """Target kind: the member name (every occurrence) that leads to the pointer."""
 
-_WS: Final = re.compile(r"[ \t\n\r]*")
-_SKIP_TOKEN: Final = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
-_scan_once = scanner.make_scanner(json.JSONDecoder())  # type: ignore[no-untyped-call]
-_scanstring = json.decoder.scanstring
+_WHITESPACE: Final = frozenset(b" \t\n\r")
 
 
-class _Done(Exception):
+class _AllFoundError(Exception):
     """Every target was found: stop walking."""
 
 
@@ -41,40 +37,69 @@ class _Node:
 
 
 class _Walk:
-    def __init__(self, text: str, root: _Node, remaining: int) -> None:
-        self.text = text
+    def __init__(self, data: bytes, root: _Node, remaining: int) -> None:
+        self.data = data
+        self.view = memoryview(data)
         self.root = root
         self.remaining = remaining
         self.values: dict[Path, int] = {}
         self.keys: dict[Path, list[int]] = {}
 
     def ws(self, idx: int) -> int:
-        match = _WS.match(self.text, idx)
-        return match.end() if match else idx
+        data = self.data
+        size = len(data)
+        while idx < size and data[idx] in _WHITESPACE:
+            idx += 1
+        return idx
 
     def skip(self, idx: int) -> int:
-        try:
-            _, end = _scan_once(self.text, idx)
-        except RecursionError:
-            return self._skip_deep(idx)
-        return int(end)
+        """The offset just past the value at ``idx``.
 
-    def _skip_deep(self, idx: int) -> int:
-        depth = 0
-        for match in _SKIP_TOKEN.finditer(self.text, idx):
-            token = match.group()
-            if token in "[{":
-                depth += 1
-            elif token in "]}":
-                depth -= 1
-                if depth == 0:
-                    return match.end()
-        return len(self.text)
+        orjson parses a window that starts at the value and doubles until the value ends inside it
+        (orjson then reports the trailing content and where it starts); so a skip costs a small
+        multiple of the value's own size, whatever follows it.
+        """
+        size = len(self.data)
+        window = 512
+        while True:
+            end = min(idx + window, size)
+            try:
+                orjson.loads(self.view[idx:end])
+            except orjson.JSONDecodeError as exc:
+                if str(exc).startswith("unexpected content after document"):
+                    return idx + self._bytes(idx, exc.pos)
+                if end >= size:
+                    raise
+                window *= 4
+            else:
+                return end
+
+    def _bytes(self, idx: int, chars: int) -> int:
+        # orjson reports positions in code points: convert to bytes over just the skipped stretch.
+        if self.data[idx : idx + chars].isascii():
+            return chars
+        stretch = self.data[idx : idx + 4 * chars].decode("utf-8", errors="ignore")[:chars]
+        return len(stretch.encode("utf-8"))
+
+    def string(self, idx: int) -> tuple[str, int]:
+        """The member name starting at ``idx`` (a '"') and the offset just past it."""
+        data = self.data
+        end = data.index(b'"', idx + 1)
+        while data[end - 1] == 0x5C:  # a backslash: escaped quote unless the backslash is escaped
+            run = end - 1
+            while data[run] == 0x5C:
+                run -= 1
+            if (end - 1 - run) % 2 == 0:
+                break
+            end = data.index(b'"', end + 1)
+        raw = data[idx : end + 1]
+        key: str = orjson.loads(raw) if b"\\" in raw else raw[1:-1].decode("utf-8")
+        return key, end + 1
 
     def found(self) -> None:
         self.remaining -= 1
         if self.remaining <= 0:
-            raise _Done
+            raise _AllFoundError
 
     def value(self, idx: int, node: _Node, path: Path) -> int:
         if VALUE in node.kinds and path not in self.values:
@@ -82,21 +107,21 @@ class _Walk:
             self.found()
         if not node.children:
             return self.skip(idx)
-        char = self.text[idx : idx + 1]
-        if char == "{":
+        char = self.data[idx : idx + 1]
+        if char == b"{":
             return self._object(idx, node, path)
-        if char == "[":
+        if char == b"[":
             return self._array(idx, node, path)
         return self.skip(idx)
 
     def _object(self, idx: int, node: _Node, path: Path) -> int:
-        text = self.text
+        data = self.data
         idx = self.ws(idx + 1)
-        if text[idx : idx + 1] == "}":
+        if data[idx : idx + 1] == b"}":
             return idx + 1
         while True:
             key_at = idx
-            key, idx = _scanstring(text, idx + 1)
+            key, idx = self.string(idx)
             idx = self.ws(idx)
             idx = self.ws(idx + 1)  # the ':'
             child = node.children.get(key)
@@ -105,96 +130,77 @@ class _Walk:
             else:
                 child_path = (*path, key)
                 if KEY in child.kinds:
-                    occurrences = self.keys.setdefault(child_path, [])
-                    occurrences.append(key_at)
+                    self.keys.setdefault(child_path, []).append(key_at)
                 idx = self.value(idx, child, child_path)
             idx = self.ws(idx)
-            if text[idx : idx + 1] == ",":
+            if data[idx : idx + 1] == b",":
                 idx = self.ws(idx + 1)
                 continue
             return idx + 1
 
     def _array(self, idx: int, node: _Node, path: Path) -> int:
-        text = self.text
+        data = self.data
         idx = self.ws(idx + 1)
-        if text[idx : idx + 1] == "]":
+        if data[idx : idx + 1] == b"]":
             return idx + 1
         index = 0
-        last = max((k for k in node.children if isinstance(k, int)), default=-1)
         while True:
             child = node.children.get(index)
-            if child is None:
-                if index > last:
-                    return self._finish_array(idx)
-                idx = self.skip(idx)
-            else:
-                idx = self.value(idx, child, (*path, index))
+            idx = self.skip(idx) if child is None else self.value(idx, child, (*path, index))
             idx = self.ws(idx)
-            if text[idx : idx + 1] == ",":
+            if data[idx : idx + 1] == b",":
                 idx = self.ws(idx + 1)
                 index += 1
                 continue
             return idx + 1
 
-    def _finish_array(self, idx: int) -> int:
-        # Past the last wanted index: skip the remaining items one by one.
-        text = self.text
-        while True:
-            idx = self.ws(self.skip(idx))
-            if text[idx : idx + 1] == ",":
-                idx = self.ws(idx + 1)
-                continue
-            return idx + 1
-
 
 class Positions:
-    """Where targets start in the text, as 0-based offsets, with line/column conversion."""
+    """Where targets start in the text, as byte offsets, with line/column conversion."""
 
-    def __init__(self, text: str, values: dict[Path, int], keys: dict[Path, list[int]]) -> None:
-        self._text = text
+    def __init__(self, data: bytes, values: dict[Path, int], keys: dict[Path, list[int]]) -> None:
+        self._data = data
         self.values = values
         self.keys = keys
-        self._line_starts: list[int] | None = None
 
-    def line_column(self, offset: int) -> tuple[int, int]:
-        """1-based line and column (in code points) of an offset."""
-        if self._line_starts is None:
-            self._line_starts = [0] + [m.end() for m in re.finditer("\n", self._text)]
-        line = bisect.bisect_right(self._line_starts, offset)
-        return line, offset - self._line_starts[line - 1] + 1
+    def line_columns(self, offsets: Iterable[int]) -> dict[int, tuple[int, int]]:
+        """1-based line and column (in code points) of each offset, counted in one pass."""
+        data = self._data
+        result: dict[int, tuple[int, int]] = {}
+        line, line_start, counted_to = 1, 0, 0
+        for offset in sorted(set(offsets)):
+            line += data.count(b"\n", counted_to, offset)
+            counted_to = offset
+            newline = data.rfind(b"\n", line_start, offset)
+            if newline >= 0:
+                line_start = newline + 1
+            column = len(data[line_start:offset].decode("utf-8", errors="replace")) + 1
+            result[offset] = (line, column)
+        return result
 
 
-def locate(text: str, targets: Iterable[tuple[Path, int]]) -> Positions:
-    """Find each ``(path, kind)`` target in ``text``, which must be valid JSON.
+def locate(data: bytes, targets: Iterable[tuple[Path, int]]) -> Positions:
+    """Find each ``(path, kind)`` target in ``data``, which must be valid UTF-8 JSON.
 
-    Paths that do not exist in the text are simply absent from the result. With duplicate
-    member names the value found is the last one (the one a parser keeps).
+    Paths that do not exist in the text are absent from the result. With duplicate member
+    names, the value found is the last one (the one a parser keeps).
     """
     root = _Node()
     count = 0
+    needs_every_key = False
     for path, kind in targets:
         node = root
         for token in path:
             node = node.children.setdefault(token, _Node())
         if kind not in node.kinds:
             node.kinds.add(kind)
-            count += 1 if kind == VALUE else 0
-    walk = _Walk(text, root, remaining=count if not _has_key_targets(root) else 1 << 62)
-    start = walk.ws(0)
+            count += kind == VALUE
+            needs_every_key = needs_every_key or kind == KEY
+    walk = _Walk(data, root, remaining=1 << 62 if needs_every_key else count)
     try:
-        walk.value(start, root, ())
-    except _Done:
+        walk.value(walk.ws(0), root, ())
+    except _AllFoundError:
         pass
-    except (ValueError, IndexError, RecursionError):
-        pass  # best effort: whatever was found so far is still right
-    return Positions(text, walk.values, walk.keys)
-
-
-def _has_key_targets(root: _Node) -> bool:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if KEY in node.kinds:
-            return True
-        stack.extend(node.children.values())
-    return False
+    except (ValueError, IndexError, orjson.JSONDecodeError):
+        pass  # best effort: whatever was found so far is right
+    return Positions(data, walk.values, walk.keys)

@@ -254,9 +254,9 @@ def convert(error: Any, index: SchemaIndex) -> Iterator[RawViolation]:
 
 
 def _rule_reason(uri: str, tokens: list[str]) -> tuple[str, str] | None:
-    if uri.endswith("pack-0.2.json") and tokens[:3] == ["$defs", "Asset", "allOf"] and len(tokens) > 4:
-        if tokens[3].isdigit() and tokens[4] == "then":
-            return _ASSET_RULES[int(tokens[3])]
+    in_asset_rule = uri.endswith("pack-0.2.json") and tokens[:3] == ["$defs", "Asset", "allOf"] and len(tokens) > 4
+    if in_asset_rule and tokens[3].isdigit() and tokens[4] == "then":
+        return _ASSET_RULES[int(tokens[3])]
     if uri.endswith("common.json") and tokens[:2] in (["$defs", "ImageTask"], ["$defs", "VideoTask"]):
         return _TASK_RULES[0] if tokens[1] == "ImageTask" else _TASK_RULES[1]
     return None

@@ -86,7 +86,9 @@ def from_error(path: str, error: DocumentError, data: bytes | None = None) -> Fi
     """A :class:`FileResult` for an input that could not be read as a pack."""
     finding = Finding("", error.code, error.message, error.line, error.column)
     lines = {error.line} if error.line is not None else set()
-    return FileResult(path, valid=False, version=None, findings=(finding,), readable=False, excerpts=_excerpts(data, lines))
+    return FileResult(
+        path, valid=False, version=None, findings=(finding,), readable=False, excerpts=_excerpts(data, lines)
+    )
 
 
 def check_file(path: str, max_bytes: int, stdin: bytes | None = None) -> FileResult:

@@ -20,9 +20,8 @@ MAX_BYTES: Final = 64 * 1024 * 1024
 MAX_DEPTH: Final = 1024
 """Nesting limit of arrays and objects (orjson's; the exact-integer path allows a little less)."""
 
-# An integer of 19 or more digits may be outside the 64-bit range that orjson keeps exact.
-_LONG_DIGITS: Final = re.compile(rb"[0-9]{19}")
-_LONG_DIGITS_STR: Final = re.compile(r"[0-9]{19}")
+# A number of 19 or more digits may be outside the 64-bit range that orjson keeps exact.
+_LONG_DIGITS: Final = re.compile(rb"[0-9]{19,}")
 _BOM: Final = b"\xef\xbb\xbf"
 
 
@@ -32,6 +31,8 @@ class Parsed:
 
     value: Any
     duplicates: tuple[tuple[tuple[str | int, ...], str], ...] = ()
+    exact: bool = False
+    """Whether integers beyond 64 bits were kept exactly (orjson reads them as doubles)."""
 
 
 class _DuplicateKeys(dict[str, Any]):
@@ -66,10 +67,7 @@ def _exact_float(text: str) -> float:
 
 def _position(text: str | bytes, offset: int) -> tuple[int, int]:
     before = text[:offset]
-    if isinstance(before, bytes):
-        before_text = before.decode("utf-8", errors="replace")
-    else:
-        before_text = before
+    before_text = before.decode("utf-8", errors="replace") if isinstance(before, bytes) else before
     line = before_text.count("\n") + 1
     return line, len(before_text) - (before_text.rfind("\n") + 1) + 1
 
@@ -92,9 +90,7 @@ def _syntax_error(data: bytes | str, exc: orjson.JSONDecodeError) -> NotJSONErro
     text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
     line, column = _position(text, exc.pos)
     if "depth limit" in reason or "recursion" in reason.lower():
-        return LimitError(
-            f"nested deeper than {MAX_DEPTH} levels of arrays and objects", line=line, column=column
-        )
+        return LimitError(f"nested deeper than {MAX_DEPTH} levels of arrays and objects", line=line, column=column)
     if "infinity" in reason:
         reason = "number too large: it overflows a double (RFC 8259 section 6)"
     elif reason.startswith("unexpected character") and text[exc.pos : exc.pos + 3] in ("NaN", "Inf", "-In"):
@@ -121,35 +117,58 @@ def parse(data: bytes | str, *, max_bytes: int = MAX_BYTES) -> Parsed:
             if utf8 is not None:
                 raise utf8 from None
         raise _syntax_error(data, exc) from None
-    long_digits = _LONG_DIGITS.search(data) if isinstance(data, bytes) else _LONG_DIGITS_STR.search(data)
-    if long_digits is None and not _may_have_duplicates(data, value):
+    if not _may_have_duplicates(data, value):
         return Parsed(value)
-    return _parse_exact(data)
+    return parse_exact(data)
+
+
+def may_have_long_integers(data: bytes | str) -> bool:
+    """Whether the text may hold an integer that orjson does not keep exactly (19+ digits).
+
+    A run of digits counts when a structural character (or a minus sign) and white space are
+    all that stand before it: runs inside strings, such as in sha256 values, mostly do not.
+    """
+    raw = data if isinstance(data, bytes) else data.encode("utf-8", errors="surrogatepass")
+    for match in _LONG_DIGITS.finditer(raw):
+        before = raw[max(0, match.start() - 64) : match.start()].rstrip(b" \t\r\n-")
+        if not before or before[-1:] in (b":", b"[", b","):
+            return True
+    return False
 
 
 def _may_have_duplicates(data: bytes | str, value: Any) -> bool:
     # Every member contributes one ':' outside strings. If the text holds no escaped colon, its
     # colons equal the re-serialised document's exactly when no member was dropped as a duplicate.
+    # (A lone backslash test runs at memchr speed and spares most documents the escape search.)
     if isinstance(data, bytes):
-        if b"\\u003a" in data or b"\\u003A" in data:
+        if b"\\" in data and b"\\u003" in data:
             return True
         return data.count(b":") != orjson.dumps(value).count(b":")
-    if "\\u003a" in data or "\\u003A" in data:
+    if "\\" in data and "\\u003" in data:
         return True
     return data.count(":") != orjson.dumps(value).count(b":")
 
 
-def _parse_exact(data: bytes | str) -> Parsed:
+def parse_exact(data: bytes | str) -> Parsed:
+    """Parse JSON text that orjson accepted, keeping big integers exact and finding duplicates."""
     text = data.decode("utf-8") if isinstance(data, bytes) else data
+    duplicated: list[bool] = []
+
+    def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        result = _pairs_hook(pairs)
+        if isinstance(result, _DuplicateKeys):
+            duplicated.append(True)
+        return result
+
     try:
         value = json.loads(
-            text, object_pairs_hook=_pairs_hook, parse_constant=_reject_constant, parse_float=_exact_float
+            text, object_pairs_hook=pairs_hook, parse_constant=_reject_constant, parse_float=_exact_float
         )
     except RecursionError:
         raise LimitError("nested too deeply to read exactly; flatten the document") from None
     except (ValueError, json.JSONDecodeError) as exc:  # orjson accepted it, so only numbers get here
         raise NotJSONError(f"invalid JSON: {exc}") from None
-    return Parsed(value, tuple(_find_duplicates(value)))
+    return Parsed(value, tuple(_find_duplicates(value)) if duplicated else (), exact=True)
 
 
 def _find_duplicates(value: Any) -> list[tuple[tuple[str | int, ...], str]]:

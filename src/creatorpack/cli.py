@@ -15,8 +15,6 @@ from typing import Annotated
 
 import orjson
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from creatorpack import __version__, _output, schema
 from creatorpack.validation import MAX_BYTES
@@ -61,38 +59,38 @@ def _expand(paths: Sequence[str]) -> Iterator[str]:
 
 def _run_checks(files: list[str], jobs: int, max_bytes: int) -> list[_output.FileResult]:
     stdin = sys.stdin.buffer.read(max_bytes + 1) if _output.STDIN in files else None
-    show_progress = _output.is_terminal() and len(files) > 1
-    progress = Progress(
-        TextColumn("validating"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        transient=True,
-        disable=not show_progress,
-    )
+    if not (_output.is_terminal() and len(files) > 1):
+        return list(_results(files, jobs, max_bytes, stdin))
+    # Rich is imported only for the progress bar: a one-file run should not pay for it.
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("validating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     results: list[_output.FileResult] = []
-    with progress:
+    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task("validate", total=len(files))
-        if jobs > 1 and len(files) > 1:
-            with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
-                chunk = max(1, len(files) // (jobs * 8))
-                for result in pool.map(_check, files, [max_bytes] * len(files), [stdin] * len(files), chunksize=chunk):
-                    results.append(result)
-                    progress.advance(task)
-        else:
-            for path in files:
-                results.append(_check(path, max_bytes, stdin))
-                progress.advance(task)
+        for result in _results(files, jobs, max_bytes, stdin):
+            results.append(result)
+            progress.advance(task)
     return results
+
+
+def _results(files: list[str], jobs: int, max_bytes: int, stdin: bytes | None) -> Iterator[_output.FileResult]:
+    if jobs > 1 and len(files) > 1:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
+            chunk = max(1, len(files) // (jobs * 8))
+            yield from pool.map(_check, files, [max_bytes] * len(files), [stdin] * len(files), chunksize=chunk)
+    else:
+        for path in files:
+            yield _check(path, max_bytes, stdin)
 
 
 def _check(path: str, max_bytes: int, stdin: bytes | None) -> _output.FileResult:
     return _output.check_file(path, max_bytes, stdin)
 
 
-@app.command()
-def validate(
+@app.command("validate")
+def _validate(
     paths: Annotated[
         list[str],
         typer.Argument(help="Pack files, directories (every *.json below them) or '-' for standard input."),
@@ -101,9 +99,7 @@ def validate(
         str,
         typer.Option("--format", "-f", help="Output format: text, json, sarif or github.", case_sensitive=False),
     ] = "text",
-    jobs: Annotated[
-        int, typer.Option("--jobs", "-j", min=0, help="Validate in N processes (0: one per CPU).")
-    ] = 1,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=0, help="Validate in N processes (0: one per CPU).")] = 1,
     max_bytes: Annotated[
         int, typer.Option("--max-bytes", min=1, help="Refuse documents larger than this many bytes.")
     ] = MAX_BYTES,
@@ -125,7 +121,7 @@ def validate(
 
 
 @app.command("schema")
-def schema_command(
+def _schema(
     version: Annotated[
         str, typer.Argument(help="Contract version (0.2, 0.3, 0.4, 0.5), or 'all' for the version selector.")
     ],

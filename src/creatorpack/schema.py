@@ -7,11 +7,10 @@ the referenced documents so that a single file works in editors and other valida
 
 from __future__ import annotations
 
-import copy
-import functools
-import json
-from importlib import resources
+from pathlib import Path
 from typing import Any, Final
+
+import orjson
 
 __all__ = [
     "BASE_URI",
@@ -52,16 +51,16 @@ def schema_id(version: str | None = None) -> str:
     return BASE_URI + _file_name(version)
 
 
-@functools.cache
-def _load(name: str) -> dict[str, Any]:
-    text = resources.files(__package__).joinpath("schemas").joinpath(name).read_text(encoding="utf-8")
-    loaded: dict[str, Any] = json.loads(text)
-    return loaded
+_DIRECTORY: Final = Path(__file__).resolve().parent / "schemas"
+_NAMES: Final = frozenset(["common.json", "pack.json", *(f"pack-{v}.json" for v in SUPPORTED_VERSIONS)])
 
 
 def document(name: str) -> dict[str, Any]:
     """A fresh copy of one shipped schema document, e.g. ``"common.json"`` or ``"pack-0.5.json"``."""
-    return copy.deepcopy(_load(name))
+    if name not in _NAMES:
+        raise ValueError(f"no shipped schema named {name!r}; the shipped ones are {', '.join(sorted(_NAMES))}")
+    loaded: dict[str, Any] = orjson.loads((_DIRECTORY / name).read_bytes())
+    return loaded
 
 
 def bundle(version: str | None = None) -> dict[str, Any]:

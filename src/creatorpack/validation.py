@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Any, Final, TypeAlias
 import jsonschema_rs
 
 from creatorpack import _locate, _messages, _parse
-from creatorpack.errors import InvalidPackError, NotAnObjectError, UnreadableError
+from creatorpack.errors import InvalidPackError, LimitError, NotAnObjectError, UnreadableError
 from creatorpack.schema import SUPPORTED_VERSIONS, bundle, document
 
 __all__ = [
@@ -106,13 +107,23 @@ class Validator:
 
     def __init__(self, *, max_bytes: int = MAX_BYTES) -> None:
         self.max_bytes = max_bytes
-        self._index = _messages.SchemaIndex(
-            {name: document(name) for name in ["common.json", *(f"pack-{v}.json" for v in SUPPORTED_VERSIONS)]}
-        )
+        self._compiled: dict[str, Any] = {}
+        self._lock = threading.Lock()
 
     @functools.cached_property
-    def _compiled(self) -> dict[str, Any]:
-        return {version: jsonschema_rs.validator_for(bundle(version)) for version in SUPPORTED_VERSIONS}
+    def _index(self) -> _messages.SchemaIndex:
+        names = ["common.json", *(f"pack-{v}.json" for v in SUPPORTED_VERSIONS)]
+        return _messages.SchemaIndex({name: document(name) for name in names})
+
+    def _schema_validator(self, version: str) -> Any:
+        compiled = self._compiled.get(version)
+        if compiled is None:
+            with self._lock:
+                compiled = self._compiled.get(version)
+                if compiled is None:
+                    compiled = jsonschema_rs.validator_for(bundle(version))
+                    self._compiled[version] = compiled
+        return compiled
 
     def validate(self, source: Source) -> Report:
         """Validate ``source``; raise :class:`~creatorpack.errors.DocumentError` if it cannot be read.
@@ -133,9 +144,16 @@ class Validator:
             parsed = _parse.parse(text, max_bytes=self.max_bytes)
         else:
             raise TypeError(f"cannot validate a {type(source).__name__}: pass bytes, str, a path or a mapping")
-        return self._check(parsed, text)
+        version, raw = self._check(parsed)
+        if raw and text is not None and not parsed.exact and _parse.may_have_long_integers(text):
+            # Messages should quote big integers exactly, not as the doubles orjson made of them.
+            parsed = _parse.parse_exact(text)
+            version, raw = self._check(parsed)
+        if not raw:
+            return Report(version, (), parsed.value)
+        return Report(version, _finish(raw, text), parsed.value)
 
-    def _check(self, parsed: _parse.Parsed, text: bytes | str | None) -> Report:
+    def _check(self, parsed: _parse.Parsed) -> tuple[str | None, list[_messages.RawViolation]]:
         pack = parsed.value
         if not isinstance(pack, Mapping):
             raise NotAnObjectError(f"a pack must be a JSON object, not {_messages.json_type(pack)}", line=1, column=1)
@@ -173,22 +191,20 @@ class Validator:
                     )
                 )
         else:
-            validator = self._compiled[version]
+            validator = self._schema_validator(version)
             if not validator.is_valid(pack):
                 for error in validator.iter_errors(pack):
                     raw.extend(_messages.convert(error, self._index))
-        if not raw:
-            return Report(version, (), pack)
-        return Report(version, _finish(raw, text), pack)
+        return version, raw
 
 
 def _finish(raw: list[_messages.RawViolation], text: bytes | str | None) -> tuple[Violation, ...]:
     if text is None:
         ordered = sorted(raw, key=lambda v: (_sort_key(v.path), v.code))
         return tuple(Violation(pointer(v.path), v.code, v.message) for v in ordered)
-    source = text.decode("utf-8") if isinstance(text, bytes) else text
-    positions = _locate.locate(source, ((v.path, v.target) for v in raw))
-    located: list[tuple[tuple[int, int], Violation]] = []
+    data = text if isinstance(text, bytes) else text.encode("utf-8", errors="surrogatepass")
+    positions = _locate.locate(data, ((v.path, v.target) for v in raw))
+    offsets: list[int | None] = []
     duplicate_seen: dict[tuple[str | int, ...], int] = {}
     for item in raw:
         offset: int | None
@@ -202,7 +218,11 @@ def _finish(raw: list[_messages.RawViolation], text: bytes | str | None) -> tupl
                 offset = offsets[-1] if offsets else None
         else:
             offset = positions.values.get(item.path)
-        line, column = positions.line_column(offset) if offset is not None else (None, None)
+        offsets.append(offset)
+    places = positions.line_columns(o for o in offsets if o is not None)
+    located: list[tuple[tuple[int, int], Violation]] = []
+    for item, offset in zip(raw, offsets, strict=True):
+        line, column = places[offset] if offset is not None else (None, None)
         sort = (line or 0, column or 0)
         located.append((sort, Violation(pointer(item.path), item.code, item.message, line, column)))
     located.sort(key=lambda pair: (pair[0], pair[1].pointer, pair[1].code))
@@ -226,7 +246,7 @@ def read_file(path: os.PathLike[str] | str, max_bytes: int = MAX_BYTES) -> bytes
     except OSError as exc:
         raise UnreadableError(f"{target}: cannot read: {exc.strerror or exc}") from None
     if len(data) > max_bytes:
-        raise _parse.LimitError(f"{target} is larger than the limit of {max_bytes:,} bytes")
+        raise LimitError(f"{target} is larger than the limit of {max_bytes:,} bytes")
     return data
 
 

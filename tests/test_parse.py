@@ -1,0 +1,155 @@
+"""Bad input never crashes or hangs: each kind gets a clear error with its code and place."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import creatorpack
+from creatorpack import DocumentError, LimitError, NotAnObjectError, NotJSONError, UnreadableError
+
+VALID_03: dict[str, Any] = {
+    "protocol_version": "0.3",
+    "manifest": {"pack_id": "p", "revision": 1, "title": "T", "language": "en"},
+    "runtime": {
+        "runtime_id": "r",
+        "state": {
+            "schema": {
+                "type": "object",
+                "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 3}},
+                "additionalProperties": False,
+            }
+        },
+        "entries": [{"initial_state": {"n": 0}}],
+    },
+    "instructions": {},
+    "entries": [],
+    "provenance": [],
+}
+
+
+@pytest.mark.parametrize(
+    ("data", "error", "code", "line", "column", "words"),
+    [
+        (b"\xef\xbb\xbf{}", NotJSONError, "invalid-json", 1, 1, "byte order mark"),
+        (b'{"a": "\xff"}', NotJSONError, "invalid-json", 1, 8, "UTF-8"),
+        (b'{\n  "a": 1\n} trailing', NotJSONError, "invalid-json", 3, 3, "after the JSON document"),
+        (b'{"a": NaN}', NotJSONError, "invalid-json", 1, 7, "NaN"),
+        (b'{"a": [Infinity]}', NotJSONError, "invalid-json", 1, 8, "NaN and Infinity"),
+        (b'{"a": -Infinity}', NotJSONError, "invalid-json", 1, 7, "NaN and Infinity"),
+        (b'{"a": 1e400}', NotJSONError, "invalid-json", 1, 7, "overflows a double"),
+        (b'{"a": 1,}', NotJSONError, "invalid-json", 1, 9, "invalid JSON"),
+        (b"", NotJSONError, "invalid-json", 1, 1, "invalid JSON"),
+        (b"[1, 2]", NotAnObjectError, "not-an-object", 1, 1, "array"),
+        (b'"pack"', NotAnObjectError, "not-an-object", 1, 1, "string"),
+        (b"null", NotAnObjectError, "not-an-object", 1, 1, "null"),
+    ],
+)
+def test_unreadable_documents(
+    data: bytes, error: type[DocumentError], code: str, line: int, column: int, words: str
+) -> None:
+    with pytest.raises(error) as caught:
+        creatorpack.validate(data)
+    assert caught.value.code == code
+    assert (caught.value.line, caught.value.column) == (line, column)
+    assert words in str(caught.value)
+    assert caught.value.exit_code == 2
+
+
+def test_binary_junk_is_not_json() -> None:
+    junk = bytes(range(256)) * 64
+    with pytest.raises(NotJSONError):
+        creatorpack.validate(junk)
+
+
+@pytest.mark.parametrize("depth", [1025, 10_000])
+def test_deep_nesting_is_a_limit_error_not_a_crash(depth: int) -> None:
+    data = b'{"x": ' + b"[" * depth + b"]" * depth + b"}"
+    with pytest.raises(LimitError, match="1024 levels"):
+        creatorpack.validate(data)
+
+
+def test_nesting_at_the_limit_is_read() -> None:
+    data = b"[" * 1023 + b"]" * 1023
+    doc = b'{"protocol_version": "0.3", "x": ' + data + b"}"
+    report = creatorpack.validate(doc)
+    assert report.version == "0.3"
+    assert not report.valid  # required properties are missing, but the document was read
+
+
+def test_size_limit(tmp_path: Path) -> None:
+    validator = creatorpack.Validator(max_bytes=1000)
+    at_limit = json.dumps(VALID_03).encode()
+    at_limit += b" " * (1000 - len(at_limit))
+    assert validator.validate(at_limit).valid
+    with pytest.raises(LimitError, match="1,001 bytes"):
+        validator.validate(at_limit + b" ")
+    big = tmp_path / "big.json"
+    big.write_bytes(at_limit + b" " * 10)
+    with pytest.raises(LimitError, match="larger than the limit"):
+        validator.validate(big)
+
+
+def test_two_hundred_megabytes_are_refused_quickly(tmp_path: Path) -> None:
+    huge = tmp_path / "huge.json"
+    with huge.open("wb") as handle:
+        handle.write(b'{"protocol_version": "0.3", "pad": "')
+        handle.truncate(200 * 1024 * 1024)
+    started = time.monotonic()
+    with pytest.raises(LimitError):
+        creatorpack.validate(huge)
+    # Refused after reading at most the limit, not the whole file (a generous bound, not a benchmark).
+    assert time.monotonic() - started < 30
+
+
+def test_integers_beyond_64_bits_are_exact_in_messages() -> None:
+    doc = dict(VALID_03, manifest=dict(VALID_03["manifest"], revision=2**70))
+    report = creatorpack.validate(json.dumps(doc))
+    (violation,) = report.violations
+    assert violation.pointer == "/manifest/revision"
+    assert violation.code == "maximum"
+    assert str(2**70) in violation.message
+
+
+def test_big_integers_where_any_value_is_allowed_are_valid() -> None:
+    doc = dict(VALID_03, instructions={"seed": 2**80, "negative": -(2**70)})
+    assert creatorpack.validate(json.dumps(doc)).valid
+
+
+def test_duplicate_keys_are_reported_at_the_repeated_name() -> None:
+    text = '{\n "protocol_version": "0.3",\n "instructions": {"a": 1,\n  "a": 2}\n}'
+    report = creatorpack.validate(text)
+    dup = [v for v in report.violations if v.code == "duplicate-key"]
+    assert len(dup) == 1
+    assert dup[0].pointer == "/instructions/a"
+    assert (dup[0].line, dup[0].column) == (4, 3)
+
+
+def test_duplicate_keys_hidden_behind_escaped_colons_are_found() -> None:
+    text = '{"protocol_version": "0.3", "x": {"k": 1, "k": 2}, "y": "\\u003a"}'
+    codes = [v.code for v in creatorpack.validate(text).violations]
+    assert "duplicate-key" in codes
+
+
+def test_duplicate_protocol_version_is_reported() -> None:
+    text = json.dumps(VALID_03)[:-1] + ', "protocol_version": "0.3"}'
+    report = creatorpack.validate(text)
+    assert [v.code for v in report.violations] == ["duplicate-key"]
+    assert report.violations[0].pointer == "/protocol_version"
+
+
+def test_missing_file_and_directory(tmp_path: Path) -> None:
+    with pytest.raises(UnreadableError, match="no such file"):
+        creatorpack.validate(tmp_path / "nope.json")
+    with pytest.raises(UnreadableError, match="directory"):
+        creatorpack.validate(tmp_path)
+
+
+def test_str_is_json_text_and_wrong_types_are_type_errors() -> None:
+    assert creatorpack.validate(json.dumps(VALID_03)).valid
+    with pytest.raises(TypeError, match="cannot validate a int"):
+        creatorpack.validate(42)  # type: ignore[arg-type]
