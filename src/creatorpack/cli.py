@@ -62,8 +62,8 @@ def _run_checks(files: list[str], jobs: int, max_bytes: int) -> list[_output.Fil
     if not (_output.is_terminal() and len(files) > 1):
         return list(_results(files, jobs, max_bytes, stdin))
     # Rich is imported only for the progress bar: a one-file run should not pay for it.
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.console import Console  # noqa: PLC0415
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn  # noqa: PLC0415
 
     columns = (TextColumn("validating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     results: list[_output.FileResult] = []
