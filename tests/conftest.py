@@ -30,7 +30,9 @@ def put(doc: Any, pointer: str, value: Any) -> Any:
     node = doc
     for token in parents:
         node = node[int(token)] if isinstance(node, list) else node[token]
-    if isinstance(node, list):
+    if isinstance(node, list) and int(last) == len(node):
+        node.append(value)
+    elif isinstance(node, list):
         node[int(last)] = value
     else:
         node[last] = value

@@ -201,6 +201,6 @@ def locate(data: bytes, targets: Iterable[tuple[Path, int]]) -> Positions:
         walk.value(walk.ws(0), root, ())
     except _AllFoundError:
         pass
-    except (ValueError, IndexError, orjson.JSONDecodeError):
+    except (ValueError, IndexError, RecursionError, orjson.JSONDecodeError):
         pass  # best effort: whatever was found so far is right
     return Positions(data, walk.values, walk.keys)

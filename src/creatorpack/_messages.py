@@ -199,6 +199,8 @@ def convert(error: Any, index: SchemaIndex) -> Iterator[RawViolation]:
         pattern = details.get("pattern", "")
         code, rule = _PATTERNS.get(pattern, ("pattern", f"does not match the pattern {pattern!r}"))
         if pattern not in _PATTERNS and tokens[-2:-1] == ["NonBlank"]:
+            if value == "":
+                return  # min-length already says it: one violation for one empty string
             code, rule = "blank-string", "must contain a non-whitespace character"
         message = f"{field}: {show(value)} {rule}"
     elif name == "propertyNames":

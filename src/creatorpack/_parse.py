@@ -17,8 +17,9 @@ from creatorpack.errors import LimitError, NotJSONError
 
 MAX_BYTES: Final = 64 * 1024 * 1024
 """Default size limit of one document: 64 MiB."""
-MAX_DEPTH: Final = 1024
-"""Nesting limit of arrays and objects (orjson's; the exact-integer path allows a little less)."""
+MAX_DEPTH: Final = 254
+"""Nesting limit of arrays and objects, the root included: what orjson serialises and what
+jsonschema-rs reports errors for. Deeper documents are refused, not half-checked."""
 
 # A number of 19 or more digits may be outside the 64-bit range that orjson keeps exact.
 _LONG_DIGITS: Final = re.compile(rb"[0-9]{19,}")
@@ -52,6 +53,11 @@ def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             marked.duplicated.append(key)
         seen.add(key)
     return marked
+
+
+def too_deep(line: int | None = None, column: int | None = None) -> LimitError:
+    """The error for a document nested deeper than :data:`MAX_DEPTH`."""
+    return LimitError(f"nested deeper than {MAX_DEPTH} levels of arrays and objects", line=line, column=column)
 
 
 def _reject_constant(name: str) -> Any:
@@ -140,13 +146,17 @@ def _may_have_duplicates(data: bytes | str, value: Any) -> bool:
     # Every member contributes one ':' outside strings. If the text holds no escaped colon, its
     # colons equal the re-serialised document's exactly when no member was dropped as a duplicate.
     # (A lone backslash test runs at memchr speed and spares most documents the escape search.)
+    try:
+        serialised = orjson.dumps(value)
+    except TypeError:  # orjson.dumps stops past MAX_DEPTH levels
+        raise too_deep() from None
     if isinstance(data, bytes):
         if b"\\" in data and b"\\u003" in data:
             return True
-        return data.count(b":") != orjson.dumps(value).count(b":")
+        return data.count(b":") != serialised.count(b":")
     if "\\" in data and "\\u003" in data:
         return True
-    return data.count(":") != orjson.dumps(value).count(b":")
+    return data.count(":") != serialised.count(b":")
 
 
 def parse_exact(data: bytes | str) -> Parsed:
@@ -165,7 +175,7 @@ def parse_exact(data: bytes | str) -> Parsed:
             text, object_pairs_hook=pairs_hook, parse_constant=_reject_constant, parse_float=_exact_float
         )
     except RecursionError:
-        raise LimitError("nested too deeply to read exactly; flatten the document") from None
+        raise too_deep() from None
     except (ValueError, json.JSONDecodeError) as exc:  # orjson accepted it, so only numbers get here
         raise NotJSONError(f"invalid JSON: {exc}") from None
     return Parsed(value, tuple(_find_duplicates(value)) if duplicated else (), exact=True)

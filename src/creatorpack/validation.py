@@ -32,6 +32,7 @@ __all__ = [
     "Validator",
     "Violation",
     "pointer",
+    "read_file",
     "validate",
 ]
 
@@ -193,8 +194,11 @@ class Validator:
         else:
             validator = self._schema_validator(version)
             if not validator.is_valid(pack):
-                for error in validator.iter_errors(pack):
-                    raw.extend(_messages.convert(error, self._index))
+                try:
+                    for error in validator.iter_errors(pack):
+                        raw.extend(_messages.convert(error, self._index))
+                except ValueError:  # jsonschema-rs reports errors only up to MAX_DEPTH levels
+                    raise _parse.too_deep() from None
         return version, raw
 
 
@@ -209,13 +213,13 @@ def _finish(raw: list[_messages.RawViolation], text: bytes | str | None) -> tupl
     for item in raw:
         offset: int | None
         if item.target == _locate.KEY:
-            offsets = positions.keys.get(item.path, [])
+            occurrences = positions.keys.get(item.path, [])
             if item.code == "duplicate-key":
                 nth = duplicate_seen.get(item.path, 0) + 1
                 duplicate_seen[item.path] = nth
-                offset = offsets[nth] if nth < len(offsets) else None
+                offset = occurrences[nth] if nth < len(occurrences) else None
             else:
-                offset = offsets[-1] if offsets else None
+                offset = occurrences[-1] if occurrences else None
         else:
             offset = positions.values.get(item.path)
         offsets.append(offset)
