@@ -22,11 +22,15 @@ SHA = "0" * 64
 SAFE = 9007199254740991
 TRUE: dict[str, Any] = {"op": "literal", "value": True}
 CROP = {"x": 0, "y": 0, "width": 1, "height": 1}
-GUIDANCE = {"summary": "S", "next_step": "N", "requirements": [{"id": "r", "hint": "H", "condition_ref": ""}]}
+GUIDANCE: dict[str, Any] = {
+    "summary": "S",
+    "next_step": "N",
+    "requirements": [{"id": "r", "hint": "H", "condition_ref": ""}],
+}
 V3, V4, V5 = ("0.3", "0.4", "0.5"), ("0.4", "0.5"), ("0.5",)
 V345 = ("0.3", "0.4", "0.5")
 
-READER_CARD = {
+READER_CARD: dict[str, Any] = {
     "id": "card",
     "display_name": "Mara",
     "introduction": "A keeper.",
@@ -131,7 +135,7 @@ PRESENTATION = {
     ],
     "illustration_rules": [{"id": "ir", "illustration_id": "i", "match": "M", "when": TRUE, "priority": 0}],
 }
-RUNTIME_EXTRAS = {
+RUNTIME_EXTRAS: dict[str, Any] = {
     "observations": [
         {"type": "boolean", "id": "helped", "question": "Q"},
         {"type": "choice", "id": "way", "question": "Q", "choices": {"north": "N", "south": "S"}},
