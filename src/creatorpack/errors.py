@@ -8,7 +8,12 @@ The hierarchy::
     │   ├── NotJSONError             not UTF-8 JSON: syntax, BOM, NaN, 1e400, ...
     │   ├── LimitError               larger or deeper than the documented limits
     │   └── NotAnObjectError         JSON, but the root is not an object
-    └── InvalidPackError (ValueError) exit 1: read fine, but breaks the contract
+    ├── InvalidPackError (ValueError) exit 1: read fine, but breaks the contract
+    └── PlayError (ValueError)       exit 2: the runtime cannot do what was asked
+        ├── NotPlayableError         0.2 pack, unknown entry, initial state outside its schema
+        ├── TurnError                a turn's input is malformed (nothing changed)
+        │   └── SessionOverError     a turn after the session reached an ending
+        └── SessionLoadError         a saved session that does not fit this pack
 
 A pack that breaks the contract is not an exception for :func:`creatorpack.validate`: it returns
 a report. :class:`InvalidPackError` is raised by APIs that need a valid pack to go on (for
@@ -29,6 +34,11 @@ __all__ = [
     "LimitError",
     "NotAnObjectError",
     "NotJSONError",
+    "NotPlayableError",
+    "PlayError",
+    "SessionLoadError",
+    "SessionOverError",
+    "TurnError",
     "UnreadableError",
 ]
 
@@ -86,3 +96,29 @@ class InvalidPackError(CreatorpackError, ValueError):
         first = report.violations[0] if report.violations else None
         detail = f": {first.pointer or '/'}: {first.message}" if first else ""
         super().__init__(f"pack is invalid ({count} violation{'s' if count != 1 else ''}){detail}")
+
+
+class PlayError(CreatorpackError, ValueError):
+    """The runtime cannot do what was asked; ``problems`` lists ``(pointer, message)`` details."""
+
+    def __init__(self, message: str, problems: tuple[tuple[str, str], ...] = ()) -> None:
+        details = "".join(f"\n  {pointer or '/'}: {problem}" for pointer, problem in problems)
+        super().__init__(message + details)
+        self.message = message
+        self.problems = problems
+
+
+class NotPlayableError(PlayError):
+    """The pack cannot start a session: version 0.2, an unknown entry, or a bad initial state."""
+
+
+class TurnError(PlayError):
+    """A turn's input is malformed; the session did not change."""
+
+
+class SessionOverError(TurnError):
+    """The session reached an ending and takes no more turns."""
+
+
+class SessionLoadError(PlayError):
+    """A saved session does not fit the pack it is loaded into."""

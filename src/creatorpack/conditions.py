@@ -1,0 +1,232 @@
+"""The condition grammar of contract 0.3 to 0.5: compile a condition once, evaluate it many times.
+
+Grammar (a condition is a JSON object discriminated by ``op``)::
+
+    condition  := literal | comparison | observed | group | not
+    literal    := {"op": "literal", "value": <boolean>}
+    comparison := {"op": "eq"|"ne"|"gt"|"gte"|"lt"|"lte"|"contains", "path": <pointer>, "value": <json>}
+    observed   := {"op": "observed", "id": <Id>, "value": <boolean or choice key>}
+    group      := {"op": "all"|"any", "conditions": [<condition>, ...]}     (at least one)
+    not        := {"op": "not", "condition": <condition>}
+
+Semantics (see ``docs/runtime.md``): a ``path`` is a JSON Pointer into the state; a path that
+does not resolve makes every comparison false (``ne`` too). ``eq``/``ne`` are deep JSON equality
+(``true`` is not ``1``; sets compare without order); ``gt``/``gte``/``lt``/``lte`` hold only
+between numbers; ``contains`` is membership in an array or set, or a substring of a string;
+``observed`` holds when the narrator's latest answer to that observation equals ``value``;
+``all``/``any`` short-circuit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, TypeAlias
+
+__all__ = [
+    "MISSING",
+    "CompiledCondition",
+    "ConditionError",
+    "Evaluator",
+    "compile_condition",
+    "json_equal",
+    "parse_pointer",
+    "resolve",
+    "sub_condition",
+]
+
+State: TypeAlias = Mapping[str, Any]
+Answers: TypeAlias = Mapping[str, Any]
+Evaluator: TypeAlias = Callable[[State, Answers], bool]
+
+
+class _Missing:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Final = _Missing()
+"""What :func:`resolve` returns for a path that does not resolve."""
+
+
+class ConditionError(ValueError):
+    """A condition that cannot be compiled (only possible for input that skipped validation)."""
+
+
+def parse_pointer(path: str) -> tuple[str, ...] | None:
+    """The reference tokens of an RFC 6901 JSON Pointer, or ``None`` if ``path`` is not one."""
+    if path == "":
+        return ()
+    if not path.startswith("/"):
+        return None
+    return tuple(t.replace("~1", "/").replace("~0", "~") for t in path[1:].split("/"))
+
+
+def resolve(state: Any, tokens: Sequence[str]) -> Any:
+    """The value at ``tokens`` in ``state``, or :data:`MISSING`."""
+    node = state
+    for token in tokens:
+        if isinstance(node, Mapping):
+            if token not in node:
+                return MISSING
+            node = node[token]
+        elif isinstance(node, list):
+            if not token.isdigit() or (len(token) > 1 and token[0] == "0") or int(token) >= len(node):
+                return MISSING
+            node = node[int(token)]
+        else:
+            return MISSING
+    return node
+
+
+def json_equal(left: Any, right: Any) -> bool:
+    """Deep JSON equality: booleans are not numbers, ``1 == 1.0``, objects ignore key order."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return isinstance(left, bool) and isinstance(right, bool) and left is right
+    if isinstance(left, int | float) and isinstance(right, int | float):
+        return left == right
+    if isinstance(left, str) or isinstance(right, str):
+        return isinstance(left, str) and isinstance(right, str) and left == right
+    if left is None or right is None:
+        return left is right
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(json_equal(a, b) for a, b in zip(left, right, strict=True))
+    if isinstance(left, Mapping) and isinstance(right, Mapping):
+        return left.keys() == right.keys() and all(json_equal(left[k], right[k]) for k in left)
+    return False
+
+
+def _set_equal(left: Any, right: Any) -> bool:
+    if not (isinstance(left, list) and isinstance(right, list)):
+        return json_equal(left, right)
+    return all(any(json_equal(a, b) for b in right) for a in left) and all(
+        any(json_equal(a, b) for a in left) for b in right
+    )
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledCondition:
+    """A compiled condition: call it with ``(state, answers)``.
+
+    ``state_keys`` are the top-level state members it reads and ``observations`` the
+    observation ids it reads: its value can change only when one of them changes.
+    """
+
+    source: Mapping[str, Any]
+    evaluate: Evaluator
+    state_keys: frozenset[str]
+    observations: frozenset[str]
+
+    def __call__(self, state: State, answers: Answers) -> bool:
+        """Evaluate on a state and the narrator's latest answers."""
+        return self.evaluate(state, answers)
+
+
+def compile_condition(condition: Mapping[str, Any], *, set_paths: frozenset[str] = frozenset()) -> CompiledCondition:
+    """Compile a contract-valid condition into a closure.
+
+    ``set_paths`` names the state paths (JSON Pointers) that hold sets, so that ``eq``/``ne``
+    compare them without regard to order.
+    """
+    state_keys: set[str] = set()
+    observations: set[str] = set()
+    evaluate = _compile(condition, set_paths, state_keys, observations)
+    return CompiledCondition(condition, evaluate, frozenset(state_keys), frozenset(observations))
+
+
+def _compile(node: Any, set_paths: frozenset[str], keys: set[str], observations: set[str]) -> Evaluator:
+    if not isinstance(node, Mapping):
+        raise ConditionError(f"a condition must be an object, not {node!r}")
+    op = node.get("op")
+    if op == "literal":
+        constant = node.get("value") is True
+        return lambda state, answers: constant
+    if op in ("all", "any"):
+        parts = tuple(_compile(c, set_paths, keys, observations) for c in node.get("conditions", ()))
+        if op == "all":
+            return lambda state, answers: all(part(state, answers) for part in parts)
+        return lambda state, answers: any(part(state, answers) for part in parts)
+    if op == "not":
+        inner = _compile(node.get("condition"), set_paths, keys, observations)
+        return lambda state, answers: not inner(state, answers)
+    if op == "observed":
+        observation = str(node.get("id"))
+        expected = node.get("value")
+        observations.add(observation)
+
+        def observed(state: State, answers: Answers) -> bool:
+            answer = answers.get(observation, MISSING)
+            return answer is not MISSING and json_equal(answer, expected)
+
+        return observed
+    if op in ("eq", "ne", "gt", "gte", "lt", "lte", "contains"):
+        return _comparison(op, node.get("path"), node.get("value"), set_paths, keys)
+    raise ConditionError(f"unknown condition op {op!r}")
+
+
+def _comparison(op: str, path: Any, expected: Any, set_paths: frozenset[str], keys: set[str]) -> Evaluator:
+    tokens = parse_pointer(path) if isinstance(path, str) else None
+    if tokens is None:
+        return lambda state, answers: False  # not a JSON Pointer: never resolves
+    if tokens:
+        keys.add(tokens[0])
+    equal = _set_equal if path in set_paths else json_equal
+    if op in ("eq", "ne"):
+        want = op == "eq"
+
+        def compare_equal(state: State, answers: Answers) -> bool:
+            actual = resolve(state, tokens)
+            return actual is not MISSING and equal(actual, expected) is want
+
+        return compare_equal
+    if op == "contains":
+
+        def contains(state: State, answers: Answers) -> bool:
+            actual = resolve(state, tokens)
+            if isinstance(actual, list):
+                return any(json_equal(item, expected) for item in actual)
+            if isinstance(actual, str):
+                return isinstance(expected, str) and expected in actual
+            return False
+
+        return contains
+    if not _is_number(expected):
+        return lambda state, answers: False
+    test: Callable[[Any], bool] = {
+        "gt": lambda v: v > expected,
+        "gte": lambda v: v >= expected,
+        "lt": lambda v: v < expected,
+        "lte": lambda v: v <= expected,
+    }[op]
+
+    def order(state: State, answers: Answers) -> bool:
+        actual = resolve(state, tokens)
+        return _is_number(actual) and test(actual)
+
+    return order
+
+
+def sub_condition(condition: Mapping[str, Any], ref: str) -> Mapping[str, Any] | None:
+    """The condition at ``ref`` (``""`` or ``/conditions/<i>`` segments) inside ``condition``.
+
+    A ``/conditions/<i>`` segment steps into a group's ``conditions``; the contract's pattern
+    allows nothing else, so a ``not`` is not stepped through. ``None`` if it does not exist.
+    """
+    tokens = parse_pointer(ref)
+    if tokens is None or len(tokens) % 2:
+        return None
+    node: Any = condition
+    for name, index in zip(tokens[::2], tokens[1::2], strict=True):
+        children = node.get(name) if isinstance(node, Mapping) else None
+        if name != "conditions" or not isinstance(children, list) or not index.isdigit():
+            return None
+        if int(index) >= len(children):
+            return None
+        node = children[int(index)]
+    return node if isinstance(node, Mapping) else None

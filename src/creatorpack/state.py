@@ -1,0 +1,181 @@
+"""Typed runtime state: check a state against its state schema, and apply rule effects.
+
+Every function is pure: a state goes in, a new state (sharing unchanged parts) comes out.
+State schemas are the contract's ObjectSchema tree (``$.runtime.state.schema``): integers with
+a minimum and maximum, booleans, sets of Ids from an enum, nested objects, and EnumSchemas
+(whose fields the contract does not show: a ``enum`` list is honoured if present).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+from creatorpack.conditions import json_equal, parse_pointer
+
+__all__ = [
+    "EffectError",
+    "StateProblem",
+    "apply_effect",
+    "check_state",
+    "schema_at",
+    "set_paths",
+]
+
+State: TypeAlias = Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class StateProblem:
+    """A place where a state does not fit its schema."""
+
+    pointer: str
+    message: str
+
+
+class EffectError(ValueError):
+    """An effect that cannot apply: it would leave the schema, or exceed a ``reject`` limit."""
+
+
+def _pointer(tokens: Sequence[str]) -> str:
+    return "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in tokens)
+
+
+def check_state(schema: Mapping[str, Any], state: Any, at: tuple[str, ...] = ()) -> Iterator[StateProblem]:
+    """Yield every place where ``state`` does not fit ``schema``."""
+    where = _pointer(at) or "/"
+    kind = schema.get("type")
+    if kind == "object":
+        if not isinstance(state, Mapping):
+            yield StateProblem(where, f"expected an object, got {_describe(state)}")
+            return
+        properties: Mapping[str, Any] = schema.get("properties", {})
+        for name in schema.get("required", ()):
+            if name not in state:
+                yield StateProblem(where, f"missing required member {name!r}")
+        for name, value in state.items():
+            if name not in properties:
+                yield StateProblem(_pointer((*at, name)), f"{name!r} is not in the state schema")
+            else:
+                yield from check_state(properties[name], value, (*at, name))
+    elif kind == "integer":
+        if not isinstance(state, int) or isinstance(state, bool):
+            yield StateProblem(where, f"expected an integer, got {_describe(state)}")
+        elif not schema["minimum"] <= state <= schema["maximum"]:
+            yield StateProblem(where, f"{state} is outside {schema['minimum']}..{schema['maximum']}")
+    elif kind == "boolean":
+        if not isinstance(state, bool):
+            yield StateProblem(where, f"expected a boolean, got {_describe(state)}")
+    elif kind == "array":
+        allowed = schema.get("items", {}).get("enum", [])
+        if not isinstance(state, list):
+            yield StateProblem(where, f"expected a set (array), got {_describe(state)}")
+            return
+        for index, item in enumerate(state):
+            if item not in allowed or not isinstance(item, str):
+                yield StateProblem(_pointer((*at, str(index))), f"{item!r} is not one of {allowed}")
+        if len({repr(i) for i in state}) != len(state):
+            yield StateProblem(where, "a set must not repeat a member")
+    elif isinstance(schema.get("enum"), list) and not any(json_equal(state, o) for o in schema["enum"]):
+        yield StateProblem(where, f"{state!r} is not one of {schema['enum']}")
+
+
+def _describe(value: Any) -> str:
+    names = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array", type(None): "null"}
+    for kind, name in names.items():
+        if type(value) is kind:
+            return f"{name} {value!r}"
+    return "object" if isinstance(value, Mapping) else type(value).__name__
+
+
+def schema_at(schema: Mapping[str, Any], tokens: Sequence[str]) -> Mapping[str, Any] | None:
+    """The state schema of the value at ``tokens``, or ``None`` if the schema has no such path."""
+    node: Mapping[str, Any] = schema
+    for token in tokens:
+        if node.get("type") != "object":
+            return None
+        child = node.get("properties", {}).get(token)
+        if not isinstance(child, Mapping):
+            return None
+        node = child
+    return node
+
+
+def set_paths(schema: Mapping[str, Any], at: tuple[str, ...] = ()) -> frozenset[str]:
+    """The JSON Pointers of every set (``type: array``) in a state schema."""
+    found: set[str] = set()
+    for name, child in schema.get("properties", {}).items():
+        if not isinstance(child, Mapping):
+            continue
+        if child.get("type") == "array":
+            found.add(_pointer((*at, name)))
+        elif child.get("type") == "object":
+            found |= set_paths(child, (*at, name))
+    return frozenset(found)
+
+
+def _replace(state: Any, tokens: Sequence[str], value: Any) -> Any:
+    if not tokens:
+        return value
+    head, rest = tokens[0], tokens[1:]
+    updated = dict(state)
+    updated[head] = _replace(state[head], rest, value)
+    return updated
+
+
+def _current(state: Any, tokens: Sequence[str]) -> Any:
+    node = state
+    for token in tokens:
+        if not isinstance(node, Mapping) or token not in node:
+            raise EffectError(f"the state has no value at {_pointer(tokens)}")
+        node = node[token]
+    return node
+
+
+def apply_effect(schema: Mapping[str, Any], state: State, effect: Mapping[str, Any]) -> State:
+    """Apply one effect and return the new state, or raise :class:`EffectError`.
+
+    ``increment`` adds ``by``; the result is bounded by ``limit`` (an upper bound when ``by`` is
+    positive, a lower bound when negative) and always by the schema's minimum and maximum;
+    ``overflow: clamp`` (the default) clamps, ``reject`` rejects. ``add``/``remove`` put an Id
+    into, or take it out of, a set; an Id outside the set's enum is rejected.
+    """
+    op = effect.get("op")
+    path = effect.get("path")
+    tokens = parse_pointer(path) if isinstance(path, str) else None
+    if tokens is None or not tokens:
+        raise EffectError(f"{path!r} is not a JSON Pointer to a state member")
+    target = schema_at(schema, tokens)
+    if target is None:
+        raise EffectError(f"the state schema has no member at {path}")
+    current = _current(state, tokens)
+    if op == "increment":
+        if target.get("type") != "integer" or not isinstance(current, int) or isinstance(current, bool):
+            raise EffectError(f"increment needs an integer at {path}")
+        by = effect.get("by", 0)
+        low, high = target["minimum"], target["maximum"]
+        limit = effect.get("limit")
+        if limit is not None and by > 0:
+            high = min(high, limit)
+        elif limit is not None and by < 0:
+            low = max(low, limit)
+        result = current + by
+        if not low <= result <= high:
+            if effect.get("overflow", "clamp") == "reject":
+                raise EffectError(f"{current} {'+' if by >= 0 else '-'} {abs(by)} leaves {low}..{high} at {path}")
+            result = min(max(result, low), high)
+        return _replace(state, tokens, result)  # type: ignore[no-any-return]
+    if op in ("add", "remove"):
+        if target.get("type") != "array" or not isinstance(current, list):
+            raise EffectError(f"{op} needs a set at {path}")
+        value = effect.get("value")
+        allowed = target.get("items", {}).get("enum", [])
+        if value not in allowed:
+            raise EffectError(f"{value!r} is not one of the set's values {allowed} at {path}")
+        if op == "add":
+            members = current if value in current else [m for m in allowed if m in current or m == value]
+        else:
+            members = [m for m in current if m != value]
+        return _replace(state, tokens, members)  # type: ignore[no-any-return]
+    raise EffectError(f"effect op {op!r} is not one this runtime knows (increment, add, remove)")
