@@ -1,7 +1,9 @@
-"""The ``creatorpack`` command line: validate packs and export the contract's schemas.
+"""The ``creatorpack`` command line: validate and play packs, export the contract's schemas.
 
-Exit codes: 0 every pack is valid; 1 some pack breaks its contract; 2 a usage error, or an
-input that is unreadable, not JSON, too large or too deep, or not a JSON object.
+Exit codes: 0 success (every pack valid); 1 some pack breaks its contract; 2 a usage error, an
+input that is unreadable, not JSON, too large or too deep, or not a JSON object, or a play that
+cannot go on (bad script, a turn after the ending, a pack that cannot be played).
+The exit codes live on the exception classes (:mod:`creatorpack.errors`); this module maps them.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from typing import Annotated
 import orjson
 import typer
 
-from creatorpack import __version__, _output, schema
+from creatorpack import __version__, _output, _play, schema
+from creatorpack.errors import CreatorpackError, DocumentError, InvalidPackError
 from creatorpack.validation import MAX_BYTES
 
 __all__ = ["app", "main"]
@@ -133,6 +136,39 @@ def _schema(
         typer.echo(f"creatorpack: {exc} (or 'all')", err=True)
         raise typer.Exit(2) from None
     sys.stdout.write(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n")
+
+
+@app.command("play")
+def _play_command(
+    pack: Annotated[Path, typer.Argument(help="The pack to play (0.3, 0.4 or 0.5).")],
+    entry: Annotated[str | None, typer.Option("--entry", "-e", help="Runtime entry id (default: the first).")] = None,
+    script: Annotated[
+        Path | None,
+        typer.Option("--script", "-s", help="JSON Lines file, one turn per line, instead of prompting."),
+    ] = None,
+    output_format: Annotated[
+        str, typer.Option("--format", "-f", help="With --script: text or json (a transcript).")
+    ] = "text",
+) -> None:
+    """Playtest a pack: prompt for each observation turn by turn, or run a scripted playthrough."""
+    fmt = output_format.lower()
+    if fmt not in ("text", "json"):
+        raise typer.BadParameter(f"{output_format!r} is not one of text, json", param_hint="--format")
+    try:
+        if script is not None:
+            sys.stdout.write(_play.scripted(pack, script, entry, fmt))
+        else:
+            _play.interactive(pack, entry)
+    except InvalidPackError as exc:
+        result = _output.from_report(str(pack), exc.report, None)
+        sys.stderr.write(_output.render([result], "text"))
+        raise typer.Exit(exc.exit_code) from None
+    except DocumentError as exc:
+        typer.echo(f"creatorpack: {pack}: {exc.code}: {exc}", err=True)
+        raise typer.Exit(exc.exit_code) from None
+    except CreatorpackError as exc:
+        typer.echo(f"creatorpack: {exc}", err=True)
+        raise typer.Exit(exc.exit_code) from None
 
 
 def main() -> None:
