@@ -9,8 +9,14 @@ from creatorpack.errors import (
     LimitError,
     NotAnObjectError,
     NotJSONError,
+    NotPlayableError,
+    PlayError,
+    SessionLoadError,
+    SessionOverError,
+    TurnError,
     UnreadableError,
 )
+from creatorpack.runtime import Engine, Session, SessionState, Turn, TurnResult
 from creatorpack.schema import SUPPORTED_VERSIONS, UnknownVersionError
 from creatorpack.validation import Report, Validator, Violation, validate
 
@@ -18,11 +24,21 @@ __all__ = [
     "SUPPORTED_VERSIONS",
     "CreatorpackError",
     "DocumentError",
+    "Engine",
     "InvalidPackError",
     "LimitError",
     "NotAnObjectError",
     "NotJSONError",
+    "NotPlayableError",
+    "PlayError",
     "Report",
+    "Session",
+    "SessionLoadError",
+    "SessionOverError",
+    "SessionState",
+    "Turn",
+    "TurnError",
+    "TurnResult",
     "UnknownVersionError",
     "UnreadableError",
     "Validator",

@@ -1,0 +1,170 @@
+"""The condition grammar's semantics: comparisons, membership, observed answers, groups."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from creatorpack.conditions import MISSING, compile_condition, json_equal, parse_pointer, resolve, sub_condition
+
+STATE: dict[str, Any] = {
+    "trust": 3,
+    "lit": True,
+    "items": ["key", "map"],
+    "name": "harbour master",
+    "flags": {"met": True, "a/b": 1, "t~x": 2},
+    "ratio": 0.5,
+    "list": [10, 20],
+}
+
+
+def holds(condition: dict[str, Any], answers: dict[str, Any] | None = None, **kwargs: Any) -> bool:
+    return compile_condition(condition, **kwargs)(STATE, answers or {})
+
+
+@pytest.mark.parametrize(
+    ("condition", "expected"),
+    [
+        ({"op": "literal", "value": True}, True),
+        ({"op": "literal", "value": False}, False),
+        ({"op": "eq", "path": "/trust", "value": 3}, True),
+        ({"op": "eq", "path": "/trust", "value": 3.0}, True),
+        ({"op": "eq", "path": "/lit", "value": 1}, False),  # true is not 1
+        ({"op": "eq", "path": "/flags", "value": {"met": True, "a/b": 1, "t~x": 2}}, True),
+        ({"op": "eq", "path": "/flags/met", "value": True}, True),
+        ({"op": "eq", "path": "/flags/a~1b", "value": 1}, True),
+        ({"op": "eq", "path": "/flags/t~0x", "value": 2}, True),
+        ({"op": "eq", "path": "/list/1", "value": 20}, True),
+        ({"op": "eq", "path": "/list/01", "value": 20}, False),
+        ({"op": "ne", "path": "/trust", "value": 4}, True),
+        ({"op": "ne", "path": "/missing", "value": 4}, False),  # a missing path makes every comparison false
+        ({"op": "eq", "path": "/missing", "value": None}, False),
+        ({"op": "gt", "path": "/trust", "value": 2}, True),
+        ({"op": "gt", "path": "/trust", "value": 3}, False),
+        ({"op": "gte", "path": "/trust", "value": 3}, True),
+        ({"op": "lt", "path": "/ratio", "value": 1}, True),
+        ({"op": "lte", "path": "/trust", "value": 2}, False),
+        ({"op": "gt", "path": "/lit", "value": 0}, False),  # numbers only
+        ({"op": "gt", "path": "/name", "value": "a"}, False),
+        ({"op": "gt", "path": "/trust", "value": "1"}, False),
+        ({"op": "gt", "path": "/trust", "value": True}, False),
+        ({"op": "contains", "path": "/items", "value": "key"}, True),
+        ({"op": "contains", "path": "/items", "value": "rope"}, False),
+        ({"op": "contains", "path": "/name", "value": "master"}, True),
+        ({"op": "contains", "path": "/name", "value": 3}, False),
+        ({"op": "contains", "path": "/trust", "value": 3}, False),
+        ({"op": "contains", "path": "/missing", "value": 3}, False),
+        ({"op": "eq", "path": "trust", "value": 3}, False),  # not a JSON Pointer: never resolves
+        (
+            {"op": "all", "conditions": [{"op": "literal", "value": True}, {"op": "gt", "path": "/trust", "value": 1}]},
+            True,
+        ),
+        (
+            {"op": "all", "conditions": [{"op": "literal", "value": True}, {"op": "gt", "path": "/trust", "value": 9}]},
+            False,
+        ),
+        (
+            {
+                "op": "any",
+                "conditions": [{"op": "literal", "value": False}, {"op": "eq", "path": "/lit", "value": True}],
+            },
+            True,
+        ),
+        ({"op": "not", "condition": {"op": "literal", "value": True}}, False),
+    ],
+)
+def test_semantics(condition: dict[str, Any], expected: bool) -> None:
+    assert holds(condition) is expected
+
+
+def test_observed_uses_the_latest_answer() -> None:
+    asked = {"op": "observed", "id": "helped", "value": True}
+    chosen = {"op": "observed", "id": "way", "value": "north"}
+    assert holds(asked) is False  # unanswered
+    assert holds(asked, {"helped": True}) is True
+    assert holds(asked, {"helped": False}) is False
+    assert holds(asked, {"helped": "true"}) is False
+    assert holds(chosen, {"way": "north"}) is True
+    assert holds(chosen, {"way": "south"}) is False
+
+
+def test_sets_compare_without_order_when_the_schema_says_set() -> None:
+    condition = {"op": "eq", "path": "/items", "value": ["map", "key"]}
+    assert holds(condition) is False
+    assert holds(condition, set_paths=frozenset({"/items"})) is True
+
+
+def test_short_circuit() -> None:
+    calls: list[str] = []
+
+    class Spy(dict[str, Any]):
+        def __contains__(self, key: object) -> bool:
+            calls.append(str(key))
+            return super().__contains__(key)
+
+    condition = {"op": "any", "conditions": [{"op": "literal", "value": True}, {"op": "eq", "path": "/x", "value": 1}]}
+    assert compile_condition(condition)(Spy(x=1), {})
+    assert calls == []
+
+
+def test_dependencies_are_recorded() -> None:
+    compiled = compile_condition(
+        {
+            "op": "all",
+            "conditions": [
+                {"op": "gt", "path": "/trust", "value": 1},
+                {"op": "not", "condition": {"op": "contains", "path": "/flags/met", "value": "x"}},
+                {"op": "observed", "id": "helped", "value": True},
+            ],
+        }
+    )
+    assert compiled.state_keys == {"trust", "flags"}
+    assert compiled.observations == {"helped"}
+
+
+def test_pointers_and_resolution() -> None:
+    assert parse_pointer("") == ()
+    assert parse_pointer("/a~1b/c~0d") == ("a/b", "c~d")
+    assert parse_pointer("a") is None
+    assert resolve(STATE, ("flags", "met")) is True
+    assert resolve(STATE, ("trust", "x")) is MISSING
+    assert resolve(STATE, ("list", "5")) is MISSING
+
+
+def test_sub_condition() -> None:
+    when = {
+        "op": "all",
+        "conditions": [
+            {"op": "literal", "value": True},
+            {"op": "any", "conditions": [{"op": "eq", "path": "/a", "value": 1}]},
+        ],
+    }
+    assert sub_condition(when, "") is when
+    assert sub_condition(when, "/conditions/1/conditions/0") == {"op": "eq", "path": "/a", "value": 1}
+    assert sub_condition(when, "/conditions/2") is None
+    assert sub_condition(when, "/conditions/0/conditions/0") is None
+    assert sub_condition(when, "/condition/0") is None
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.floats(-5, 5, allow_nan=False) | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@given(_json, _json)
+def test_json_equal_is_symmetric_and_reflexive(left: Any, right: Any) -> None:
+    assert json_equal(left, left)
+    assert json_equal(left, right) == json_equal(right, left)
+
+
+@given(_json, _json)
+def test_ne_is_the_negation_of_eq_when_the_path_exists(state_value: Any, value: Any) -> None:
+    state = {"v": state_value}
+    eq = compile_condition({"op": "eq", "path": "/v", "value": value})(state, {})
+    ne = compile_condition({"op": "ne", "path": "/v", "value": value})(state, {})
+    assert eq != ne
