@@ -432,7 +432,7 @@ def test_entries_and_versions() -> None:
         engine.start("nowhere")
     with pytest.raises(creatorpack.InvalidPackError):
         Engine.from_source(pack(manifest={"pack_id": "x"}))
-    with pytest.raises(NotPlayableError, match="0.3, 0.4 and 0.5"):
+    with pytest.raises(NotPlayableError, match=r"0\.3, 0\.4 and 0\.5"):
         Engine({"protocol_version": "0.2"})
 
 
