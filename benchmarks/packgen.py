@@ -192,3 +192,116 @@ def make_pack(target_bytes: int, seed: int = 7) -> dict[str, Any]:
         pack["presentation"]["illustration_rules"].append(ill_rule)
         size += 5200
     return pack
+
+
+def make_runtime_pack(rules: int = 10_000, achievements: int = 1_000, seed: int = 11) -> dict[str, Any]:
+    """A valid 0.5 pack for the runtime benchmark: many rules over a wide state, conditions up to depth 4."""
+    rng = random.Random(seed)
+    counters = [f"c{i}" for i in range(40)]
+    sets = [f"s{i}" for i in range(10)]
+    flags = [f"f{i}" for i in range(20)]
+    members = ["a", "b", "c", "d", "e"]
+    observations = [f"o{i}" for i in range(20)]
+    choices = [f"q{i}" for i in range(10)]
+
+    def leaf() -> dict[str, Any]:
+        pick = rng.random()
+        if pick < 0.45:
+            return {
+                "op": rng.choice(["gt", "gte", "lt", "lte", "eq", "ne"]),
+                "path": f"/{rng.choice(counters)}",
+                "value": rng.randint(0, 20),
+            }
+        if pick < 0.6:
+            return {"op": "contains", "path": f"/{rng.choice(sets)}", "value": rng.choice(members)}
+        if pick < 0.7:
+            return {"op": "eq", "path": f"/flags/{rng.choice(flags)}", "value": rng.random() < 0.5}
+        if pick < 0.85:
+            return {"op": "observed", "id": rng.choice(observations), "value": rng.random() < 0.5}
+        if pick < 0.95:
+            return {"op": "observed", "id": rng.choice(choices), "value": rng.choice(["x", "y", "z"])}
+        return {"op": "literal", "value": rng.random() < 0.8}
+
+    def condition(depth: int) -> dict[str, Any]:
+        if depth <= 1 or rng.random() < 0.25:
+            return leaf()
+        if rng.random() < 0.15:
+            return {"op": "not", "condition": condition(depth - 1)}
+        return {
+            "op": rng.choice(["all", "any"]),
+            "conditions": [condition(depth - 1) for _ in range(rng.randint(1, 3))],
+        }
+
+    properties: dict[str, Any] = {c: {"type": "integer", "minimum": 0, "maximum": 20} for c in counters}
+    properties.update({s: {"type": "array", "items": {"enum": members}, "uniqueItems": True} for s in sets})
+    properties["flags"] = {
+        "type": "object",
+        "properties": {f: {"type": "boolean"} for f in flags},
+        "additionalProperties": False,
+    }
+    initial: dict[str, Any] = {c: 10 for c in counters}
+    initial.update({s: [] for s in sets})
+    initial["flags"] = {f: False for f in flags}
+    rule_list: list[dict[str, Any]] = []
+    for i in range(rules):
+        if i % 4 == 0:
+            effects: list[dict[str, Any]] = [
+                {
+                    "op": "increment",
+                    "path": f"/{rng.choice(counters)}",
+                    "by": rng.choice([-1, 1, 2]),
+                    "overflow": rng.choice(["clamp", "reject"]),
+                }
+            ]
+            if rng.random() < 0.3:
+                effects.append(
+                    {"op": rng.choice(["add", "remove"]), "path": f"/{rng.choice(sets)}", "value": rng.choice(members)}
+                )
+            rule_list.append({"kind": "effect", "id": f"e{i}", "when": condition(4), "effects": effects})
+        else:
+            rule = {"kind": "guidance", "id": f"g{i}", "when": condition(4), "instruction": f"Guidance {i}."}
+            if rng.random() < 0.3:
+                rule["completion"] = condition(2)
+            rule_list.append(rule)
+    achievement_list = [
+        {
+            "id": f"a{i}",
+            "visibility": rng.choice(["visible", "hidden"]),
+            "title": f"Achievement {i}",
+            "description": "Something happened.",
+            "when": condition(4),
+            "artwork_asset_id": "art",
+        }
+        for i in range(achievements)
+    ]
+    return {
+        "protocol_version": "0.5",
+        "manifest": {"pack_id": "runtime.bench", "revision": 1, "title": "Runtime benchmark", "language": "en"},
+        "runtime": {
+            "runtime_id": "bench",
+            "state": {"schema": {"type": "object", "properties": properties, "additionalProperties": False}},
+            "entries": [{"id": "start", "initial_state": initial}],
+            "observations": [{"type": "boolean", "id": o, "question": f"{o}?"} for o in observations]
+            + [
+                {"type": "choice", "id": q, "question": f"{q}?", "choices": {"x": "X", "y": "Y", "z": "Z"}}
+                for q in choices
+            ],
+            "rules": rule_list,
+        },
+        "instructions": {},
+        "entries": [{"title": "Start"}],
+        "provenance": [],
+        "progression": {"protocol": "service.progression/2", "achievements": achievement_list},
+        "presentation": {},
+        "assets": [
+            {
+                "id": "art",
+                "kind": "image",
+                "mime_type": "image/png",
+                "sha256": _sha("art"),
+                "byte_size": 10,
+                "description": "Art.",
+                "reveal_when": {"op": "literal", "value": True},
+            }
+        ],
+    }

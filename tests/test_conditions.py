@@ -168,3 +168,48 @@ def test_ne_is_the_negation_of_eq_when_the_path_exists(state_value: Any, value: 
     eq = compile_condition({"op": "eq", "path": "/v", "value": value})(state, {})
     ne = compile_condition({"op": "ne", "path": "/v", "value": value})(state, {})
     assert eq != ne
+
+
+_leaf = st.one_of(
+    st.builds(
+        lambda op, path, value: {"op": op, "path": path, "value": value},
+        st.sampled_from(["eq", "ne", "gt", "gte", "lt", "lte", "contains"]),
+        st.sampled_from(["/trust", "/lit", "/items", "/name", "/flags/met", "/flags", "/list/0", "/missing", "x", ""]),
+        _json,
+    ),
+    st.builds(
+        lambda i, v: {"op": "observed", "id": i, "value": v},
+        st.sampled_from(["helped", "way"]),
+        st.booleans() | st.sampled_from(["north", "south"]),
+    ),
+    st.builds(lambda v: {"op": "literal", "value": v}, st.booleans()),
+)
+_conditions = st.recursive(
+    _leaf,
+    lambda inner: (
+        st.builds(
+            lambda op, cs: {"op": op, "conditions": cs},
+            st.sampled_from(["all", "any"]),
+            st.lists(inner, min_size=1, max_size=3),
+        )
+        | st.builds(lambda c: {"op": "not", "condition": c}, inner)
+    ),
+    max_leaves=8,
+)
+_answers = st.fixed_dictionaries({}, optional={"helped": st.booleans(), "way": st.sampled_from(["north", "south", 1])})
+
+
+@given(_conditions, _answers)
+def test_generated_code_agrees_with_closures(condition: dict[str, Any], answers: dict[str, Any]) -> None:
+    sets = frozenset({"/items"})
+    fast = compile_condition(condition, set_paths=sets)
+    slow = compile_condition(condition, set_paths=sets, generate=False)
+    assert fast.evaluate is not slow.evaluate
+    assert fast(STATE, answers) == slow(STATE, answers)
+
+
+def test_deep_conditions_fall_back_to_closures() -> None:
+    condition: dict[str, Any] = {"op": "literal", "value": True}
+    for _ in range(300):
+        condition = {"op": "not", "condition": condition}
+    assert compile_condition(condition)(STATE, {}) is True

@@ -25,7 +25,7 @@ from typing import Any, Final
 
 from creatorpack.conditions import CompiledCondition, compile_condition, json_equal, sub_condition
 from creatorpack.errors import InvalidPackError, NotPlayableError, SessionLoadError, SessionOverError, TurnError
-from creatorpack.state import EffectError, apply_effect, check_state, set_paths
+from creatorpack.state import CompiledEffect, EffectError, check_state, set_paths
 from creatorpack.validation import Source, validate
 
 __all__ = [
@@ -104,6 +104,11 @@ class SessionState:
     badges: tuple[str, ...]
     ending: str | None
     values: tuple[bool, ...] = field(repr=False, compare=False)
+
+    @property
+    def achievements_set(self) -> frozenset[str]:
+        """The unlocked achievements, as a set."""
+        return frozenset(self.achievements)
 
     def to_json(self) -> dict[str, Any]:
         """The saved form (plain JSON); load it with :meth:`Engine.load`."""
@@ -194,7 +199,8 @@ class _Rule:
     when: int
     completion: int | None
     instruction: str | None
-    effects: tuple[Mapping[str, Any], ...]
+    effects: tuple[CompiledEffect, ...]
+    keys: tuple[str, ...]  # the top-level state members its effects write
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,19 +243,13 @@ class Engine:
         self.observations: dict[str, Mapping[str, Any]] = {o["id"]: o for o in runtime.get("observations", [])}
         self._sets = set_paths(self.schema)
         self._conditions: list[CompiledCondition] = []
+        self._evaluators: list[Any] = []
         self._by_key: dict[str, list[int]] = {}
 
         self._rules = tuple(
-            _Rule(
-                rule.get("id", f"rule-{index}"),
-                self._add(rule.get("when")),
-                self._add(rule["completion"]) if isinstance(rule.get("completion"), Mapping) else None,
-                rule.get("instruction") if rule.get("kind") == "guidance" else None,
-                tuple(rule.get("effects", ())) if rule.get("kind") != "guidance" else (),
-            )
-            for index, rule in enumerate(runtime.get("rules", []))
-            if isinstance(rule, Mapping)
+            self._rule(rule, index) for index, rule in enumerate(runtime.get("rules", [])) if isinstance(rule, Mapping)
         )
+        self._completable = tuple((rule.id, rule.completion) for rule in self._rules if rule.completion is not None)
         self._content = tuple(
             (c["id"], self._add(c.get("when")), c["selection"], c["text"]) for c in pack.get("content", [])
         )
@@ -296,12 +296,26 @@ class Engine:
             raise InvalidPackError(report)
         return cls(report.document)
 
+    def _rule(self, rule: Mapping[str, Any], index: int) -> _Rule:
+        guidance = rule.get("kind") == "guidance"
+        raw = rule.get("effects", []) if not guidance else []
+        effects = tuple(CompiledEffect(self.schema, e) for e in raw if isinstance(e, Mapping))
+        return _Rule(
+            rule.get("id", f"rule-{index}"),
+            self._add(rule.get("when")),
+            self._add(rule["completion"]) if isinstance(rule.get("completion"), Mapping) else None,
+            rule.get("instruction") if guidance else None,
+            effects,
+            tuple(dict.fromkeys(e.key for e in effects if e.key)),
+        )
+
     def _add(self, condition: Any) -> int:
         if not isinstance(condition, Mapping):
             condition = {"op": "literal", "value": True}  # an absent `when` always holds
         compiled = compile_condition(condition, set_paths=self._sets)
         index = len(self._conditions)
         self._conditions.append(compiled)
+        self._evaluators.append(compiled.evaluate)
         for key in compiled.state_keys:
             self._by_key.setdefault("s:" + key, []).append(index)
         for observation in compiled.observations:
@@ -377,28 +391,32 @@ class Engine:
         answers.update(turn.observations)
         values = self._refresh(session.values, session.state, answers, changed)
         # (3) Active rules; effects in document order, all of a rule's effects or none.
-        state = session.state
+        working = dict(session.state)
+        completed = session.completed
         active: list[str] = []
         instructions: list[str] = []
         rejected: list[dict[str, Any]] = []
-        for rule in self._rules:
-            if rule.id in session.completed or not values[rule.when]:
+        touched: set[str] = set()
+        for rule in [rule for rule in self._rules if values[rule.when]]:
+            if rule.id in completed:
                 continue
             active.append(rule.id)
             if rule.instruction is not None:
                 instructions.append(rule.instruction)
-            working = state
+            if not rule.effects:
+                continue
+            touched.update(rule.keys)
+            saved = {key: working[key] for key in rule.keys if key in working}
             for position, effect in enumerate(rule.effects):
                 try:
-                    working = apply_effect(self.schema, working, effect)
+                    effect.apply(working)
                 except EffectError as exc:
                     rejected.append({"rule": rule.id, "effect": position, "reason": str(exc)})
-                    working = state
+                    working.update(saved)
                     break
-            state = working
-        changed_keys = {
-            f"s:{k}" for k in set(state) | set(session.state) if not _same(state.get(k), session.state.get(k))
-        }
+        before = session.state
+        changed_keys = {f"s:{k}" for k in touched if not _same(working.get(k), before.get(k))}
+        state: Mapping[str, Any] = working if changed_keys else before
         values = self._refresh(values, state, answers, changed_keys)
         illustration = self._illustration(eligible & set(turn.illustration_matches))
         return self._finish(
@@ -428,8 +446,9 @@ class Engine:
         if not stale:
             return values
         updated = list(values)
+        evaluators = self._evaluators
         for index in stale:
-            updated[index] = self._conditions[index](state, answers)
+            updated[index] = evaluators[index](state, answers)
         return tuple(updated)
 
     def _illustration(self, matched: set[str]) -> str | None:
@@ -454,9 +473,7 @@ class Engine:
     ) -> tuple[SessionState, TurnResult]:
         # (4) Completion on the new state.
         completed = set(session.completed)
-        new_completed = [
-            r.id for r in self._rules if r.id not in completed and r.completion is not None and values[r.completion]
-        ]
+        new_completed = [rid for rid, cond in self._completable if values[cond] and rid not in completed]
         completed.update(new_completed)
         # (5) Reveals, achievements, endings, badges: sticky.
         revealed = {kind: set(session.revealed.get(kind, ())) for kind in REVEAL_KINDS}
@@ -464,18 +481,21 @@ class Engine:
             if values[cond]:
                 revealed[kind].add(ident)
         achievements = list(session.achievements)
+        unlocked = set(achievements)
         for goal in self._achievements:
-            if goal.id not in achievements and values[goal.when]:
+            if values[goal.when] and goal.id not in unlocked:
                 achievements.append(goal.id)
+                unlocked.add(goal.id)
         ending = session.ending
         if ending is None:
             reached = [g for g in self._endings if values[g.when]]
             if reached:
                 ending = max(reached, key=lambda g: (g.priority, -self._endings.index(g))).id
         badges = list(session.badges)
-        rewarded = [g for g in self._achievements if g.id in achievements]
-        rewarded += [g for g in self._endings if g.id == ending]
-        for goal in rewarded:
+        before = session.achievements_set
+        newly = [g for g in self._achievements if g.id in unlocked and g.id not in before]
+        newly += [g for g in self._endings if g.id == ending and ending != session.ending]
+        for goal in newly:
             if goal.badge is not None and goal.badge not in badges:
                 badges.append(goal.badge)
         new_state = SessionState(
@@ -525,15 +545,15 @@ class Engine:
             content=content,
             content_candidates=candidates,
             guidance=guidance,
-            completed_rules=tuple(r.id for r in self._rules if r.id in after.completed),
+            completed_rules=tuple(rid for rid, _ in self._completable if rid in after.completed),
             new_completed_rules=tuple(new_completed),
             rejected_effects=tuple(rejected),
             revealed=revealed,
             new_revealed=new_revealed,
             achievements=self._visible_achievements(after),
-            new_achievements=tuple(a for a in after.achievements if a not in before.achievements),
+            new_achievements=after.achievements[len(before.achievements) :],
             badges=after.badges,
-            new_badges=tuple(b for b in after.badges if b not in before.badges),
+            new_badges=after.badges[len(before.badges) :],
             ending=after.ending,
             illustration=illustration,
             reachable_assets=self._reachable(after),
@@ -564,8 +584,9 @@ class Engine:
 
     def _reachable(self, session: SessionState) -> tuple[str, ...]:
         rewards: set[str] = set()
+        unlocked = set(session.achievements)
         for goal in (*self._achievements, *self._endings):
-            if (goal.id in session.achievements or goal.id == session.ending) and goal.artwork:
+            if goal.artwork and (goal.id in unlocked or goal.id == session.ending):
                 rewards.add(goal.artwork)
         for badge_id in session.badges:
             collectible = self._badges.get(badge_id, {}).get("collectible", {})

@@ -15,6 +15,7 @@ from typing import Any, TypeAlias
 from creatorpack.conditions import json_equal, parse_pointer
 
 __all__ = [
+    "CompiledEffect",
     "EffectError",
     "StateProblem",
     "apply_effect",
@@ -124,6 +125,85 @@ def _replace(state: Any, tokens: Sequence[str], value: Any) -> Any:
     return updated
 
 
+class CompiledEffect:
+    """One effect, resolved against the state schema once; :meth:`apply` runs it many times."""
+
+    __slots__ = ("allowed", "by", "error", "high", "key", "low", "op", "path", "reject", "tokens", "value")
+
+    def __init__(self, schema: Mapping[str, Any], effect: Mapping[str, Any]) -> None:
+        self.op = effect.get("op")
+        self.path = effect.get("path")
+        tokens = parse_pointer(self.path) if isinstance(self.path, str) else None
+        self.tokens: tuple[str, ...] = tokens or ()
+        self.key = self.tokens[0] if self.tokens else ""
+        self.error: str | None = None
+        self.by: int = 0
+        self.low = self.high = 0
+        self.reject = False
+        self.value: Any = effect.get("value")
+        self.allowed: list[Any] = []
+        target = schema_at(schema, self.tokens) if tokens else None
+        if not tokens:
+            self.error = f"{self.path!r} is not a JSON Pointer to a state member"
+        elif target is None:
+            self.error = f"the state schema has no member at {self.path}"
+        elif self.op == "increment":
+            if target.get("type") != "integer":
+                self.error = f"increment needs an integer at {self.path}"
+                return
+            self.by = effect.get("by", 0)
+            self.low, self.high = target["minimum"], target["maximum"]
+            limit = effect.get("limit")
+            if limit is not None and self.by > 0:
+                self.high = min(self.high, limit)
+            elif limit is not None and self.by < 0:
+                self.low = max(self.low, limit)
+            self.reject = effect.get("overflow", "clamp") == "reject"
+        elif self.op in ("add", "remove"):
+            if target.get("type") != "array":
+                self.error = f"{self.op} needs a set at {self.path}"
+                return
+            self.allowed = list(target.get("items", {}).get("enum", []))
+            if self.value not in self.allowed:
+                self.error = f"{self.value!r} is not one of the set's values {self.allowed} at {self.path}"
+        else:
+            self.error = f"effect op {self.op!r} is not one this runtime knows (increment, add, remove)"
+
+    def apply(self, working: dict[str, Any]) -> None:
+        """Apply to ``working`` (a top-level copy of the state, changed in place), or raise EffectError."""
+        if self.error is not None:
+            raise EffectError(self.error)
+        if len(self.tokens) == 1 and self.key in working:
+            current = working[self.key]
+        else:
+            current = _current(working, self.tokens)
+        if self.op == "increment":
+            if type(current) is not int:
+                raise EffectError(f"increment needs an integer at {self.path}")
+            result = current + self.by
+            if not self.low <= result <= self.high:
+                if self.reject:
+                    sign = "+" if self.by >= 0 else "-"
+                    raise EffectError(f"{current} {sign} {abs(self.by)} leaves {self.low}..{self.high} at {self.path}")
+                result = min(max(result, self.low), self.high)
+            new: Any = result
+        else:
+            if type(current) is not list:
+                raise EffectError(f"{self.op} needs a set at {self.path}")
+            if self.op == "add":
+                if self.value in current:
+                    return
+                new = [m for m in self.allowed if m in current or m == self.value]
+            else:
+                if self.value not in current:
+                    return
+                new = [m for m in current if m != self.value]
+        if len(self.tokens) == 1:
+            working[self.key] = new
+        else:
+            working[self.key] = _replace(working[self.key], self.tokens[1:], new)
+
+
 def _current(state: Any, tokens: Sequence[str]) -> Any:
     node = state
     for token in tokens:
@@ -139,43 +219,8 @@ def apply_effect(schema: Mapping[str, Any], state: State, effect: Mapping[str, A
     ``increment`` adds ``by``; the result is bounded by ``limit`` (an upper bound when ``by`` is
     positive, a lower bound when negative) and always by the schema's minimum and maximum;
     ``overflow: clamp`` (the default) clamps, ``reject`` rejects. ``add``/``remove`` put an Id
-    into, or take it out of, a set; an Id outside the set's enum is rejected.
+    into, or take it out of, a set (kept in the enum's order); an Id outside the enum is rejected.
     """
-    op = effect.get("op")
-    path = effect.get("path")
-    tokens = parse_pointer(path) if isinstance(path, str) else None
-    if tokens is None or not tokens:
-        raise EffectError(f"{path!r} is not a JSON Pointer to a state member")
-    target = schema_at(schema, tokens)
-    if target is None:
-        raise EffectError(f"the state schema has no member at {path}")
-    current = _current(state, tokens)
-    if op == "increment":
-        if target.get("type") != "integer" or not isinstance(current, int) or isinstance(current, bool):
-            raise EffectError(f"increment needs an integer at {path}")
-        by = effect.get("by", 0)
-        low, high = target["minimum"], target["maximum"]
-        limit = effect.get("limit")
-        if limit is not None and by > 0:
-            high = min(high, limit)
-        elif limit is not None and by < 0:
-            low = max(low, limit)
-        result = current + by
-        if not low <= result <= high:
-            if effect.get("overflow", "clamp") == "reject":
-                raise EffectError(f"{current} {'+' if by >= 0 else '-'} {abs(by)} leaves {low}..{high} at {path}")
-            result = min(max(result, low), high)
-        return _replace(state, tokens, result)  # type: ignore[no-any-return]
-    if op in ("add", "remove"):
-        if target.get("type") != "array" or not isinstance(current, list):
-            raise EffectError(f"{op} needs a set at {path}")
-        value = effect.get("value")
-        allowed = target.get("items", {}).get("enum", [])
-        if value not in allowed:
-            raise EffectError(f"{value!r} is not one of the set's values {allowed} at {path}")
-        if op == "add":
-            members = current if value in current else [m for m in allowed if m in current or m == value]
-        else:
-            members = [m for m in current if m != value]
-        return _replace(state, tokens, members)  # type: ignore[no-any-return]
-    raise EffectError(f"effect op {op!r} is not one this runtime knows (increment, add, remove)")
+    working = dict(state)
+    CompiledEffect(schema, effect).apply(working)
+    return working
