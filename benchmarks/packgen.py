@@ -239,9 +239,9 @@ def make_runtime_pack(rules: int = 10_000, achievements: int = 1_000, seed: int 
         "properties": {f: {"type": "boolean"} for f in flags},
         "additionalProperties": False,
     }
-    initial: dict[str, Any] = {c: 10 for c in counters}
+    initial: dict[str, Any] = dict.fromkeys(counters, 10)
     initial.update({s: [] for s in sets})
-    initial["flags"] = {f: False for f in flags}
+    initial["flags"] = dict.fromkeys(flags, False)
     rule_list: list[dict[str, Any]] = []
     for i in range(rules):
         if i % 4 == 0:

@@ -63,7 +63,7 @@ def main() -> None:
         began = time.perf_counter()
         session, _ = engine.step(session, Turn(answers))
         latencies.append(time.perf_counter() - began)
-    conditions = engine._conditions  # noqa: SLF001 - the benchmark measures the compiled conditions themselves
+    conditions = engine._conditions  # the benchmark measures the compiled conditions themselves
     state, answers = session.state, dict(session.answers)
     began = time.perf_counter()
     ours = [c(state, answers) for c in conditions]

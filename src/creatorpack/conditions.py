@@ -19,6 +19,7 @@ between numbers; ``contains`` is membership in an array or set, or a substring o
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
@@ -187,7 +188,7 @@ def _literal(value: Any, constants: list[Any]) -> str:
         return repr(value)
     if isinstance(value, int | str):
         return repr(value)
-    if isinstance(value, float) and value == value and value not in (float("inf"), float("-inf")):
+    if isinstance(value, float) and math.isfinite(value):
         return repr(value)
     constants.append(value)
     return f"_c[{len(constants) - 1}]"

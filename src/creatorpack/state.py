@@ -173,10 +173,8 @@ class CompiledEffect:
         """Apply to ``working`` (a top-level copy of the state, changed in place), or raise EffectError."""
         if self.error is not None:
             raise EffectError(self.error)
-        if len(self.tokens) == 1 and self.key in working:
-            current = working[self.key]
-        else:
-            current = _current(working, self.tokens)
+        top = len(self.tokens) == 1 and self.key in working
+        current = working[self.key] if top else _current(working, self.tokens)
         if self.op == "increment":
             if type(current) is not int:
                 raise EffectError(f"increment needs an integer at {self.path}")
