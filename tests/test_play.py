@@ -1,0 +1,150 @@
+"""``creatorpack play``, ``creatorpack.testing``, and a playthrough of every rich example."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from creatorpack import SessionOverError, TurnError
+from creatorpack.cli import app
+from creatorpack.testing import parse_script, play
+
+from .conftest import EXAMPLES
+
+runner = CliRunner()
+RICH = {v: EXAMPLES / v / "rich.json" for v in ("0.3", "0.4", "0.5")}
+SCRIPTS = {v: EXAMPLES / v / "playthrough.jsonl" for v in ("0.3", "0.4", "0.5")}
+
+
+@pytest.mark.parametrize("version", ["0.4", "0.5"])
+def test_rich_examples_play_to_an_ending(version: str) -> None:
+    run = play(RICH[version], parse_script(SCRIPTS[version]))
+    assert run.ending is not None
+    assert run.turns[-1].over
+    assert run.achievements
+    assert run.badges
+
+
+def test_rich_03_example_plays_and_reveals() -> None:
+    run = play(RICH["0.3"], parse_script(SCRIPTS["0.3"]))
+    revealed_at_start = sum(len(ids) for ids in run.start.revealed.values())
+    assert sum(len(ids) for ids in run.last.revealed.values()) > revealed_at_start
+    assert run.last.completed_rules
+
+
+def test_script_parsing_names_the_line(tmp_path: Path) -> None:
+    assert parse_script('{"observations": {"a": true}}\n\n{"illustration_matches": ["r"]}\n')[
+        1
+    ].illustration_matches == ("r",)
+    with pytest.raises(TurnError, match="script line 2: not JSON"):
+        parse_script('{}\n{"observations": \n')
+    with pytest.raises(TurnError, match="script line 1: unknown turn member"):
+        parse_script('{"observation": {}}')
+    with pytest.raises(TurnError, match="script line 1: 'observations' must be an object"):
+        parse_script('{"observations": [1]}')
+    with pytest.raises(TurnError, match="script line 1: a turn must be a JSON object"):
+        parse_script("[1]")
+    with pytest.raises(TurnError, match="cannot read the script"):
+        parse_script(tmp_path / "missing.jsonl")
+
+
+def test_play_names_the_turn_that_failed() -> None:
+    turns = parse_script(SCRIPTS["0.5"])
+    with pytest.raises(SessionOverError, match="turn 3"):
+        play(RICH["0.5"], [*turns, turns[-1]])
+    with pytest.raises(TurnError, match="turn 1: unknown observation"):
+        play(RICH["0.5"], [{"observations": {"nope": True}}])
+
+
+def test_cli_script_json_transcript() -> None:
+    result = runner.invoke(app, ["play", str(RICH["0.5"]), "--script", str(SCRIPTS["0.5"]), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    transcript = json.loads(result.output)
+    turns = transcript["turns"]
+    assert len(turns) == len(parse_script(SCRIPTS["0.5"]))
+    keys = {
+        "state",
+        "active_rules",
+        "completed_rules",
+        "rejected_effects",
+        "unlocked_achievements",
+        "badges",
+        "ending",
+        "illustration",
+        "revealed",
+        "new",
+    }
+    assert keys <= set(turns[0])
+    assert turns[-1]["ending"] is not None
+    # Cumulative lists, with what is new marked.
+    assert set(turns[0]["unlocked_achievements"]) <= set(turns[-1]["unlocked_achievements"])
+    assert set(turns[-1]["new"]["unlocked_achievements"]) <= set(turns[-1]["unlocked_achievements"])
+    assert transcript["start"]["turn"] == 0
+
+
+def test_cli_script_text() -> None:
+    result = runner.invoke(app, ["play", str(RICH["0.4"]), "--script", str(SCRIPTS["0.4"])])
+    assert result.exit_code == 0, result.output
+    assert "turn 0:" in result.output
+    assert "ENDING:" in result.output
+
+
+def test_cli_turn_after_the_ending_exits_2(tmp_path: Path) -> None:
+    script = tmp_path / "long.jsonl"
+    lines = SCRIPTS["0.5"].read_text().splitlines()
+    script.write_text("\n".join([*lines, lines[-1]]) + "\n")
+    result = runner.invoke(app, ["play", str(RICH["0.5"]), "--script", str(script), "-f", "json"])
+    assert result.exit_code == 2
+    assert "no more turns" in result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        ('{"observations": {"helped_stranger": "yes"}}\n', "answer true or false"),
+        ("not json\n", "script line 1: not JSON"),
+        ('{"observations": {"ghost": true}}\n', "unknown observation 'ghost'"),
+    ],
+)
+def test_cli_bad_scripts_exit_2(tmp_path: Path, content: str, words: str) -> None:
+    script = tmp_path / "bad.jsonl"
+    script.write_text(content)
+    result = runner.invoke(app, ["play", str(RICH["0.5"]), "--script", str(script)])
+    assert result.exit_code == 2
+    assert words in result.output
+
+
+def test_cli_invalid_and_unplayable_packs(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    doc = json.loads(RICH["0.5"].read_text())
+    doc["manifest"]["language"] = "fr"
+    bad.write_text(json.dumps(doc))
+    result = runner.invoke(app, ["play", str(bad), "--script", str(SCRIPTS["0.5"])])
+    assert result.exit_code == 1
+    assert "'fr' is not one of" in result.output
+    result = runner.invoke(app, ["play", str(EXAMPLES / "0.2" / "rich.json"), "--script", str(SCRIPTS["0.5"])])
+    assert result.exit_code == 2
+    assert "only 0.3, 0.4 and 0.5 packs can be played" in result.output
+    result = runner.invoke(app, ["play", str(RICH["0.5"]), "--entry", "nowhere", "--script", str(SCRIPTS["0.5"])])
+    assert result.exit_code == 2
+    assert "no runtime entry 'nowhere'" in result.output
+    result = runner.invoke(app, ["play", str(tmp_path / "missing.json")])
+    assert result.exit_code == 2
+    assert "unreadable-file" in result.output
+
+
+def test_cli_interactive_session() -> None:
+    # Answer every observation with its first option each turn, until the ending or input runs out.
+    engine_obs = json.loads(RICH["0.5"].read_text())["runtime"]["observations"]
+    replies = []
+    for observation in engine_obs:
+        replies.append("y" if observation["type"] == "boolean" else next(iter(observation["choices"])))
+    result = runner.invoke(app, ["play", str(RICH["0.5"])], input="\n".join(replies * 2 + ["q"]) + "\n")
+    assert result.exit_code == 0, result.output
+    assert "turn 0" in result.output
+    assert "turn 1" in result.output
+    assert "Traceback" not in result.output
