@@ -140,9 +140,7 @@ def test_cli_invalid_and_unplayable_packs(tmp_path: Path) -> None:
 def test_cli_interactive_session() -> None:
     # Answer every observation with its first option each turn, until the ending or input runs out.
     engine_obs = json.loads(RICH["0.5"].read_text())["runtime"]["observations"]
-    replies = []
-    for observation in engine_obs:
-        replies.append("y" if observation["type"] == "boolean" else next(iter(observation["choices"])))
+    replies = ["y" if o["type"] == "boolean" else next(iter(o["choices"])) for o in engine_obs]
     result = runner.invoke(app, ["play", str(RICH["0.5"])], input="\n".join(replies * 2 + ["q"]) + "\n")
     assert result.exit_code == 0, result.output
     assert "turn 0" in result.output
