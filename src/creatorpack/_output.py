@@ -14,7 +14,7 @@ from creatorpack import __version__
 from creatorpack.errors import DocumentError
 from creatorpack.validation import Report, Validator, read_file
 
-__all__ = ["FORMATS", "FileResult", "Finding", "check_file", "render"]
+__all__ = ["FORMATS", "FileResult", "Finding", "check_file", "lint_file", "render"]
 
 FORMATS: Final = ("text", "json", "sarif", "github")
 STDIN: Final = "-"
@@ -32,14 +32,18 @@ class Finding:
     column: int | None
     severity: str = "error"
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
+    def to_dict(self, *, severity: bool = False) -> dict[str, Any]:
+        """The JSON form; lint output adds the severity."""
+        data: dict[str, Any] = {
             "pointer": self.pointer,
             "code": self.code,
             "message": self.message,
             "line": self.line,
             "column": self.column,
         }
+        if severity:
+            data["severity"] = self.severity
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,10 +56,11 @@ class FileResult:
     findings: tuple[Finding, ...] = ()
     readable: bool = True
     excerpts: dict[int, str] = field(default_factory=dict)
+    linted: bool = False
 
     @property
     def exit_code(self) -> int:
-        """0 valid, 1 invalid, 2 unreadable."""
+        """0 valid (lint: no finding that counts), 1 invalid, 2 unreadable."""
         if not self.readable:
             return 2
         return 0 if self.valid else 1
@@ -129,7 +134,7 @@ def _json(results: Sequence[FileResult]) -> str:
             "path": r.path,
             "valid": r.valid,
             "version": r.version,
-            "errors": [f.to_dict() for f in r.findings],
+            "errors": [f.to_dict(severity=r.linted) for f in r.findings],
         }
         for r in results
     ]
@@ -165,17 +170,52 @@ def _text(results: Sequence[FileResult], *, color: bool) -> str:
 
 
 def _summary(results: Sequence[FileResult]) -> str:
+    linted = any(r.linted for r in results)
     valid = sum(r.exit_code == 0 for r in results)
     invalid = [r for r in results if r.exit_code == 1]
     unreadable = sum(r.exit_code == 2 for r in results)
-    errors = sum(len(r.findings) for r in invalid)
-    parts = [f"{valid} valid"]
-    if invalid:
-        parts.append(f"{len(invalid)} invalid ({errors} error{'s' if errors != 1 else ''})")
+    errors = sum(1 for r in results if r.readable for f in r.findings if f.severity == "error")
+    warnings = sum(1 for r in results for f in r.findings if f.severity == "warning")
+    noun = "file" if len(results) == 1 else "files"
+    if linted:
+        parts = [f"{valid} clean", f"{len(invalid)} with problems"]
+        parts += [f"{errors} error{'s' if errors != 1 else ''}", f"{warnings} warning{'s' if warnings != 1 else ''}"]
+    else:
+        parts = [f"{valid} valid"]
+        if invalid:
+            parts.append(f"{len(invalid)} invalid ({errors} error{'s' if errors != 1 else ''})")
     if unreadable:
         parts.append(f"{unreadable} unreadable")
-    noun = "file" if len(results) == 1 else "files"
     return f"Checked {len(results)} {noun}: " + ", ".join(parts) + "."
+
+
+def lint_file(path: str, max_bytes: int, config: Any, *, strict: bool, stdin: bytes | None = None) -> FileResult:
+    """Lint one file (or stdin bytes); never raises for bad input."""
+    from creatorpack.lint import contract_findings, lint  # noqa: PLC0415 - lint loads the runtime
+
+    data: bytes | None = None
+    try:
+        data = stdin if path == STDIN and stdin is not None else read_file(path, max_bytes)
+        report = lint(data, config, validator=_validator(max_bytes))
+    except DocumentError as exc:
+        return from_error(path, exc, data)
+    if not report.contract.valid:
+        findings = tuple(
+            Finding(f.pointer, f.code, f.message, f.line, f.column) for f in contract_findings(report.contract)
+        )
+        version = report.contract.version
+        return FileResult(
+            path,
+            valid=False,
+            version=version,
+            findings=findings,
+            excerpts=_excerpts(data, {f.line for f in findings if f.line}),
+            linted=True,
+        )
+    findings = tuple(Finding(f.pointer, f.code, f.message, f.line, f.column, f.severity) for f in report.findings)
+    counts = [f for f in findings if f.severity == "error" or strict]
+    lines = {f.line for f in findings if f.line is not None}
+    return FileResult(path, not counts, report.contract.version, findings, excerpts=_excerpts(data, lines), linted=True)
 
 
 def _sarif(results: Sequence[FileResult]) -> str:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator, Sequence
+import tomllib
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import orjson
 import typer
@@ -60,10 +62,13 @@ def _expand(paths: Sequence[str]) -> Iterator[str]:
             yield raw
 
 
-def _run_checks(files: list[str], jobs: int, max_bytes: int) -> list[_output.FileResult]:
+def _run_checks(
+    files: list[str], jobs: int, max_bytes: int, check: Callable[..., _output.FileResult] | None = None
+) -> list[_output.FileResult]:
     stdin = sys.stdin.buffer.read(max_bytes + 1) if _output.STDIN in files else None
+    check = check or _check
     if not (_output.is_terminal() and len(files) > 1):
-        return list(_results(files, jobs, max_bytes, stdin))
+        return list(_results(files, jobs, max_bytes, stdin, check))
     # Rich is imported only for the progress bar: a one-file run should not pay for it.
     from rich.console import Console  # noqa: PLC0415
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn  # noqa: PLC0415
@@ -72,20 +77,22 @@ def _run_checks(files: list[str], jobs: int, max_bytes: int) -> list[_output.Fil
     results: list[_output.FileResult] = []
     with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task("validate", total=len(files))
-        for result in _results(files, jobs, max_bytes, stdin):
+        for result in _results(files, jobs, max_bytes, stdin, check):
             results.append(result)
             progress.advance(task)
     return results
 
 
-def _results(files: list[str], jobs: int, max_bytes: int, stdin: bytes | None) -> Iterator[_output.FileResult]:
+def _results(
+    files: list[str], jobs: int, max_bytes: int, stdin: bytes | None, check: Callable[..., _output.FileResult]
+) -> Iterator[_output.FileResult]:
     if jobs > 1 and len(files) > 1:
         with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
             chunk = max(1, len(files) // (jobs * 8))
-            yield from pool.map(_check, files, [max_bytes] * len(files), [stdin] * len(files), chunksize=chunk)
+            yield from pool.map(check, files, [max_bytes] * len(files), [stdin] * len(files), chunksize=chunk)
     else:
         for path in files:
-            yield _check(path, max_bytes, stdin)
+            yield check(path, max_bytes, stdin)
 
 
 def _check(path: str, max_bytes: int, stdin: bytes | None) -> _output.FileResult:
@@ -117,6 +124,95 @@ def _validate(
         raise typer.Exit(2)
     workers = jobs or os.cpu_count() or 1
     results = _run_checks(files, workers, max_bytes)
+    color = fmt == "text" and _output.is_terminal(sys.stdout) and "NO_COLOR" not in os.environ
+    sys.stdout.write(_output.render(results, fmt, color=color))
+    sys.stdout.flush()
+    raise typer.Exit(max(r.exit_code for r in results))
+
+
+def _lint_check(config: Any, strict: bool, path: str, max_bytes: int, stdin: bytes | None) -> _output.FileResult:
+    return _output.lint_file(path, max_bytes, config, strict=strict, stdin=stdin)
+
+
+def _lint_settings(start: Path) -> dict[str, Any]:
+    """The ``[tool.creatorpack.lint]`` table of the nearest pyproject.toml at or above ``start``."""
+    for folder in [start, *start.parents]:
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+                raise typer.BadParameter(f"cannot read {candidate}: {exc}") from None
+            table = data.get("tool", {}).get("creatorpack", {}).get("lint", {})
+            if not isinstance(table, dict):
+                raise typer.BadParameter(f"{candidate}: [tool.creatorpack.lint] must be a table")
+            return table
+    return {}
+
+
+@app.command("lint")
+def _lint(
+    paths: Annotated[
+        list[str],
+        typer.Argument(help="Pack files, directories (every *.json below them) or '-' for standard input."),
+    ],
+    output_format: Annotated[
+        str, typer.Option("--format", "-f", help="Output format: text, json, sarif or github.", case_sensitive=False)
+    ] = "text",
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=0, help="Lint in N processes (0: one per CPU).")] = 1,
+    strict: Annotated[bool, typer.Option("--strict", help="Warnings also fail (exit 1).")] = False,
+    ignore: Annotated[
+        list[str] | None, typer.Option("--ignore", help="Silence a rule by its code (repeatable).")
+    ] = None,
+    assets: Annotated[
+        Path | None, typer.Option("--assets", help="Check asset files (named by sha256 or uri) in this directory.")
+    ] = None,
+    explain: Annotated[
+        str | None, typer.Option("--explain", help="Print turns that reach this achievement, ending or rule id.")
+    ] = None,
+    max_states: Annotated[int, typer.Option("--max-states", min=1, help="Reachability search: state bound.")] = 20_000,
+    max_seconds: Annotated[
+        float, typer.Option("--max-seconds", min=0.0, help="Reachability search: time bound per pack.")
+    ] = 5.0,
+    max_bytes: Annotated[
+        int, typer.Option("--max-bytes", min=1, help="Refuse documents larger than this many bytes.")
+    ] = MAX_BYTES,
+) -> None:
+    """Find what the contract cannot say: broken references, impossible conditions, unreachable goals."""
+    from creatorpack.lint import RULES, LintConfig  # noqa: PLC0415 - lint loads the runtime: only when linting
+    from creatorpack.lint import explain as explain_target  # noqa: PLC0415
+
+    fmt = output_format.lower()
+    if fmt not in _output.FORMATS:
+        raise typer.BadParameter(f"{output_format!r} is not one of {', '.join(_output.FORMATS)}", param_hint="--format")
+    settings = _lint_settings(Path.cwd())
+    ignored = set(ignore or []) | set(settings.get("ignore", []))
+    unknown = sorted(ignored - set(RULES))
+    if unknown:
+        raise typer.BadParameter(f"unknown rule code(s) {', '.join(unknown)}; see docs/lint.md", param_hint="--ignore")
+    strict = strict or bool(settings.get("strict", False))
+    config = LintConfig(
+        ignore=frozenset(ignored),
+        assets=assets,
+        max_states=int(settings.get("max-states", max_states)),
+        max_seconds=float(settings.get("max-seconds", max_seconds)),
+    )
+    files = list(_expand(paths))
+    if not files:
+        typer.echo("creatorpack: no *.json files found in the given paths", err=True)
+        raise typer.Exit(2)
+    if explain is not None:
+        if len(files) != 1 or files[0] == _output.STDIN:
+            raise typer.BadParameter("--explain takes exactly one pack file", param_hint="--explain")
+        witness = explain_target(Path(files[0]), explain, config)
+        if witness is None:
+            typer.echo(f"creatorpack: {explain!r} was not reached by the search (see the lint findings)", err=True)
+            raise typer.Exit(1)
+        typer.echo(f"# {len(witness.turns)} turn(s) reach {explain!r}; one turn per line (creatorpack play --script)")
+        for turn in witness.turns:
+            typer.echo(orjson.dumps({"observations": turn}).decode())
+        raise typer.Exit(0)
+    results = _run_checks(files, jobs or os.cpu_count() or 1, max_bytes, partial(_lint_check, config, strict))
     color = fmt == "text" and _output.is_terminal(sys.stdout) and "NO_COLOR" not in os.environ
     sys.stdout.write(_output.render(results, fmt, color=color))
     sys.stdout.flush()
