@@ -2,7 +2,7 @@
 
 States are what the runtime keeps between turns (state, answers, completed rules); moves are the
 narrator's answers, which are free inputs. When every combination of answers per turn is few
-enough (at most 256), every combination is a move and an exhausted search is a proof; otherwise
+enough (at most 512), every combination is a move and an exhausted search is a proof; otherwise
 a move changes at most one answer and the search can only show reachability, never its absence.
 Breadth first, so each witness is a shortest sequence of turns.
 """
@@ -16,32 +16,56 @@ from typing import Any, Final
 
 import orjson
 
+from creatorpack.conditions import json_equal
 from creatorpack.runtime import Engine, SessionState, Turn
 
-FULL_BRANCHING: Final = 256
+FULL_BRANCHING: Final = 512
 
 _Raw = tuple[tuple[str | int, ...], str, str]
 
 
-def _moves(engine: Engine) -> tuple[list[dict[str, Any]], bool]:
-    options: list[list[tuple[str | None, Any]]] = []
+def _mentioned(node: Any, found: dict[str, list[Any]]) -> None:
+    if isinstance(node, Mapping):
+        if node.get("op") == "observed" and isinstance(node.get("id"), str):
+            values = found.setdefault(node["id"], [])
+            if not any(json_equal(node.get("value"), v) for v in values):
+                values.append(node.get("value"))
+        for value in node.values():
+            _mentioned(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            _mentioned(value, found)
+
+
+def _options(engine: Engine) -> list[list[tuple[str, Any]]]:
+    # Answers that no condition tells apart are one class: the values some `observed` condition
+    # names, plus one representative of the rest (which also stands for "unanswered").
+    mentioned: dict[str, list[Any]] = {}
+    _mentioned(engine.pack, mentioned)
+    options: list[list[tuple[str, Any]]] = []
     for ident, observation in engine.observations.items():
         answers: list[Any] = (
             [True, False] if observation.get("type") == "boolean" else list(observation.get("choices", {}))
         )
-        options.append([(ident, answer) for answer in answers])
-    total = 1
-    for choices in options:
-        total *= len(choices) + 1
-    if total <= FULL_BRANCHING:
-        moves = [
-            {ident: value for ident, value in combo if ident is not None}
-            for combo in itertools.product(*[[(None, None), *choices] for choices in options])
-        ]
-        return moves, True
-    single: list[dict[str, Any]] = [{}]
-    single += [{ident: value} for choices in options for ident, value in choices if ident is not None]
-    return single, False
+        named = [a for a in answers if any(json_equal(a, m) for m in mentioned.get(ident, []))]
+        rest = [a for a in answers if a not in named]
+        options.append([(ident, answer) for answer in named + rest[:1]])
+    return options
+
+
+def _moves(options: list[list[tuple[str, Any]]], answers: Mapping[str, Any]) -> list[dict[str, Any]]:
+    # "Leave it unanswered" is a move only while the observation is unanswered: afterwards it
+    # equals answering the same value again.
+    per: list[list[tuple[str | None, Any]]] = [
+        [*choices] if choices and choices[0][0] in answers else [(None, None), *choices] for choices in options
+    ]
+    return [{ident: value for ident, value in combo if ident is not None} for combo in itertools.product(*per)]
+
+
+def _single_moves(options: list[list[tuple[str, Any]]]) -> list[dict[str, Any]]:
+    moves: list[dict[str, Any]] = [{}]
+    moves += [{ident: value} for choices in options for ident, value in choices]
+    return moves
 
 
 def _key(session: SessionState) -> bytes:
@@ -70,7 +94,12 @@ def search(
         return {}, []
     for ident in (*result.achievements, *([result.ending] if result.ending else [])):
         witnesses.setdefault(ident, [])
-    moves, complete = _moves(engine)
+    options = _options(engine)
+    total = 1
+    for choices in options:
+        total *= len(choices) + 1
+    complete = total <= FULL_BRANCHING
+    single = _single_moves(options)
     deadline = clock() + max_seconds
     seen = {_key(start)}
     queue: deque[tuple[SessionState, list[dict[str, Any]]]] = deque([(start, [])])
@@ -82,10 +111,11 @@ def search(
         session, path = queue.popleft()
         if session.ending is not None:
             continue
-        for move in moves:
-            after, turn = engine.step(session, Turn(move))
+        for move in _moves(options, session.answers) if complete else single:
+            after, active = engine.advance(session, Turn(move))
             steps = [*path, move]
-            for ident in (*turn.active_rules, *turn.new_achievements, *([turn.ending] if turn.ending else [])):
+            news = after.achievements[len(session.achievements) :]
+            for ident in (*active, *news, *([after.ending] if after.ending else [])):
                 witnesses.setdefault(ident, steps)
             key = _key(after)
             if key in seen:

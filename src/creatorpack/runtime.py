@@ -376,10 +376,27 @@ class Engine:
         blank = SessionState(
             self.pack_id, self.revision, ids[index], 0, initial, {}, frozenset(), {}, (), (), None, values
         )
-        return self._finish(blank, 0, initial, {}, values, (), (), ())
+        after, result = self._finish(blank, 0, initial, {}, values, (), (), ())
+        assert result is not None
+        return after, result
 
     def step(self, session: SessionState, turn: Turn) -> tuple[SessionState, TurnResult]:
         """Play one turn; raise :class:`TurnError` (changing nothing) for malformed input."""
+        after, result, _ = self._step(session, turn, describe=True)
+        assert result is not None
+        return after, result
+
+    def advance(self, session: SessionState, turn: Turn) -> tuple[SessionState, tuple[str, ...]]:
+        """Play one turn without describing it: the new state and the rules that were active.
+
+        The same semantics as :meth:`step`, for searches that play many turns (``creatorpack lint``).
+        """
+        after, _, active = self._step(session, turn, describe=False)
+        return after, active
+
+    def _step(
+        self, session: SessionState, turn: Turn, *, describe: bool
+    ) -> tuple[SessionState, TurnResult | None, tuple[str, ...]]:
         if session.ending is not None:
             raise SessionOverError(f"the session reached the ending {session.ending!r}; it takes no more turns")
         self._check_turn(turn)
@@ -419,9 +436,10 @@ class Engine:
         state: Mapping[str, Any] = working if changed_keys else before
         values = self._refresh(values, state, answers, changed_keys)
         illustration = self._illustration(eligible & set(turn.illustration_matches))
-        return self._finish(
-            session, session.turn + 1, state, answers, values, active, instructions, rejected, illustration
+        after, result = self._finish(
+            session, session.turn + 1, state, answers, values, active, instructions, rejected, illustration, describe
         )
+        return after, result, tuple(active)
 
     def _check_turn(self, turn: Turn) -> None:
         for ident, answer in turn.observations.items():
@@ -470,7 +488,8 @@ class Engine:
         instructions: Sequence[str],
         rejected: Sequence[Mapping[str, Any]],
         illustration: str | None = None,
-    ) -> tuple[SessionState, TurnResult]:
+        describe: bool = True,  # noqa: FBT001, FBT002 - internal
+    ) -> tuple[SessionState, TurnResult | None]:
         # (4) Completion on the new state.
         completed = set(session.completed)
         new_completed = [rid for rid, cond in self._completable if values[cond] and rid not in completed]
@@ -512,6 +531,8 @@ class Engine:
             ending,
             values,
         )
+        if not describe:
+            return new_state, None
         return new_state, self._result(session, new_state, active, instructions, rejected, new_completed, illustration)
 
     def _result(
