@@ -399,3 +399,15 @@ def test_cli_explain() -> None:
     assert turns
     result = runner.invoke(app, ["lint", str(EXAMPLES / "0.5" / "rich.json"), "--explain", "nothing"])
     assert result.exit_code == 1
+
+
+def test_02_cross_links() -> None:
+    doc = example("0.2", "rich")
+    assert codes(doc) == set()
+    doc["default_entry_id"] = "nowhere"
+    doc["entries"][0]["actor_setup"] = [
+        {"actor_id": "ghost", "goal": "G", "known_fact_ids": [], "beliefs": [], "relationship_notes": []}
+    ]
+    found = codes(doc)
+    assert ("unknown-reference", "/default_entry_id") in found
+    assert ("unknown-reference", "/entries/0/actor_setup/0/actor_id") in found

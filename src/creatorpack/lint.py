@@ -8,6 +8,7 @@ rule's rationale with a bad and a good example.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import time
@@ -164,21 +165,12 @@ _ID_KEY: Final = re.compile(
 )
 
 
-def _walk(node: Any, path: tuple[str | int, ...] = ()) -> Iterator[tuple[tuple[str | int, ...], Any]]:
-    yield path, node
-    if isinstance(node, Mapping):
-        for key, value in node.items():
-            yield from _walk(value, (*path, key))
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            yield from _walk(value, (*path, index))
-
-
 class _Pack:
     """Indexes of one valid pack: its collections, conditions, effects and references."""
 
     def __init__(self, pack: Mapping[str, Any]) -> None:
         self.pack = pack
+        self._conditions: list[tuple[tuple[str | int, ...], Mapping[str, Any]]] | None = None
         self.version = pack["protocol_version"]
         runtime = pack.get("runtime") if self.version != "0.2" else None
         self.schema: Mapping[str, Any] = runtime["state"]["schema"] if runtime else {}
@@ -245,16 +237,39 @@ class _Pack:
                 found[ident] = where
         self.collections[name] = found
 
-    def conditions(self) -> Iterator[tuple[tuple[str | int, ...], Mapping[str, Any]]]:
+    def conditions(self) -> list[tuple[tuple[str | int, ...], Mapping[str, Any]]]:
         """Every top-level condition (a when, reveal_when, completion) with its path."""
-        if self.version == "0.2":
-            return
-        for path, node in _walk(self.pack):
-            if not path or not isinstance(node, Mapping) or "op" not in node:
-                continue
-            name = path[-1]
-            if name in ("when", "reveal_when", "completion") and not (len(path) > 2 and path[-3] == "effects"):
-                yield path, node
+        return [] if self.version == "0.2" else self._scan[1]
+
+    @property
+    def nodes(self) -> list[tuple[tuple[str | int, ...], Any]]:
+        """Every object member whose name ends in ``_id`` or ``_ids``, with its path."""
+        return self._scan[0]
+
+    @functools.cached_property
+    def _scan(self) -> tuple[list[tuple[tuple[str | int, ...], Any]], list[tuple[tuple[str | int, ...], Any]]]:
+        # One iterative walk over containers only: documents are big, and most values are leaves.
+        references: list[tuple[tuple[str | int, ...], Any]] = []
+        conditions: list[tuple[tuple[str | int, ...], Any]] = []
+        stack: list[tuple[tuple[str | int, ...], Any]] = [((), self.pack)]
+        while stack:
+            where, value = stack.pop()
+            if type(value) is dict:
+                for key, child in value.items():
+                    if key.endswith(("_id", "_ids")):
+                        references.append(((*where, key), child))
+                    if key in _CONDITION_KEYS and type(child) is dict and "op" in child:
+                        conditions.append(((*where, key), child))
+                    elif type(child) in (dict, list):
+                        stack.append(((*where, key), child))
+            elif type(value) is list:
+                stack.extend(((*where, i), v) for i, v in enumerate(value) if type(v) in (dict, list))
+        references.sort(key=lambda item: [str(t) for t in item[0]])
+        conditions.sort(key=lambda item: [str(t) for t in item[0]])
+        return references, conditions
+
+
+_CONDITION_KEYS: Final = frozenset(["when", "reveal_when", "completion"])
 
 
 def _get(node: Any, path: Sequence[str | int]) -> Any:
@@ -286,9 +301,8 @@ def _leaves(node: Any, path: tuple[str | int, ...]) -> Iterator[tuple[tuple[str 
 def check_references(index: _Pack) -> Iterator[_Raw]:
     """Ids are unique per collection, and every *_id / *_ids names an existing item."""
     yield from index.duplicates
-    pack = index.pack
-    for path, node in _walk(pack):
-        if not path or not isinstance(path[-1], str):
+    for path, node in index.nodes:
+        if not path or type(path[-1]) is not str or not path[-1].endswith(("_id", "_ids")):
             continue
         key = path[-1]
         match = _ID_KEY.match(key)
@@ -301,8 +315,8 @@ def check_references(index: _Pack) -> Iterator[_Raw]:
         kind = match.group(1)
         collection = "actors" if kind == "actor" else _COLLECTIONS[kind]
         known = index.collections.get(collection)
-        if known is None:
-            continue
+        if known is None or (kind == "anchor" and not known):
+            continue  # visual anchors' shape is not shown: only anchors with ids can be checked
         values = node if isinstance(node, list) else [node]
         for position, value in enumerate(values):
             if not isinstance(value, str) or value in known:
@@ -603,8 +617,8 @@ def check_unused_assets(index: _Pack) -> Iterator[_Raw]:
     if index.version == "0.2":
         return
     used: set[str] = set()
-    for path, node in _walk({k: v for k, v in index.pack.items() if k != "assets"}):
-        if path and isinstance(path[-1], str) and re.match(r"^(?:.*_)?asset_ids?$", path[-1]):
+    for path, node in index.nodes:
+        if path[0] != "assets" and re.match(r"^(?:.*_)?asset_ids?$", str(path[-1])):
             used.update(v for v in (node if isinstance(node, list) else [node]) if isinstance(v, str))
     for asset in index.pack.get("assets", []):
         record = asset.get("generation_record") if isinstance(asset, Mapping) else None

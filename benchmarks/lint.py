@@ -1,0 +1,62 @@
+"""Lint speed: the ~10 MB validation benchmark pack without the reachability search, and the
+search's own cost on the runtime benchmark pack (10,000 rules, 1,000 achievements).
+
+Usage: python benchmarks/lint.py [--quick]
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import creatorpack
+from creatorpack import _reach
+from creatorpack.lint import LintConfig, lint
+from packgen import make_pack, make_runtime_pack
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    repeat = 3 if quick else 7
+    data = orjson.dumps(make_pack(10_000_000), option=orjson.OPT_INDENT_2)
+    validate_times, lint_times = [], []
+    for _ in range(repeat):
+        began = time.perf_counter()
+        creatorpack.validate(data)
+        validate_times.append(time.perf_counter() - began)
+        began = time.perf_counter()
+        report = lint(data, LintConfig(reachability=False))
+        lint_times.append(time.perf_counter() - began)
+    codes: dict[str, int] = {}
+    for finding in report.findings:
+        codes[finding.code] = codes.get(finding.code, 0) + 1
+    print(f"~10 MB pack ({len(data) / 1e6:.1f} MB), medians of {repeat} runs")
+    print(f"| {'what':<52} | {'median':>10} |")
+    print("|" + "-" * 54 + "|" + "-" * 12 + "|")
+    print(f"| {'creatorpack.validate (for reference)':<52} | {statistics.median(validate_times) * 1000:>7.0f} ms |")
+    print(
+        f"| {'lint without the reachability search (validation included)':<52} | {statistics.median(lint_times) * 1000:>7.0f} ms |"
+    )
+    print(f"findings: {codes}")
+    print(f"bar: lint of the ~10 MB pack <= 2 s: {'met' if statistics.median(lint_times) <= 2 else 'NOT met'}")
+
+    pack = make_runtime_pack()
+    print("\nThe reachability search alone, on the runtime benchmark pack (10,000 rules, 1,000 achievements):")
+    for states, seconds in ((1_000, 600.0), (5_000, 600.0), (20_000, 5.0)):
+        began = time.perf_counter()
+        witnesses, findings = _reach.search(pack, states, seconds, time.monotonic)
+        spent = time.perf_counter() - began
+        print(
+            f"- bound {states:,} states / {seconds:g} s: {spent:.1f} s, {len(witnesses):,} rules and goals reached "
+            f"with witnesses, {len(findings):,} not decided within the bound"
+        )
+
+
+if __name__ == "__main__":
+    main()
