@@ -40,9 +40,8 @@ def main() -> None:
     print(f"| {'what':<52} | {'median':>10} |")
     print("|" + "-" * 54 + "|" + "-" * 12 + "|")
     print(f"| {'creatorpack.validate (for reference)':<52} | {statistics.median(validate_times) * 1000:>7.0f} ms |")
-    print(
-        f"| {'lint without the reachability search (validation included)':<52} | {statistics.median(lint_times) * 1000:>7.0f} ms |"
-    )
+    lint_ms = statistics.median(lint_times) * 1000
+    print(f"| {'lint, no reachability search (validation included)':<52} | {lint_ms:>7.0f} ms |")
     print(f"findings: {codes}")
     print(f"bar: lint of the ~10 MB pack <= 2 s: {'met' if statistics.median(lint_times) <= 2 else 'NOT met'}")
 
