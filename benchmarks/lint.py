@@ -52,7 +52,8 @@ def main() -> None:
         began = time.perf_counter()
         witnesses, findings = _reach.search(pack, states, seconds, time.monotonic)
         spent = time.perf_counter() - began
-        explored = re.search(r"([0-9,]+) states explored", findings[0][2]).group(1) if findings else "all"
+        counted = re.search(r"([0-9,]+) states explored", findings[0][2]) if findings else None
+        explored = counted.group(1) if counted else "all"
         print(
             f"- bound {states:,} states / {seconds:g} s: stopped after {spent:.1f} s with {explored} states explored; "
             f"{len(witnesses):,} rules and goals reached with witnesses, {len(findings):,} not decided"
