@@ -112,6 +112,10 @@ def search(
         if session.ending is not None:
             continue
         for move in _moves(options, session.answers) if complete else single:
+            if clock() > deadline:
+                bound = f"the time bound ({max_seconds:g} s)"
+                queue.clear()
+                break
             after, active = engine.advance(session, Turn(move))
             steps = [*path, move]
             news = after.achievements[len(session.achievements) :]
