@@ -63,10 +63,9 @@ def _expand(paths: Sequence[str]) -> Iterator[str]:
 
 
 def _run_checks(
-    files: list[str], jobs: int, max_bytes: int, check: Callable[..., _output.FileResult] | None = None
+    files: list[str], jobs: int, max_bytes: int, check: Callable[..., _output.FileResult]
 ) -> list[_output.FileResult]:
     stdin = sys.stdin.buffer.read(max_bytes + 1) if _output.STDIN in files else None
-    check = check or _check
     if not (_output.is_terminal() and len(files) > 1):
         return list(_results(files, jobs, max_bytes, stdin, check))
     # Rich is imported only for the progress bar: a one-file run should not pay for it.
@@ -115,15 +114,28 @@ def _validate(
     ] = MAX_BYTES,
 ) -> None:
     """Check packs against the contract version each declares; report every violation."""
+    fmt = _format(output_format)
+    _report(_files(paths), fmt, jobs, max_bytes, _check)
+
+
+def _format(output_format: str) -> str:
     fmt = output_format.lower()
     if fmt not in _output.FORMATS:
         raise typer.BadParameter(f"{output_format!r} is not one of {', '.join(_output.FORMATS)}", param_hint="--format")
+    return fmt
+
+
+def _files(paths: Sequence[str]) -> list[str]:
     files = list(_expand(paths))
     if not files:
         typer.echo("creatorpack: no *.json files found in the given paths", err=True)
         raise typer.Exit(2)
-    workers = jobs or os.cpu_count() or 1
-    results = _run_checks(files, workers, max_bytes)
+    return files
+
+
+def _report(files: list[str], fmt: str, jobs: int, max_bytes: int, check: Callable[..., _output.FileResult]) -> None:
+    """Check every file, print the results in ``fmt``, and exit with the worst exit code."""
+    results = _run_checks(files, jobs or os.cpu_count() or 1, max_bytes, check)
     color = fmt == "text" and _output.is_terminal(sys.stdout) and "NO_COLOR" not in os.environ
     sys.stdout.write(_output.render(results, fmt, color=color))
     sys.stdout.flush()
@@ -182,9 +194,7 @@ def _lint(
     from creatorpack.lint import RULES, LintConfig  # noqa: PLC0415 - lint loads the runtime: only when linting
     from creatorpack.lint import explain as explain_target  # noqa: PLC0415
 
-    fmt = output_format.lower()
-    if fmt not in _output.FORMATS:
-        raise typer.BadParameter(f"{output_format!r} is not one of {', '.join(_output.FORMATS)}", param_hint="--format")
+    fmt = _format(output_format)
     settings = _lint_settings(Path.cwd())
     ignored = set(ignore or []) | set(settings.get("ignore", []))
     unknown = sorted(ignored - set(RULES))
@@ -197,10 +207,7 @@ def _lint(
         max_states=int(settings.get("max-states", max_states)),
         max_seconds=float(settings.get("max-seconds", max_seconds)),
     )
-    files = list(_expand(paths))
-    if not files:
-        typer.echo("creatorpack: no *.json files found in the given paths", err=True)
-        raise typer.Exit(2)
+    files = _files(paths)
     if explain is not None:
         if len(files) != 1 or files[0] == _output.STDIN:
             raise typer.BadParameter("--explain takes exactly one pack file", param_hint="--explain")
@@ -212,11 +219,7 @@ def _lint(
         for turn in witness.turns:
             typer.echo(orjson.dumps({"observations": turn}).decode())
         raise typer.Exit(0)
-    results = _run_checks(files, jobs or os.cpu_count() or 1, max_bytes, partial(_lint_check, config, strict))
-    color = fmt == "text" and _output.is_terminal(sys.stdout) and "NO_COLOR" not in os.environ
-    sys.stdout.write(_output.render(results, fmt, color=color))
-    sys.stdout.flush()
-    raise typer.Exit(max(r.exit_code for r in results))
+    _report(files, fmt, jobs, max_bytes, partial(_lint_check, config, strict))
 
 
 @app.command("schema")
