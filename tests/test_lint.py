@@ -392,6 +392,12 @@ def test_cli_lint_reads_pyproject(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert runner.invoke(app, ["lint", str(path)]).exit_code == 0
 
 
+def test_cli_assets_must_be_a_directory(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["lint", str(EXAMPLES / "0.5" / "rich.json"), "--assets", str(tmp_path / "none")])
+    assert result.exit_code == 2
+    assert "is not a directory" in result.output
+
+
 def test_cli_explain() -> None:
     result = runner.invoke(app, ["lint", str(EXAMPLES / "0.5" / "rich.json"), "--explain", "keeper_of_the_light"])
     assert result.exit_code == 0

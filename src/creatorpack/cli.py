@@ -195,6 +195,8 @@ def _lint(
     from creatorpack.lint import explain as explain_target  # noqa: PLC0415
 
     fmt = _format(output_format)
+    if assets is not None and not assets.is_dir():
+        raise typer.BadParameter(f"{assets} is not a directory", param_hint="--assets")
     settings = _lint_settings(Path.cwd())
     ignored = set(ignore or []) | set(settings.get("ignore", []))
     unknown = sorted(ignored - set(RULES))
