@@ -393,7 +393,8 @@ def test_cli_lint_reads_pyproject(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 
 def test_cli_assets_must_be_a_directory(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["lint", str(EXAMPLES / "0.5" / "rich.json"), "--assets", str(tmp_path / "none")])
+    args = ["lint", str(EXAMPLES / "0.5" / "rich.json"), "--assets", str(tmp_path / "none")]
+    result = runner.invoke(app, args, env={"COLUMNS": "250"})
     assert result.exit_code == 2
     assert "is not a directory" in result.output
 
