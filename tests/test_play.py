@@ -146,3 +146,10 @@ def test_cli_interactive_session() -> None:
     assert "turn 0" in result.output
     assert "turn 1" in result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("version", ["0.3", "0.4", "0.5"])
+def test_minimal_examples_start_and_take_a_turn(version: str) -> None:
+    run = play(EXAMPLES / version / "minimal.json", [{}])
+    assert run.turns[0].turn == 1
+    assert run.ending is None

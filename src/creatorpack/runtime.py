@@ -276,7 +276,11 @@ class Engine:
                 self._reveal("knowledge", f"{casting['id']}/{item['id']}", item["when"])
         progression = pack.get("progression") or {}
         self._achievements = tuple(self._goal(a) for a in progression.get("achievements", []))
-        endings = [e for e in progression.get("endings", []) if isinstance(e, Mapping) and "when" in e]
+        endings = [
+            e
+            for e in progression.get("endings", [])
+            if isinstance(e, Mapping) and isinstance(e.get("id"), str) and isinstance(e.get("when"), Mapping)
+        ]
         self._endings = tuple(self._goal(e) for e in endings)
         self._badges: dict[str, Mapping[str, Any]] = {b["id"]: b for b in progression.get("badges", [])}
         presentation = pack.get("presentation") or {}
