@@ -122,7 +122,10 @@ class Validator:
             with self._lock:
                 compiled = self._compiled.get(version)
                 if compiled is None:
-                    compiled = jsonschema_rs.validator_for(bundle(version))
+                    # The regex crate: linear time (no ReDoS), and the patterns need no lookaround.
+                    compiled = jsonschema_rs.validator_for(
+                        bundle(version), pattern_options=jsonschema_rs.RegexOptions()
+                    )
                     self._compiled[version] = compiled
         return compiled
 
