@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import creatorpack
 from creatorpack import _reach
-from creatorpack.lint import LintConfig, lint
+from creatorpack.linter import LintConfig, lint
 from packgen import make_pack, make_runtime_pack
 
 

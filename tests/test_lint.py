@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from creatorpack import lint as lint_module
+from creatorpack import linter as lint_module
 from creatorpack.cli import app
-from creatorpack.lint import RULES, LintConfig, lint
+from creatorpack.linter import RULES, LintConfig, lint
 
 from .conftest import EXAMPLES, VERSIONS, example
 
@@ -190,6 +190,14 @@ def test_code_is_found_and_the_corrected_pack_is_clean(code: str, where: str, ch
     found = codes(broken, LintConfig(reachability=False))
     assert (code, where) in found, found
     assert codes(corrected, LintConfig(reachability=False)) == set()
+
+
+def test_top_level_api() -> None:
+    import creatorpack
+
+    report = creatorpack.lint(EXAMPLES / "0.3" / "rich.json", creatorpack.LintConfig(reachability=False))
+    assert isinstance(report, creatorpack.LintReport)
+    assert report.findings == ()
 
 
 def test_findings_carry_severity_line_and_column() -> None:

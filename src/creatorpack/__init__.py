@@ -16,6 +16,7 @@ from creatorpack.errors import (
     TurnError,
     UnreadableError,
 )
+from creatorpack.linter import LintConfig, LintReport, lint
 from creatorpack.runtime import Engine, Session, SessionState, Turn, TurnResult
 from creatorpack.schema import SUPPORTED_VERSIONS, UnknownVersionError
 from creatorpack.validation import Report, Validator, Violation, validate
@@ -27,6 +28,8 @@ __all__ = [
     "Engine",
     "InvalidPackError",
     "LimitError",
+    "LintConfig",
+    "LintReport",
     "NotAnObjectError",
     "NotJSONError",
     "NotPlayableError",
@@ -43,6 +46,7 @@ __all__ = [
     "UnreadableError",
     "Validator",
     "Violation",
+    "lint",
     "validate",
 ]
 

@@ -191,7 +191,7 @@ def _summary(results: Sequence[FileResult]) -> str:
 
 def lint_file(path: str, max_bytes: int, config: Any, *, strict: bool, stdin: bytes | None = None) -> FileResult:
     """Lint one file (or stdin bytes); never raises for bad input."""
-    from creatorpack.lint import contract_findings, lint  # noqa: PLC0415 - lint loads the runtime
+    from creatorpack.linter import contract_findings, lint  # noqa: PLC0415 - lint loads the runtime
 
     data: bytes | None = None
     try:

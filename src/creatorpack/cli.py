@@ -191,8 +191,8 @@ def _lint(
     ] = MAX_BYTES,
 ) -> None:
     """Find what the contract cannot say: broken references, impossible conditions, unreachable goals."""
-    from creatorpack.lint import RULES, LintConfig  # noqa: PLC0415 - lint loads the runtime: only when linting
-    from creatorpack.lint import explain as explain_target  # noqa: PLC0415
+    from creatorpack.linter import RULES, LintConfig  # noqa: PLC0415 - lint loads the runtime: only when linting
+    from creatorpack.linter import explain as explain_target  # noqa: PLC0415
 
     fmt = _format(output_format)
     if assets is not None and not assets.is_dir():
