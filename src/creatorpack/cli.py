@@ -20,7 +20,7 @@ from typing import Annotated, Any
 import orjson
 import typer
 
-from creatorpack import __version__, _output, _play, schema
+from creatorpack import __version__, _output, schema
 from creatorpack.errors import CreatorpackError, DocumentError, InvalidPackError
 from creatorpack.validation import MAX_BYTES
 
@@ -255,6 +255,8 @@ def _play_command(
     fmt = output_format.lower()
     if fmt not in ("text", "json"):
         raise typer.BadParameter(f"{output_format!r} is not one of text, json", param_hint="--format")
+    from creatorpack import _play  # noqa: PLC0415 - the runtime and Rich load only for play
+
     try:
         if script is not None:
             sys.stdout.write(_play.scripted(pack, script, entry, fmt))
