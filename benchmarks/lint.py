@@ -17,9 +17,9 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import creatorpack
+from _packgen import make_pack, make_runtime_pack
 from creatorpack import _reach
 from creatorpack.linter import LintConfig, lint
-from packgen import make_pack, make_runtime_pack
 
 
 def main() -> None:

@@ -1,6 +1,6 @@
 """Runtime speed: turn latency on a big pack, and condition evaluations per second beside json-logic.
 
-The pack (benchmarks/packgen.py) has 10,000 rules (a quarter with effects) and 1,000
+The pack (benchmarks/_packgen.py) has 10,000 rules (a quarter with effects) and 1,000
 achievements over a state of 40 counters, 10 sets and 20 flags, with conditions up to depth 4.
 Turns answer a few random observations, as a narrator does.
 
@@ -20,8 +20,8 @@ from json_logic import jsonLogic
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _packgen import make_runtime_pack
 from creatorpack.runtime import Engine, Turn
-from packgen import make_runtime_pack
 
 
 def to_json_logic(condition: dict[str, Any]) -> Any:

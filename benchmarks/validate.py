@@ -32,8 +32,8 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import creatorpack
+from _packgen import make_pack
 from creatorpack import schema
-from packgen import make_pack
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
