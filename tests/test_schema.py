@@ -27,7 +27,6 @@ OPEN_OBJECTS = {
     "common.json#/$defs/Requirement",
     "common.json#/$defs/Progression",
     # Dispatchers: they check only the discriminator; the branch it selects is closed.
-    "common.json#/$defs/Condition",
     "common.json#/$defs/Observation",
     "pack-0.5.json#/$defs/AnyProgression",
 }

@@ -185,7 +185,7 @@ def convert(error: Any, index: SchemaIndex) -> Iterator[RawViolation]:
         message = f"{field}: expected {expected}, got {json_type(value)} {show(value)}"
     elif name == "enum":
         options = details.get("options", [])
-        if tokens[-4:] == ["Condition", "properties", "op", "enum"]:
+        if tokens[:3] == ["$defs", "Condition", "then"] and tokens[-3:] == ["properties", "op", "enum"]:
             code = "unknown-op"
             message = f"{field}: {show(value)} is not a condition op; use one of {_one_of(options)}"
         elif tokens[-4:] == ["Observation", "properties", "type", "enum"]:
