@@ -1,0 +1,69 @@
+"""Lint and play never crash on a contract-valid pack, however odd (Hypothesis-mutated examples)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import creatorpack
+from creatorpack import PlayError
+from creatorpack.linter import LintConfig, lint
+from creatorpack.runtime import Engine, Turn
+
+from .conftest import VERSIONS, example
+from .test_differential import _value, parent_of, paths
+
+
+@st.composite
+def valid_mutations(draw: st.DrawFn) -> Any:
+    doc = example(draw(st.sampled_from(VERSIONS)), "rich")
+    for _ in range(draw(st.integers(1, 4))):
+        spots = [p for p in paths(doc) if p and p[0] != "protocol_version"]
+        path = draw(st.sampled_from(spots))
+        parent = parent_of(doc, path)
+        before = copy.deepcopy(parent[path[-1]])
+        action = draw(st.sampled_from(["replace", "delete", "duplicate"]))
+        if action == "replace":
+            parent[path[-1]] = draw(_value)
+        elif action == "delete" and isinstance(parent, dict):
+            del parent[path[-1]]
+        elif action == "duplicate" and isinstance(parent, list):
+            parent.append(copy.deepcopy(parent[path[-1]]))
+        if not creatorpack.validate(doc).valid:  # keep only contract-valid changes
+            if path[-1] in parent or (isinstance(parent, list) and len(parent) > path[-1]):
+                parent[path[-1]] = before
+            elif isinstance(parent, dict):
+                parent[path[-1]] = before
+            if not creatorpack.validate(doc).valid:
+                doc = example(doc["protocol_version"], "rich")
+    return doc
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(
+    valid_mutations(),
+    st.lists(st.dictionaries(st.sampled_from(["helped_stranger", "met_mara", "found_key"]), st.booleans()), max_size=3),
+)
+def test_lint_and_play_do_not_crash(doc: Any, answers: list[dict[str, bool]]) -> None:
+    assert creatorpack.validate(doc).valid
+    report = lint(doc, LintConfig(max_states=50, max_seconds=1.0))
+    assert report.contract.valid
+    if doc["protocol_version"] == "0.2":
+        return
+    try:
+        engine = Engine(doc)
+        state, _ = engine.start()
+        for turn in answers:
+            if state.ending is not None:
+                break
+            known = {
+                k: v
+                for k, v in turn.items()
+                if k in engine.observations and engine.observations[k].get("type") == "boolean"
+            }
+            state, _ = engine.step(state, Turn(known))
+    except PlayError:
+        pass  # a documented refusal (e.g. an initial state outside its schema), not a crash
