@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
+
+# CI runs the property tests with a fixed seed, so a landing never depends on luck; local runs
+# explore new examples every time (and keep failures in .hypothesis/ to replay them).
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

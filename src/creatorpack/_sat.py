@@ -52,8 +52,8 @@ class Checker:
         """False only when the condition provably never holds."""
         try:
             return bool(self._branches(condition, [_Facts()], positive=True))
-        except (_TooManyError, RecursionError):
-            return True
+        except (_TooManyError, RecursionError, TypeError, AttributeError):
+            return True  # undecided (or a shape the contract does not show): never claim impossibility
 
     def _branches(self, node: Any, facts: list[_Facts], *, positive: bool) -> list[_Facts]:
         if not isinstance(node, Mapping) or not facts:

@@ -400,9 +400,11 @@ def check_state_and_conditions(index: _Pack) -> Iterator[_Raw]:
             guidance = item.get("guidance") if isinstance(item, Mapping) else None
             if not isinstance(guidance, Mapping):
                 continue
-            for position, requirement in enumerate(guidance.get("requirements", [])):
-                ref = requirement.get("condition_ref")
-                if isinstance(ref, str) and sub_condition(item["when"], ref) is None:
+            listed = guidance.get("requirements")
+            for position, requirement in enumerate(listed if isinstance(listed, list) else []):
+                ref = requirement.get("condition_ref") if isinstance(requirement, Mapping) else None
+                when = item.get("when")
+                if isinstance(ref, str) and isinstance(when, Mapping) and sub_condition(when, ref) is None:
                     yield (
                         ("progression", name, number, "guidance", "requirements", position, "condition_ref"),
                         "unresolved-condition-ref",

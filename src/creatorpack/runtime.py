@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from creatorpack.conditions import CompiledCondition, compile_condition, json_equal, sub_condition
+from creatorpack.conditions import CompiledCondition, ConditionError, compile_condition, json_equal, sub_condition
 from creatorpack.errors import InvalidPackError, NotPlayableError, SessionLoadError, SessionOverError, TurnError
 from creatorpack.state import CompiledEffect, EffectError, check_state, set_paths
 from creatorpack.validation import Source, validate
@@ -265,10 +265,15 @@ class Engine:
             self._reveal("assets", asset["id"], asset["reveal_when"])
         anchors = pack.get("visual_anchors")
         for anchor in anchors if isinstance(anchors, list) else []:
-            # visual_anchors' shape is not shown; an anchor with an id and a reveal_when is tracked.
-            if isinstance(anchor, Mapping) and isinstance(anchor.get("id"), str) and "reveal_when" in anchor:
+            # visual_anchors' shape is not shown: an anchor with an id and a well-formed reveal_when is tracked.
+            if (
+                isinstance(anchor, Mapping)
+                and isinstance(anchor.get("id"), str)
+                and _is_condition(anchor.get("reveal_when"))
+            ):
                 self._reveal("visual_anchors", anchor["id"], anchor["reveal_when"])
-        for casting in pack.get("character_castings", []):
+        castings = pack.get("character_castings", []) if self.version != "0.3" else []  # a 0.4 addition
+        for casting in castings:
             self._reveal("castings", casting["id"], casting["when"])
             for deed in casting.get("deeds", []):
                 self._reveal("deeds", f"{casting['id']}/{deed['id']}", deed["when"])
@@ -333,11 +338,14 @@ class Engine:
         when = item["when"]
         guidance = item.get("guidance")
         requirements: list[tuple[str, str, str, int | None]] = []
-        if isinstance(guidance, Mapping):
-            for req in guidance.get("requirements", []):
-                target = sub_condition(when, req["condition_ref"])
-                index = self._add(target) if target is not None else None
-                requirements.append((req["id"], req["hint"], req["condition_ref"], index))
+        listed = guidance.get("requirements") if isinstance(guidance, Mapping) else None
+        for req in listed if isinstance(listed, list) else []:
+            ref = req.get("condition_ref") if isinstance(req, Mapping) else None
+            if not isinstance(ref, str):
+                continue  # only in shapes the contract does not show (0.4-style endings)
+            target = sub_condition(when, ref)
+            index = self._add(target) if target is not None and _is_condition(target) else None
+            requirements.append((str(req.get("id")), str(req.get("hint", "")), ref, index))
         return _Goal(
             item["id"],
             self._add(when),
@@ -663,6 +671,17 @@ class Engine:
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise SessionLoadError(f"the saved session is incomplete or malformed: {exc}") from None
+
+
+def _is_condition(value: Any) -> bool:
+    """Whether ``value`` compiles as a condition (for places whose shape the contract does not show)."""
+    if not isinstance(value, Mapping):
+        return False
+    try:
+        compile_condition(value)
+    except (ConditionError, TypeError, AttributeError):
+        return False
+    return True
 
 
 def _same(left: Any, right: Any) -> bool:
