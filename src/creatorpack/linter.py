@@ -87,26 +87,14 @@ RULES: Final = {
 
 
 @dataclass(frozen=True, slots=True)
-class Finding:
-    """One lint finding: where, which rule, how severe, and a message that names the fix."""
+class Finding(Violation):
+    """A :class:`~creatorpack.Violation` of a lint rule, with the rule's severity."""
 
-    pointer: str
-    code: str
-    severity: str
-    message: str
-    line: int | None = None
-    column: int | None = None
+    severity: str = "error"
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form used by ``--format json``."""
-        return {
-            "pointer": self.pointer,
-            "code": self.code,
-            "severity": self.severity,
-            "message": self.message,
-            "line": self.line,
-            "column": self.column,
-        }
+        """The JSON form used by ``--format json``: a violation's, plus the severity."""
+        return {**Violation.to_dict(self), "severity": self.severity}
 
 
 @dataclass(frozen=True, slots=True)
@@ -756,7 +744,7 @@ def _locate_findings(raw: Iterable[_Raw], text: bytes | None) -> tuple[Finding, 
     findings = []
     for (path, code, message), offset in zip(items, offsets, strict=True):
         line, column = places[offset] if offset is not None else (None, None)
-        findings.append(Finding(pointer(path), code, RULES[code].severity, message, line, column))
+        findings.append(Finding(pointer(path), code, message, line, column, severity=RULES[code].severity))
     findings.sort(key=lambda f: (f.line or 0, f.column or 0, f.pointer, f.code))
     return tuple(findings)
 
@@ -767,4 +755,4 @@ def contract_findings(report: Report) -> tuple[Finding, ...]:
 
 
 def _violation_finding(v: Violation) -> Finding:
-    return Finding(v.pointer, v.code, "error", v.message, v.line, v.column)
+    return Finding(v.pointer, v.code, v.message, v.line, v.column, severity="error")
