@@ -63,7 +63,7 @@ def _expand(paths: Sequence[str]) -> Iterator[str]:
 
 
 def _run_checks(
-    files: list[str], jobs: int, max_bytes: int, check: Callable[..., _output.FileResult]
+    files: list[str], jobs: int, max_bytes: int, check: Callable[..., _output.FileResult], label: str = "validating"
 ) -> list[_output.FileResult]:
     stdin = sys.stdin.buffer.read(max_bytes + 1) if _output.STDIN in files else None
     if not (_output.is_terminal() and len(files) > 1):
@@ -72,7 +72,7 @@ def _run_checks(
     from rich.console import Console  # noqa: PLC0415
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn  # noqa: PLC0415
 
-    columns = (TextColumn("validating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     results: list[_output.FileResult] = []
     with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task("validate", total=len(files))
@@ -115,7 +115,7 @@ def _validate(
 ) -> None:
     """Check packs against the contract version each declares; report every violation."""
     fmt = _format(output_format)
-    _report(_files(paths), fmt, jobs, max_bytes, _check)
+    _report(_files(paths), fmt, jobs, max_bytes, _check, "validating")
 
 
 def _format(output_format: str) -> str:
@@ -133,9 +133,11 @@ def _files(paths: Sequence[str]) -> list[str]:
     return files
 
 
-def _report(files: list[str], fmt: str, jobs: int, max_bytes: int, check: Callable[..., _output.FileResult]) -> None:
+def _report(
+    files: list[str], fmt: str, jobs: int, max_bytes: int, check: Callable[..., _output.FileResult], label: str
+) -> None:
     """Check every file, print the results in ``fmt``, and exit with the worst exit code."""
-    results = _run_checks(files, jobs or os.cpu_count() or 1, max_bytes, check)
+    results = _run_checks(files, jobs or os.cpu_count() or 1, max_bytes, check, label)
     color = fmt == "text" and _output.is_terminal(sys.stdout) and "NO_COLOR" not in os.environ
     sys.stdout.write(_output.render(results, fmt, color=color))
     sys.stdout.flush()
@@ -221,7 +223,7 @@ def _lint(
         for turn in witness.turns:
             typer.echo(orjson.dumps({"observations": turn}).decode())
         raise typer.Exit(0)
-    _report(files, fmt, jobs, max_bytes, partial(_lint_check, config, strict))
+    _report(files, fmt, jobs, max_bytes, partial(_lint_check, config, strict), "linting")
 
 
 @app.command("schema")
