@@ -5,37 +5,41 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from creatorpack.contract import SUPPORTED_VERSIONS, Report, UnknownVersionError, Validator, Violation, validate
 from creatorpack.errors import (
     CreatorpackError,
     DocumentError,
     InvalidPackError,
     LimitError,
     NotAnObjectError,
+    NotJSONDataError,
     NotJSONError,
     NotPlayableError,
     PlayError,
     SessionLoadError,
     SessionOverError,
+    SourceTypeError,
     TurnError,
     UnreadableError,
 )
-from creatorpack.schema import SUPPORTED_VERSIONS, UnknownVersionError
-from creatorpack.validation import Report, Validator, Violation, validate
 
 if TYPE_CHECKING:
-    from creatorpack.linter import LintConfig, LintReport, lint
-    from creatorpack.runtime import Engine, Session, SessionState, Turn, TurnResult
+    from creatorpack.lint import LintConfig, LintReport, lint
+    from creatorpack.play import Engine, Session, SessionState, Turn, TurnResult
+    from creatorpack.upgrade import UpgradeResult, upgrade
 
 # The runtime and the linter load on first use, so that `creatorpack validate` starts fast.
 _LAZY = {
-    "Engine": "creatorpack.runtime",
-    "Session": "creatorpack.runtime",
-    "SessionState": "creatorpack.runtime",
-    "Turn": "creatorpack.runtime",
-    "TurnResult": "creatorpack.runtime",
-    "LintConfig": "creatorpack.linter",
-    "LintReport": "creatorpack.linter",
-    "lint": "creatorpack.linter",
+    "Engine": "creatorpack.play",
+    "Session": "creatorpack.play",
+    "SessionState": "creatorpack.play",
+    "Turn": "creatorpack.play",
+    "TurnResult": "creatorpack.play",
+    "LintConfig": "creatorpack.lint",
+    "LintReport": "creatorpack.lint",
+    "lint": "creatorpack.lint",
+    "UpgradeResult": "creatorpack.upgrade",
+    "upgrade": "creatorpack.upgrade",
 }
 
 
@@ -56,6 +60,7 @@ __all__ = [
     "LintConfig",
     "LintReport",
     "NotAnObjectError",
+    "NotJSONDataError",
     "NotJSONError",
     "NotPlayableError",
     "PlayError",
@@ -64,14 +69,17 @@ __all__ = [
     "SessionLoadError",
     "SessionOverError",
     "SessionState",
+    "SourceTypeError",
     "Turn",
     "TurnError",
     "TurnResult",
     "UnknownVersionError",
     "UnreadableError",
+    "UpgradeResult",
     "Validator",
     "Violation",
     "lint",
+    "upgrade",
     "validate",
 ]
 

@@ -1,0 +1,78 @@
+"""JSON helpers every layer shares: RFC 6901 pointers, JSON type names, and value display.
+
+Written once here so that validation, the runtime, lint and the command line name places,
+types and values the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, TypeAlias
+
+import orjson
+
+__all__ = [
+    "JSON_TYPE_NAMES",
+    "JsonPath",
+    "json_type",
+    "parse_pointer",
+    "pointer",
+    "show",
+    "unescape",
+]
+
+JsonPath: TypeAlias = tuple[str | int, ...]
+"""A place in a JSON document: member names and array indexes, outermost first."""
+
+JSON_TYPE_NAMES: Final[Mapping[type, str]] = {
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    str: "string",
+    list: "array",
+    dict: "object",
+    type(None): "null",
+}
+"""The JSON type name of each Python type that parsed JSON is made of."""
+
+
+def pointer(path: Sequence[str | int]) -> str:
+    """The RFC 6901 JSON Pointer for a path of member names and array indexes (``""``: the root)."""
+    return "".join("/" + str(token).replace("~", "~0").replace("/", "~1") for token in path)
+
+
+def unescape(token: str) -> str:
+    """One reference token of a JSON Pointer with its ``~1`` and ``~0`` escapes undone."""
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def parse_pointer(text: str) -> tuple[str, ...] | None:
+    """The reference tokens of an RFC 6901 JSON Pointer, or ``None`` if ``text`` is not one."""
+    if text == "":
+        return ()
+    if not text.startswith("/"):
+        return None
+    return tuple(unescape(token) for token in text[1:].split("/"))
+
+
+def json_type(value: Any) -> str:
+    """The JSON type name of a parsed value (the Python type name for anything else)."""
+    name = JSON_TYPE_NAMES.get(type(value))
+    if name is not None:
+        return name
+    if isinstance(value, Mapping):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    return type(value).__name__
+
+
+def show(value: Any, limit: int = 60) -> str:
+    """A short rendering of a JSON value for messages: ``'fr'``, ``3``, ``true``, ``null``."""
+    if isinstance(value, str):
+        return repr(value if len(value) <= limit else value[: limit - 1] + "…")
+    try:
+        text = orjson.dumps(value).decode()
+    except TypeError:
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,47 @@
+"""The lint layer: what the contract cannot say (references, conditions, publication, assets, reachability).
+
+Built on `creatorpack.play` and `creatorpack.contract`. The module is itself callable, so that
+``creatorpack.lint(source)`` keeps working once this subpackage has been imported: ``creatorpack.lint``
+then names the package, and calling it calls :func:`creatorpack.lint.lint`.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from typing import Any
+
+from creatorpack.lint.assets import AssetSource, DirectoryAssets, MemoryAssets
+from creatorpack.lint.config import LintConfigError, LintSettings, load_config
+from creatorpack.lint.linter import CHECKS, contract_findings, explain, lint
+from creatorpack.lint.rules import RULES, Finding, LintConfig, LintReport, Rule, Severity, Witness
+
+__all__ = [
+    "CHECKS",
+    "RULES",
+    "AssetSource",
+    "DirectoryAssets",
+    "Finding",
+    "LintConfig",
+    "LintConfigError",
+    "LintReport",
+    "LintSettings",
+    "MemoryAssets",
+    "Rule",
+    "Severity",
+    "Witness",
+    "contract_findings",
+    "explain",
+    "lint",
+    "load_config",
+]
+
+
+class _CallableModule(types.ModuleType):
+    """This package, callable as :func:`lint` (``creatorpack.lint(...)`` predates the subpackage)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> LintReport:
+        return lint(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,49 @@
+"""Did-you-mean suggestions for lint: the contract's nearest-name rule, and counted "known:" lists."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Collection, Iterable
+from typing import Final
+
+from creatorpack.contract import suggest
+
+__all__ = ["Suggester", "did_you_mean", "known_list", "nearest"]
+
+_LOOSE: Final = 64
+"""Up to this many candidates (closed vocabularies: ops, kinds, members), a looser match is tried too."""
+
+
+def nearest(word: str, candidates: Iterable[str]) -> str | None:
+    """The candidate nearest to ``word``: validation's rule, then for a short list a looser one (``increase``)."""
+    options = [c for c in candidates if c != word]
+    found = suggest.nearest(word, options)
+    if found is None and len(options) <= _LOOSE:
+        close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+        found = close[0] if close else None
+    return found
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str:
+    """``"; did you mean 'x'?"`` for the nearest candidate, or an empty string."""
+    found = nearest(word, candidates)
+    return f"; did you mean {found!r}?" if found is not None else ""
+
+
+def known_list(names: Collection[str]) -> str:
+    """The names in order, the first few then how many more there are; ``none`` for no names."""
+    return suggest.known(sorted(names)) if names else "none"
+
+
+class Suggester:
+    """Suggestions within a budget of name comparisons (well under a second), so a pack full of typos stays fast."""
+
+    def __init__(self, budget: int = 50_000) -> None:
+        self.budget = budget
+
+    def suggest(self, word: str, candidates: Collection[str]) -> str:
+        """Like :func:`did_you_mean`, or an empty string once the budget is spent."""
+        if self.budget < len(candidates):
+            return ""
+        self.budget -= len(candidates)
+        return did_you_mean(word, candidates)

@@ -1,0 +1,266 @@
+"""Conditions and effects against the state schema: paths, types, ranges, refs, satisfiability."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, Final
+
+from creatorpack._json import JsonPath, pointer, show
+from creatorpack.contract.findings import RawFinding
+from creatorpack.lint._sat import Checker
+from creatorpack.lint._suggest import known_list
+from creatorpack.lint.index import PackIndex
+from creatorpack.lint.rules import Raw
+from creatorpack.play.conditions import json_equal, parse_pointer, sub_condition
+from creatorpack.play.state import check_state, schema_at
+
+__all__ = [
+    "EFFECT_OPS",
+    "check_condition_refs",
+    "check_conditions",
+    "check_effects",
+    "check_initial_states",
+    "check_satisfiable",
+    "check_state_and_conditions",
+    "effect_rules",
+    "state_paths",
+]
+
+EFFECT_OPS: Final = ("increment", "add", "remove")
+"""The effect ops the runtime knows."""
+
+_ORDER: Final = ("gt", "gte", "lt", "lte")
+
+
+def state_paths(schema: Mapping[str, Any], at: str = "") -> list[str]:
+    """Every JSON Pointer the state schema has, nested members included, in document order."""
+    found: list[str] = []
+    properties = schema.get("properties") if schema.get("type") == "object" else None
+    for name, child in (properties if isinstance(properties, Mapping) else {}).items():
+        here = at + pointer((str(name),))
+        found.append(here)
+        if isinstance(child, Mapping):
+            found.extend(state_paths(child, here))
+    return found
+
+
+def _leaves(node: Any, path: JsonPath) -> Iterator[tuple[JsonPath, Mapping[str, Any]]]:
+    if not isinstance(node, Mapping):
+        return
+    op = node.get("op")
+    if op in ("all", "any"):
+        for index, child in enumerate(node.get("conditions", [])):
+            yield from _leaves(child, (*path, "conditions", index))
+    elif op == "not":
+        yield from _leaves(node.get("condition"), (*path, "condition"))
+    else:
+        yield path, node
+
+
+def check_state_and_conditions(index: PackIndex) -> Iterator[Raw]:
+    """Paths exist, comparisons and effects fit their types, initial states fit the schema."""
+    yield from check_initial_states(index)
+    yield from check_conditions(index)
+    yield from check_effects(index)
+    yield from check_condition_refs(index)
+
+
+def check_initial_states(index: PackIndex) -> Iterator[Raw]:
+    """Each runtime entry's initial_state fits the state schema."""
+    for number, entry in index.items("runtime", "entries"):
+        for problem in check_state(index.schema, entry.get("initial_state", {})):
+            tokens = parse_pointer(problem.pointer if problem.pointer != "/" else "") or ()
+            yield RawFinding(
+                ("runtime", "entries", number, "initial_state", *tokens), "initial-state-mismatch", problem.message
+            )
+
+
+def check_conditions(index: PackIndex) -> Iterator[Raw]:
+    """Every comparison and observed condition fits the state schema and the observations."""
+    for path, condition in index.conditions():
+        for leaf_path, leaf in _leaves(condition, path):
+            if leaf.get("op") == "observed":
+                yield from _check_observed(index, leaf_path, leaf)
+            elif leaf.get("op") in ("eq", "ne", "contains", *_ORDER):
+                yield from _check_comparison(index, leaf_path, leaf)
+
+
+def _check_observed(index: PackIndex, path: JsonPath, leaf: Mapping[str, Any]) -> Iterator[Raw]:
+    ident, value = leaf.get("id"), leaf.get("value")
+    observation = index.observations.get(str(ident))
+    if observation is None:
+        hint = index.suggester.suggest(str(ident), index.observations)
+        known = known_list(index.observations)
+        yield RawFinding(
+            (*path, "id"), "unknown-reference", f"no observation has the id {ident!r}{hint} (known: {known})"
+        )
+    elif observation.get("type") == "boolean" and not isinstance(value, bool):
+        yield RawFinding(
+            (*path, "value"),
+            "observed-value-mismatch",
+            f"observation {ident!r} is yes/no: compare with true or false, not {show(value)}",
+        )
+    elif observation.get("type") == "choice" and value not in observation.get("choices", {}):
+        choices = observation.get("choices", {})
+        hint = index.suggester.suggest(value, choices) if isinstance(value, str) else ""
+        keys = ", ".join(repr(k) for k in choices)
+        yield RawFinding(
+            (*path, "value"),
+            "observed-value-mismatch",
+            f"{show(value)} is not a choice of {ident!r}{hint}; use one of {keys}",
+        )
+
+
+def _resolve(index: PackIndex, path: JsonPath, raw: Any, effect: bool) -> Raw | Mapping[str, Any]:  # noqa: FBT001
+    """The state schema at a condition's or effect's path, or the finding that it has none."""
+    tokens = parse_pointer(raw) if isinstance(raw, str) else None
+    if tokens is None or (effect and not tokens):
+        fix = f"; write it as '/{raw}'" if isinstance(raw, str) and raw else ""
+        what = "a JSON Pointer to a state member" if effect else "a JSON Pointer"
+        return RawFinding((*path, "path"), "path-not-pointer", f"path {show(raw)} is not {what}{fix}")
+    target = schema_at(index.schema, tokens)
+    if target is not None:
+        return target
+    known = state_paths(index.schema)
+    hint = index.suggester.suggest(str(raw), known)
+    tail = "; the effect is always rejected" if effect else ""
+    return RawFinding(
+        (*path, "path"), "unknown-state-path", f"the state schema has no {raw}{hint}{tail} (known: {known_list(known)})"
+    )
+
+
+def _check_comparison(index: PackIndex, path: JsonPath, leaf: Mapping[str, Any]) -> Iterator[Raw]:
+    op, value, raw = leaf.get("op"), leaf.get("value"), leaf.get("path")
+    target = _resolve(index, path, raw, effect=False)
+    if isinstance(target, RawFinding):
+        yield target
+        return
+    kind = target.get("type")
+    if op in _ORDER and kind != "integer":
+        yield RawFinding(
+            (*path, "op"),
+            "comparison-type-mismatch",
+            f"{op} compares numbers, but {raw} is {kind or 'an enum'}: it never holds",
+        )
+    elif op in _ORDER and (not isinstance(value, int | float) or isinstance(value, bool)):
+        yield RawFinding(
+            (*path, "value"), "comparison-type-mismatch", f"{op} needs a number, not {show(value)}: it never holds"
+        )
+    elif op == "contains" and kind not in ("array", None):
+        yield RawFinding(
+            (*path, "op"), "comparison-type-mismatch", f"contains needs a set, but {raw} is {kind}: it never holds"
+        )
+    elif op == "contains" and kind == "array" and value not in target.get("items", {}).get("enum", []):
+        enum = target["items"]["enum"]
+        hint = index.suggester.suggest(value, enum) if isinstance(value, str) else ""
+        yield RawFinding(
+            (*path, "value"), "value-out-of-range", f"{show(value)} is not one of the set's values {enum}{hint}"
+        )
+    elif op in ("eq", "ne"):
+        yield from _check_equality(path, str(raw), target, value, str(op))
+
+
+def _check_equality(path: JsonPath, raw: str, target: Mapping[str, Any], value: Any, op: str) -> Iterator[Raw]:
+    kind = target.get("type")
+    where = (*path, "value")
+    if kind == "integer":
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            always = "never" if op == "eq" else "always"
+            yield RawFinding(
+                where, "comparison-type-mismatch", f"{raw} is an integer; {op} {show(value)} is {always} true"
+            )
+        elif not target["minimum"] <= value <= target["maximum"]:
+            bounds = f"{target['minimum']}..{target['maximum']}"
+            yield RawFinding(where, "value-out-of-range", f"{value} is outside {raw}'s range {bounds}")
+    elif kind == "boolean" and not isinstance(value, bool):
+        yield RawFinding(
+            where, "comparison-type-mismatch", f"{raw} is a boolean; compare it with true or false, not {show(value)}"
+        )
+    elif kind == "array":
+        enum = target.get("items", {}).get("enum", [])
+        if not isinstance(value, list):
+            yield RawFinding(
+                where, "comparison-type-mismatch", f"{raw} is a set; compare it with an array of its values"
+            )
+        elif any(v not in enum for v in value):
+            yield RawFinding(where, "value-out-of-range", f"{show(value)} has values outside the set's enum {enum}")
+    elif kind == "object" and not isinstance(value, Mapping):
+        yield RawFinding(where, "comparison-type-mismatch", f"{raw} is an object; {show(value)} never equals it")
+    elif (
+        kind not in ("integer", "boolean", "array", "object")
+        and isinstance(target.get("enum"), list)
+        and not any(json_equal(value, option) for option in target["enum"])
+    ):
+        yield RawFinding(where, "value-out-of-range", f"{show(value)} is not one of {raw}'s values {target['enum']}")
+
+
+def effect_rules(index: PackIndex) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    """The runtime rules that the runtime plays as effect rules (any kind but guidance)."""
+    for number, rule in index.items("runtime", "rules"):
+        if rule.get("kind") != "guidance":
+            yield number, rule
+
+
+def check_effects(index: PackIndex) -> Iterator[Raw]:
+    """Every effect of a known op has a path the state schema has, of the type the op needs."""
+    for number, rule in effect_rules(index):
+        effects = rule.get("effects")
+        for position, effect in enumerate(effects if isinstance(effects, list) else []):
+            if isinstance(effect, Mapping) and effect.get("op") in EFFECT_OPS:
+                yield from _check_effect(index, ("runtime", "rules", number, "effects", position), effect)
+
+
+def _check_effect(index: PackIndex, path: JsonPath, effect: Mapping[str, Any]) -> Iterator[Raw]:
+    op, raw = effect.get("op"), effect.get("path")
+    target = _resolve(index, path, raw, effect=True)
+    if isinstance(target, RawFinding):
+        yield target
+        return
+    kind = target.get("type")
+    if op == "increment" and kind != "integer":
+        yield RawFinding(
+            (*path, "op"), "effect-type-mismatch", f"increment needs an integer, but {raw} is {kind or 'an enum'}"
+        )
+    elif op in ("add", "remove") and kind != "array":
+        yield RawFinding((*path, "op"), "effect-type-mismatch", f"{op} needs a set, but {raw} is {kind or 'an enum'}")
+    elif op in ("add", "remove") and effect.get("value") not in target.get("items", {}).get("enum", []):
+        enum = target.get("items", {}).get("enum", [])
+        value = effect.get("value")
+        hint = index.suggester.suggest(value, enum) if isinstance(value, str) else ""
+        yield RawFinding(
+            (*path, "value"),
+            "effect-type-mismatch",
+            f"{show(value)} is not one of {raw}'s values {enum}{hint}: always rejected",
+        )
+
+
+def check_condition_refs(index: PackIndex) -> Iterator[Raw]:
+    """Each guidance requirement's condition_ref points at a sub-condition of its item's when."""
+    for name in ("achievements", "endings"):
+        for number, item in index.items("progression", name):
+            guidance, when = item.get("guidance"), item.get("when")
+            listed = guidance.get("requirements") if isinstance(guidance, Mapping) else None
+            for position, requirement in enumerate(listed if isinstance(listed, list) else []):
+                ref = requirement.get("condition_ref") if isinstance(requirement, Mapping) else None
+                if isinstance(ref, str) and isinstance(when, Mapping) and sub_condition(when, ref) is None:
+                    yield RawFinding(
+                        ("progression", name, number, "guidance", "requirements", position, "condition_ref"),
+                        "unresolved-condition-ref",
+                        f"condition_ref {ref!r} points at no sub-condition of this item's when; "
+                        "use '' or '/conditions/<i>' steps through all/any groups",
+                    )
+
+
+def check_satisfiable(index: PackIndex) -> Iterator[Raw]:
+    """Conditions that can never hold, by interval and set reasoning; the finding says where and why."""
+    checker = Checker(index.schema, index.observations)
+    for path, condition in index.conditions():
+        if not checker.may_hold(condition):
+            where, reason = checker.explain(condition, path)
+            if checker.unresolved:
+                continue  # the path that does not resolve is its own finding (unknown-state-path)
+            if where == path:
+                message = f"{path[-1]} can never hold: {reason}; fix or remove it"
+            else:
+                message = f"this part of the {path[-1]} can never hold ({reason}), so neither can the {path[-1]}"
+            yield RawFinding(where, "never-holds", message)

@@ -1,0 +1,221 @@
+"""What the contract accepts but the runtime silently ignores: the lint's answer to "passes lint, fails in play".
+
+Unknown rule kinds (played as effect rules), unknown effect ops (always rejected), members the
+runtime never reads where the contract accepts any, state types it does not know, observations
+no condition reads, reward-only assets nothing gives, badges nothing awards.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator, Mapping
+from typing import Any, Final
+
+from creatorpack._json import JsonPath, show
+from creatorpack.contract.findings import RawFinding
+from creatorpack.contract.schema import SUPPORTED_VERSIONS, document
+from creatorpack.lint._suggest import did_you_mean, nearest
+from creatorpack.lint.conditions import EFFECT_OPS, effect_rules
+from creatorpack.lint.index import PackIndex
+from creatorpack.lint.rules import Raw
+
+__all__ = [
+    "RULE_KINDS",
+    "STATE_TYPES",
+    "check_effect_ops",
+    "check_effect_rule_members",
+    "check_root_members",
+    "check_rule_kinds",
+    "check_state_types",
+    "check_unawarded_badges",
+    "check_unplayable_endings",
+    "check_unrewarded_assets",
+    "check_unused_observations",
+]
+
+RULE_KINDS: Final = ("guidance", "effect")
+"""The rule kinds the runtime tells apart (any kind but guidance is played as an effect rule)."""
+
+STATE_TYPES: Final = ("integer", "boolean", "array", "object")
+"""The state schema types the runtime knows; any other node is an enum (``enum`` list) or unchecked."""
+
+_EFFECT_RULE_MEMBERS: Final = ("id", "kind", "when", "completion", "effects")
+
+
+def check_rule_kinds(index: PackIndex) -> Iterator[Raw]:
+    """A rule kind other than guidance or effect is played as an effect rule: a typo loses guidance."""
+    for number, rule in index.items("runtime", "rules"):
+        kind = rule.get("kind")
+        if "kind" in rule and kind not in RULE_KINDS:
+            lost = "; its instruction is never given" if "instruction" in rule else ""
+            hint = did_you_mean(kind, RULE_KINDS) if isinstance(kind, str) else ""
+            yield RawFinding(
+                ("runtime", "rules", number, "kind"),
+                "unknown-rule-kind",
+                f"rule kind {show(kind)} is not one the runtime knows (guidance, effect): "
+                f"it is played as an effect rule{lost}{hint}",
+            )
+
+
+def check_effect_ops(index: PackIndex) -> Iterator[Raw]:
+    """An effect op other than increment, add, remove is rejected every time, with its rule's effects."""
+    for number, rule in effect_rules(index):
+        effects = rule.get("effects")
+        for position, effect in enumerate(effects if isinstance(effects, list) else []):
+            op = effect.get("op") if isinstance(effect, Mapping) else None
+            if isinstance(effect, Mapping) and op not in EFFECT_OPS:
+                hint = did_you_mean(op, EFFECT_OPS) if isinstance(op, str) else ""
+                yield RawFinding(
+                    ("runtime", "rules", number, "effects", position, *(("op",) if "op" in effect else ())),
+                    "unknown-effect-op",
+                    f"effect op {show(op)} is not one the runtime knows (increment, add, remove): the effect "
+                    f"is always rejected, and the rule's other effects with it{hint}",
+                )
+
+
+def check_effect_rule_members(index: PackIndex) -> Iterator[Raw]:
+    """Members of an effect rule that the runtime never reads (the contract accepts any)."""
+    for number, rule in effect_rules(index):
+        for member in rule:
+            if member in _EFFECT_RULE_MEMBERS or (member == "instruction" and rule.get("kind") not in RULE_KINDS):
+                continue  # an unknown kind's instruction is reported with the kind
+            if member == "instruction":
+                message = "instruction is given only by guidance rules; this rule never gives it"
+            else:
+                hint = did_you_mean(member, _EFFECT_RULE_MEMBERS)
+                message = f"the runtime never reads {member!r} on an effect rule{hint}"
+            yield RawFinding(("runtime", "rules", number, member), "ignored-member", message)
+
+
+@functools.cache
+def _root_members() -> Mapping[str, frozenset[str]]:
+    found: dict[str, frozenset[str]] = {}
+    for version in SUPPORTED_VERSIONS:
+        properties = document(f"pack-{version}.json").get("properties", {})
+        found[version] = frozenset(properties)
+    return found
+
+
+def check_root_members(index: PackIndex) -> Iterator[Raw]:
+    """Root members the version does not have (the contract does not close the root object)."""
+    members = _root_members()
+    known = members.get(index.version, frozenset())
+    for member in index.pack:
+        if member in known:
+            continue
+        later = [v for v in SUPPORTED_VERSIONS if v > index.version and member in members[v]]
+        if later:
+            message = f"{member!r} exists from {later[0]}; this pack declares {index.version}, so it is ignored"
+        else:
+            message = (
+                f"{member!r} is not a member of a {index.version} pack: it is ignored{did_you_mean(member, known)}"
+            )
+        yield RawFinding((member,), "ignored-member", message)
+
+
+def _state_nodes(schema: Mapping[str, Any], at: JsonPath) -> Iterator[tuple[JsonPath, Mapping[str, Any]]]:
+    properties = schema.get("properties")
+    for name, child in (properties if isinstance(properties, Mapping) else {}).items():
+        if isinstance(child, Mapping):
+            yield (*at, "properties", name), child
+            if child.get("type") == "object":
+                yield from _state_nodes(child, (*at, "properties", name))
+
+
+def check_state_types(index: PackIndex) -> Iterator[Raw]:
+    """State schema members of a type the runtime does not know and without an enum: anything passes."""
+    for where, node in _state_nodes(index.schema, ("runtime", "state", "schema")):
+        kind = node.get("type")
+        if kind in STATE_TYPES or isinstance(node.get("enum"), list):
+            continue
+        hint = did_you_mean(kind, STATE_TYPES) if isinstance(kind, str) else ""
+        yield RawFinding(
+            (*where, *(("type",) if "type" in node else ())),
+            "unknown-state-type",
+            f"state type {show(kind)} is not one the runtime knows (integer, boolean, array, object) and there is "
+            f"no enum: any value passes and effects on it are rejected{hint}",
+        )
+
+
+def _observed_ids(conditions: list[Any], wanted: set[str]) -> set[str]:
+    """The observation ids that the conditions read (stops once every wanted one is found)."""
+    found: set[str] = set()
+    for condition in conditions:
+        if wanted <= found:
+            break
+        stack = [condition]
+        try:  # valid conditions have these members; shapes the contract does not show are skipped
+            while stack:
+                node = stack.pop()
+                op = node["op"]
+                if op == "observed":
+                    found.add(node["id"])
+                elif op == "all" or op == "any":  # noqa: PLR1714 - faster than a tuple lookup here
+                    stack.extend(node["conditions"])
+                elif op == "not":
+                    stack.append(node["condition"])
+        except (KeyError, TypeError, AttributeError):
+            continue
+    return found
+
+
+def check_unused_observations(index: PackIndex) -> Iterator[Raw]:
+    """Observations that no condition reads: the narrator answers them for nothing."""
+    wanted = {o.get("id") for _, o in index.items("runtime", "observations")}
+    read = _observed_ids([condition for _, condition in index.conditions()], wanted)  # type: ignore[arg-type]
+    for position, observation in index.items("runtime", "observations"):
+        ident = observation.get("id")
+        if isinstance(ident, str) and ident not in read:
+            yield RawFinding(
+                ("runtime", "observations", position, "id"),
+                "unused-observation",
+                f"no condition reads observation {ident!r}: its answers change nothing; use it or drop it",
+            )
+
+
+def _goals(index: PackIndex) -> list[Mapping[str, Any]]:
+    return [item for name in ("achievements", "endings") for _, item in index.items("progression", name)]
+
+
+def check_unrewarded_assets(index: PackIndex) -> Iterator[Raw]:
+    """reward_only assets that no achievement's or ending's artwork or badge gives: never reachable."""
+    rewards = {goal.get("artwork_asset_id") for goal in _goals(index)}
+    for _, badge in index.items("progression", "badges"):
+        collectible = badge.get("collectible")
+        if isinstance(collectible, Mapping):
+            rewards |= {collectible.get("front_asset_id"), collectible.get("effect_mask_asset_id")}
+    for position, asset in index.items("assets"):
+        if asset.get("access") == "reward_only" and asset.get("id") not in rewards:
+            yield RawFinding(
+                ("assets", position, "access"),
+                "unrewarded-asset",
+                f"asset {asset.get('id')!r} is reward_only, but no achievement or ending artwork and no badge "
+                "gives it: readers can never reach it",
+            )
+
+
+def check_unawarded_badges(index: PackIndex) -> Iterator[Raw]:
+    """Badges that no achievement or ending awards (by badge_id): no reader can earn them."""
+    awarded = {goal.get("badge_id") for goal in _goals(index)}
+    for position, badge in index.items("progression", "badges"):
+        if badge.get("id") not in awarded:
+            yield RawFinding(
+                ("progression", "badges", position, "id"),
+                "unawarded-badge",
+                f"no achievement or ending has badge_id {badge.get('id')!r}: no reader can earn this badge",
+            )
+
+
+def check_unplayable_endings(index: PackIndex) -> Iterator[Raw]:
+    """Endings without an id or a ``when`` condition (shapes the contract does not show): never reached."""
+    for position, ending in index.items("progression", "endings"):
+        missing = [name for name, kind in (("id", str), ("when", Mapping)) if not isinstance(ending.get(name), kind)]
+        if not missing:
+            continue
+        close = nearest("when", [m for m in ending if m != "when"]) if "when" in missing else None
+        hint = f"; is {close!r} meant to be 'when'?" if close else ""
+        yield RawFinding(
+            ("progression", "endings", position),
+            "unplayable-ending",
+            f"this ending has no {' and no '.join(missing)}: the runtime never reaches it{hint}",
+        )

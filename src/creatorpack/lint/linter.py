@@ -1,0 +1,167 @@
+"""Find what the contract cannot say: broken references, impossible conditions, unreachable goals.
+
+:func:`lint` runs only on contract-valid packs (an invalid pack's report carries its contract
+violations instead). What runs on a pack is its version's row of :data:`CHECKS`; checks are
+generators that yield findings, so every finding is reported. ``docs/lint.md`` gives each rule's
+rationale with a bad and a good example.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, TypeAlias
+
+from creatorpack._json import JsonPath
+from creatorpack.contract.findings import RawFinding, locate_and_sort
+from creatorpack.contract.validation import Report, Source, Validator, Violation
+from creatorpack.lint.assets import (
+    AssetSource,
+    DirectoryAssets,
+    check_asset_files,
+    check_unused_assets,
+    sniff,
+)
+from creatorpack.lint.conditions import check_satisfiable, check_state_and_conditions
+from creatorpack.lint.ignored import (
+    check_effect_ops,
+    check_effect_rule_members,
+    check_root_members,
+    check_rule_kinds,
+    check_state_types,
+    check_unawarded_badges,
+    check_unplayable_endings,
+    check_unrewarded_assets,
+    check_unused_observations,
+)
+from creatorpack.lint.index import PackIndex
+from creatorpack.lint.publication import check_hashes, check_spoilers
+from creatorpack.lint.references import check_references
+from creatorpack.lint.rules import RULES, Finding, LintConfig, LintReport, Raw, Rule, Severity, Witness
+
+__all__ = [
+    "CHECKS",
+    "RULES",
+    "Checks",
+    "Finding",
+    "LintConfig",
+    "LintReport",
+    "Rule",
+    "Severity",
+    "Witness",
+    "check_asset_files",
+    "check_hashes",
+    "check_references",
+    "check_satisfiable",
+    "check_spoilers",
+    "check_state_and_conditions",
+    "check_unused_assets",
+    "contract_findings",
+    "explain",
+    "lint",
+    "sniff",
+]
+
+Check: TypeAlias = Callable[[PackIndex], Iterable[Raw]]
+AssetCheck: TypeAlias = Callable[[PackIndex, AssetSource], Iterable[Raw]]
+
+
+@dataclass(frozen=True, slots=True)
+class Checks:
+    """What lint runs on one contract version: pack checks, asset-file checks, and the search."""
+
+    pack: tuple[Check, ...]
+    assets: tuple[AssetCheck, ...]
+    reachability: bool
+
+
+def _unused(index: PackIndex, source: AssetSource) -> Iterable[Raw]:  # noqa: ARG001 - an AssetCheck
+    return check_unused_assets(index)
+
+
+_RUNTIME: Final[tuple[Check, ...]] = (
+    check_references,
+    check_hashes,
+    check_state_and_conditions,
+    check_satisfiable,
+    check_spoilers,
+    check_root_members,
+    check_rule_kinds,
+    check_effect_ops,
+    check_effect_rule_members,
+    check_state_types,
+    check_unused_observations,
+)
+_PROGRESSION: Final[tuple[Check, ...]] = (*_RUNTIME, check_unawarded_badges, check_unplayable_endings)
+
+CHECKS: Final[Mapping[str, Checks]] = {
+    "0.2": Checks((check_references,), (check_asset_files,), reachability=False),
+    "0.3": Checks(_RUNTIME, (check_asset_files, _unused), reachability=True),
+    "0.4": Checks(_PROGRESSION, (check_asset_files, _unused), reachability=True),
+    "0.5": Checks((*_PROGRESSION, check_unrewarded_assets), (check_asset_files, _unused), reachability=True),
+}
+"""What lint runs, per contract version."""
+
+
+def lint(source: Source, config: LintConfig | None = None, *, validator: Validator | None = None) -> LintReport:
+    """Lint a pack: validate it, then (if valid) run its version's checks; see :data:`RULES`."""
+    config = config or LintConfig()
+    validator = validator or Validator()
+    checked = validator.check(source)  # parse once: lint locates its findings in the bytes validation read
+    report, text = checked.report, checked.text
+    if not report.valid or report.document is None or report.version is None:
+        return LintReport(report)
+    index = PackIndex(report.document)
+    checks = CHECKS[report.version]
+    raw: list[Raw] = [finding for check in checks.pack for finding in check(index)]
+    assets = _asset_source(config.assets)
+    if assets is not None:
+        raw.extend(finding for check in checks.assets for finding in check(index, assets))
+    witnesses: dict[str, Witness] = {}
+    has_errors = any(RULES[r.code].severity == Severity.ERROR for r in raw)
+    if config.reachability and checks.reachability and not has_errors:
+        found, extra = _search(index, config)
+        witnesses = {k: Witness(k, tuple(v)) for k, v in found.items()}
+        raw.extend(r if isinstance(r, RawFinding) else RawFinding(*r) for r in extra)
+    raw = [r for r in raw if r.code not in config.ignore]
+    return LintReport(report, _locate_findings(raw, text), witnesses)
+
+
+def _search(
+    index: PackIndex, config: LintConfig
+) -> tuple[Mapping[str, Sequence[Mapping[str, Any]]], Sequence[Raw | tuple[JsonPath, str, str]]]:
+    from creatorpack.lint import _reach  # noqa: PLC0415 - the search imports the runtime, only needed here
+
+    return _reach.search(index.pack, config.max_states, config.max_seconds, time.monotonic)
+
+
+def _asset_source(assets: os.PathLike[str] | AssetSource | None) -> AssetSource | None:
+    if assets is None or isinstance(assets, AssetSource):
+        return assets
+    return DirectoryAssets(Path(assets))
+
+
+def explain(source: Source, target: str, config: LintConfig | None = None) -> Witness | None:
+    """A sequence of turns that reaches the achievement, ending or rule ``target``, if one was found."""
+    report = lint(source, config)
+    return report.witnesses.get(target)
+
+
+def _locate_findings(raw: Iterable[Raw], text: bytes | None) -> tuple[Finding, ...]:
+    located = locate_and_sort(raw, text)
+    return tuple(
+        Finding(f.pointer, f.raw.code, f.raw.message, f.line, f.column, severity=RULES[f.raw.code].severity)
+        for f in located
+    )
+
+
+def contract_findings(report: Report) -> tuple[Finding, ...]:
+    """A contract report's violations as error findings (lint reports them for invalid packs)."""
+    return tuple(_violation_finding(v) for v in report.violations)
+
+
+def _violation_finding(v: Violation) -> Finding:
+    return Finding(v.pointer, v.code, v.message, v.line, v.column, severity=Severity.ERROR)

@@ -1,0 +1,144 @@
+"""The lint rule table and the types a lint run returns: findings, reports, witnesses, configuration.
+
+Each rule is one entry in :data:`RULES` (code, severity, summary); ``docs/lint.md`` gives each
+rule's rationale with a bad and a good example.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
+
+from creatorpack.contract.findings import RawFinding
+from creatorpack.contract.validation import Report, Violation
+
+if TYPE_CHECKING:
+    from os import PathLike
+
+    from creatorpack.lint.assets import AssetSource
+
+__all__ = [
+    "RULES",
+    "Finding",
+    "LintConfig",
+    "LintReport",
+    "Raw",
+    "Rule",
+    "Severity",
+    "Witness",
+]
+
+
+class Severity(StrEnum):
+    """How much a finding counts: an error fails the lint, a warning only with ``--strict``."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A lint rule: its stable code, its severity, and what it finds."""
+
+    code: str
+    severity: Severity
+    summary: str
+
+
+_E, _W = Severity.ERROR, Severity.WARNING
+
+RULES: Final = {
+    rule.code: rule
+    for rule in (
+        Rule("unknown-reference", _E, "an *_id or *_ids value names an item that does not exist"),
+        Rule("unknown-actor", _W, "an actor id that no reader card of kind actor has"),
+        Rule("duplicate-id", _E, "two items of one collection share an id"),
+        Rule("output-sha256-mismatch", _E, "generation_record.output_sha256 differs from the asset's sha256"),
+        Rule("input-sha256-mismatch", _E, "an input asset's sha256 differs from the referenced asset's"),
+        Rule("path-not-pointer", _E, "a condition or effect path is not a JSON Pointer"),
+        Rule("unknown-state-path", _E, "a condition or effect path that the state schema does not have"),
+        Rule("comparison-type-mismatch", _E, "a comparison that cannot hold on the path's type"),
+        Rule("value-out-of-range", _E, "a compared value outside the integer range or the set's enum"),
+        Rule("observed-value-mismatch", _E, "an observed value that the observation cannot answer"),
+        Rule("effect-type-mismatch", _E, "an effect on the wrong type, or a set value outside its enum"),
+        Rule("initial-state-mismatch", _E, "a runtime entry's initial_state does not fit the state schema"),
+        Rule("unresolved-condition-ref", _E, "a condition_ref that points at no sub-condition of its when"),
+        Rule("never-holds", _E, "a condition that can never hold given the schema's bounds and enums"),
+        Rule("unreachable", _E, "an achievement, ending or rule that no sequence of turns reaches"),
+        Rule("reachability-bound", _W, "the reachability search hit its bound before deciding"),
+        Rule("spoiler-title", _W, "public metadata names a hidden achievement's or an ending's title"),
+        Rule("spoiler-asset", _W, "public metadata uses an asset that is reward_only"),
+        Rule("unused-asset", _W, "with --assets: an asset that nothing references"),
+        Rule("asset-file-missing", _E, "no file for an asset in the --assets directory"),
+        Rule("asset-sha256-mismatch", _E, "an asset file's sha256 differs from the pack's"),
+        Rule("asset-size-mismatch", _E, "an asset file's size differs from byte_size"),
+        Rule("asset-mime-mismatch", _E, "an asset file's content is not of its mime_type"),
+        Rule("unlisted-file", _W, "a file in the --assets directory that no asset names"),
+        Rule("unknown-rule-kind", _W, "a rule kind the runtime does not know: played as an effect rule"),
+        Rule("unknown-effect-op", _W, "an effect op the runtime does not know: always rejected"),
+        Rule("ignored-member", _W, "a member the runtime never reads, where the contract accepts any"),
+        Rule("unknown-state-type", _W, "a state schema type the runtime does not know: any value passes"),
+        Rule("unused-observation", _W, "an observation that no condition reads: its answers change nothing"),
+        Rule("unrewarded-asset", _W, "a reward_only asset that no achievement, ending or badge gives"),
+        Rule("unawarded-badge", _W, "a badge that no achievement or ending awards"),
+        Rule("unplayable-ending", _W, "an ending without an id or a when condition: never reached"),
+    )
+}
+"""Every lint rule by code."""
+
+Raw: TypeAlias = RawFinding
+"""A finding before it is located (path, code, message): validation's raw finding type."""
+
+
+@dataclass(frozen=True, slots=True)
+class Finding(Violation):
+    """A :class:`~creatorpack.Violation` of a lint rule, with the rule's severity."""
+
+    severity: str = Severity.ERROR
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form used by ``--format json``: a violation's, plus the severity."""
+        return {**Violation.to_dict(self), "severity": str(self.severity)}
+
+
+@dataclass(frozen=True, slots=True)
+class LintConfig:
+    """What to check: ignored codes, asset files, and the reachability search's bounds.
+
+    ``assets`` is a directory or any :class:`~creatorpack.lint.assets.AssetSource`.
+    """
+
+    ignore: frozenset[str] = frozenset()
+    assets: PathLike[str] | AssetSource | None = None
+    max_states: int = 20_000
+    max_seconds: float = 5.0
+    reachability: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Witness:
+    """A sequence of turns (observation answers) after which a goal is reached."""
+
+    target: str
+    turns: tuple[Mapping[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LintReport:
+    """Findings for one pack; ``contract`` holds the contract report (invalid packs are not linted)."""
+
+    contract: Report
+    findings: tuple[Finding, ...] = ()
+    witnesses: Mapping[str, Witness] = field(default_factory=dict)
+
+    @property
+    def errors(self) -> tuple[Finding, ...]:
+        """Findings of severity error."""
+        return tuple(f for f in self.findings if f.severity == Severity.ERROR)
+
+    @property
+    def warnings(self) -> tuple[Finding, ...]:
+        """Findings of severity warning."""
+        return tuple(f for f in self.findings if f.severity == Severity.WARNING)

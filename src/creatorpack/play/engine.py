@@ -1,0 +1,170 @@
+"""Play a pack turn by turn: the :class:`Engine` and :class:`Session` facades over the play layer.
+
+:class:`Engine` compiles a valid 0.3, 0.4 or 0.5 pack once (:mod:`~creatorpack.play.program`); its
+:meth:`Engine.start` and :meth:`Engine.step` are pure: a :class:`SessionState` goes in, a new one
+and a :class:`TurnResult` come out (:mod:`~creatorpack.play.step`). :class:`Session` wraps them for
+hosts that prefer an object; saves load through :mod:`~creatorpack.play.saves`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from creatorpack.contract.validation import Source, validate
+from creatorpack.errors import InvalidPackError, NotPlayableError
+from creatorpack.play import saves
+from creatorpack.play.model import REVEAL_KINDS, SAVE_FORMAT, Requirement, SessionState, Turn, TurnResult
+from creatorpack.play.program import Goal, Program, compile_program
+from creatorpack.play.state import check_state
+from creatorpack.play.step import Applied, describe, locked_achievements, settle, step
+
+__all__ = [
+    "REVEAL_KINDS",
+    "SAVE_FORMAT",
+    "Engine",
+    "Requirement",
+    "Session",
+    "SessionState",
+    "Turn",
+    "TurnResult",
+]
+
+
+class Engine:
+    """A compiled pack, ready to play. Immutable; one engine serves any number of sessions."""
+
+    def __init__(self, pack: Mapping[str, Any]) -> None:
+        """Compile a pack that is already known to be valid (see :meth:`from_source`)."""
+        self.program: Program = compile_program(pack)
+        self.pack = pack
+        self.version: str = self.program.version
+        self.schema: Mapping[str, Any] = self.program.schema
+        self.pack_id: str = self.program.pack_id
+        self.revision: int = self.program.revision
+        self.entries: tuple[Mapping[str, Any], ...] = self.program.entries
+        self.observations: Mapping[str, Mapping[str, Any]] = self.program.observations
+
+    @classmethod
+    def from_source(cls, source: Source) -> Engine:
+        """Validate ``source`` and compile it; raise if it is invalid or cannot be played."""
+        report = validate(source)
+        report.raise_for_errors()
+        if report.document is None:  # pragma: no cover - validate always returns the document
+            raise InvalidPackError(report)
+        return cls(report.document)
+
+    # Compiled parts, for tests and benchmarks that look inside.
+    @property
+    def _conditions(self) -> tuple[Any, ...]:
+        return self.program.conditions
+
+    @property
+    def _achievements(self) -> tuple[Goal, ...]:
+        return self.program.achievements
+
+    @property
+    def _endings(self) -> tuple[Goal, ...]:
+        return self.program.endings
+
+    @property
+    def _assets(self) -> Mapping[str, Mapping[str, Any]]:
+        return self.program.assets
+
+    def entry_ids(self) -> list[str]:
+        """The runtime entries' ids (``id`` or ``entry_id``; ``#<index>`` when they have none)."""
+        return self.program.entry_ids()
+
+    def start(self, entry: str | None = None) -> tuple[SessionState, TurnResult]:
+        """Begin a session at ``entry`` (default: the first runtime entry).
+
+        The initial state must fit the state schema. What holds at the start is revealed or
+        unlocked at once; the result describes turn 0.
+        """
+        ids = self.entry_ids()
+        if entry is None:
+            index = 0
+        elif entry in ids:
+            index = ids.index(entry)
+        else:
+            raise NotPlayableError(f"no runtime entry {entry!r}; the entries are {', '.join(ids)}")
+        initial = self.entries[index].get("initial_state", {})
+        problems = tuple((p.pointer, p.message) for p in check_state(self.schema, initial))
+        if problems:
+            raise NotPlayableError(
+                f"the initial state of entry {ids[index]!r} does not fit the state schema "
+                f"(at /runtime/entries/{index}/initial_state)",
+                problems,
+            )
+        values = tuple(c(initial, {}) for c in self.program.conditions)
+        blank = SessionState(
+            self.pack_id, self.revision, ids[index], 0, initial, {}, frozenset(), {}, (), (), None, values
+        )
+        after, new_completed = settle(self.program, blank, 0, initial, {}, values)
+        nothing = Applied(initial, (), (), (), frozenset())
+        return after, describe(self.program, blank, after, nothing, new_completed, None)
+
+    def step(self, session: SessionState, turn: Turn) -> tuple[SessionState, TurnResult]:
+        """Play one turn; raise :class:`TurnError` (changing nothing) for malformed input."""
+        after, applied, new_completed, illustration = step(self.program, session, turn)
+        return after, describe(self.program, session, after, applied, new_completed, illustration)
+
+    def advance(self, session: SessionState, turn: Turn) -> tuple[SessionState, tuple[str, ...]]:
+        """Play one turn without describing it: the new state and the rules that were active.
+
+        The same semantics as :meth:`step`, for searches that play many turns (``creatorpack lint``).
+        """
+        after, applied, _, _ = step(self.program, session, turn)
+        return after, applied.active
+
+    def locked_achievements(self, session: SessionState) -> tuple[str, ...]:
+        """Achievements the reader may see as still locked: visible ones only, never hidden ones."""
+        return locked_achievements(self.program, session)
+
+    def load(self, saved: Mapping[str, Any]) -> SessionState:
+        """Restore a session saved with :meth:`SessionState.to_json`.
+
+        Into another revision of the same pack, the saved state is checked against this
+        revision's state schema; what no longer fits is reported in the error.
+        """
+        return saves.load(self.program, saved)
+
+
+class Session:
+    """A playable session: an :class:`Engine` plus the current :class:`SessionState`."""
+
+    def __init__(self, engine: Engine, state: SessionState, last: TurnResult | None = None) -> None:
+        self.engine = engine
+        self.state = state
+        self.last = last
+
+    @classmethod
+    def start(cls, pack: Engine | Source, entry: str | None = None) -> Session:
+        """Start a session on a pack (validated first unless an :class:`Engine` is given)."""
+        engine = pack if isinstance(pack, Engine) else Engine.from_source(pack)
+        state, result = engine.start(entry)
+        return cls(engine, state, result)
+
+    def turn(
+        self, observations: Mapping[str, bool | str] | None = None, illustration_matches: Sequence[str] = ()
+    ) -> TurnResult:
+        """Play one turn and return what it did."""
+        self.state, self.last = self.engine.step(
+            self.state, Turn(dict(observations or {}), tuple(illustration_matches))
+        )
+        return self.last
+
+    @property
+    def over(self) -> bool:
+        """Whether the session reached an ending."""
+        return self.state.ending is not None
+
+    def save(self) -> dict[str, Any]:
+        """The session as plain JSON."""
+        return self.state.to_json()
+
+    @classmethod
+    def load(cls, pack: Engine | Source, saved: Mapping[str, Any]) -> Session:
+        """Restore a saved session on ``pack`` (possibly a newer revision)."""
+        engine = pack if isinstance(pack, Engine) else Engine.from_source(pack)
+        return cls(engine, engine.load(saved))

@@ -1,0 +1,311 @@
+"""A pack compiled for play: every condition compiled once, and small frozen records that point at them.
+
+:func:`compile_program` turns a valid 0.3, 0.4 or 0.5 pack into a :class:`Program`. Conditions live
+in one table (:attr:`Program.conditions`); rules, reveals, goals, content and illustration rules
+refer to them by index, so a turn evaluates each condition at most once and only when something
+it reads (:attr:`Program.readers`) changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from creatorpack.errors import ConditionError, NotPlayableError
+from creatorpack.play.conditions import CompiledCondition, compile_condition, sub_condition
+from creatorpack.play.state import CompiledEffect, set_paths
+from creatorpack.play.views import RevealKind
+
+__all__ = [
+    "ALWAYS",
+    "ContentItem",
+    "Goal",
+    "IllustrationRule",
+    "Program",
+    "Read",
+    "ReadKind",
+    "RequirementSpec",
+    "Reveal",
+    "Rule",
+    "compile_program",
+    "entry_id",
+    "is_condition",
+]
+
+ALWAYS = {"op": "literal", "value": True}
+"""What an absent ``when`` means."""
+
+
+class ReadKind(StrEnum):
+    """What a condition reads: a top-level state member or an observation's answer."""
+
+    STATE = "state"
+    OBSERVATION = "observation"
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """One thing a condition reads; a change to it makes the condition stale."""
+
+    kind: ReadKind
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A runtime rule: when it is active, what it tells the narrator, what it changes."""
+
+    id: str
+    when: int
+    completion: int | None
+    instruction: str | None
+    effects: tuple[CompiledEffect, ...]
+    keys: tuple[str, ...]  # the top-level state members its effects write
+
+
+@dataclass(frozen=True, slots=True)
+class RequirementSpec:
+    """A guided goal's requirement: its condition is the sub-condition ``ref`` points at (if it resolves)."""
+
+    id: str
+    hint: str
+    ref: str
+    condition: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Goal:
+    """An achievement or an ending."""
+
+    id: str
+    when: int
+    badge: str | None
+    artwork: str | None
+    hidden: bool
+    priority: int
+    requirements: tuple[RequirementSpec, ...]
+    guidance: Mapping[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    """A sticky reveal: ``ident`` of ``kind`` is revealed once condition ``when`` holds."""
+
+    kind: RevealKind
+    ident: str
+    when: int
+
+
+@dataclass(frozen=True, slots=True)
+class ContentItem:
+    """A content item for the narrator: always shown, or a candidate (``jev``) while ``when`` holds."""
+
+    id: str
+    when: int
+    selection: str
+
+
+@dataclass(frozen=True, slots=True)
+class IllustrationRule:
+    """A presentation rule: illustration ``illustration`` is eligible while ``when`` holds."""
+
+    id: str
+    illustration: str
+    when: int
+    priority: int
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    """A compiled pack. Immutable; shared by every session of the pack."""
+
+    pack: Mapping[str, Any]
+    version: str
+    schema: Mapping[str, Any]
+    pack_id: str
+    revision: int
+    entries: tuple[Mapping[str, Any], ...]
+    observations: Mapping[str, Mapping[str, Any]]
+    conditions: tuple[CompiledCondition, ...]
+    evaluators: tuple[Callable[[Any, Any], bool], ...] = field(repr=False)
+    readers: Mapping[Read, tuple[int, ...]] = field(repr=False)
+    rules: tuple[Rule, ...]
+    completable: tuple[tuple[str, int], ...]
+    content: tuple[ContentItem, ...]
+    reveals: tuple[Reveal, ...]
+    achievements: tuple[Goal, ...]
+    endings: tuple[Goal, ...]
+    badges: Mapping[str, Mapping[str, Any]]
+    illustration_rules: tuple[IllustrationRule, ...]
+    assets: Mapping[str, Mapping[str, Any]]
+
+    @property
+    def illustration_rule_ids(self) -> frozenset[str]:
+        """The ids of the presentation's illustration rules."""
+        return frozenset(rule.id for rule in self.illustration_rules)
+
+    def entry_ids(self) -> list[str]:
+        """The runtime entries' ids (``id`` or ``entry_id``; ``#<index>`` when they have none)."""
+        return [entry_id(e) or f"#{i}" for i, e in enumerate(self.entries)]
+
+
+def entry_id(item: Mapping[str, Any]) -> str | None:
+    """An entry's id: its ``id``, else its ``entry_id``."""
+    for key in ("id", "entry_id"):
+        value = item.get(key)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def is_condition(value: Any) -> bool:
+    """Whether ``value`` compiles as a condition (for places whose shape the contract does not show)."""
+    if not isinstance(value, Mapping):
+        return False
+    try:
+        compile_condition(value)
+    except (ConditionError, TypeError, AttributeError):
+        return False
+    return True
+
+
+class _Conditions:
+    """The condition table being built: each added condition gets the next index."""
+
+    def __init__(self, schema: Mapping[str, Any]) -> None:
+        self.sets = set_paths(schema)
+        self.compiled: list[CompiledCondition] = []
+        self.readers: dict[Read, list[int]] = {}
+
+    def add(self, condition: Any) -> int:
+        if not isinstance(condition, Mapping):
+            condition = ALWAYS  # an absent `when` always holds
+        compiled = compile_condition(condition, set_paths=self.sets)
+        index = len(self.compiled)
+        self.compiled.append(compiled)
+        for key in compiled.state_keys:
+            self.readers.setdefault(Read(ReadKind.STATE, key), []).append(index)
+        for observation in compiled.observations:
+            self.readers.setdefault(Read(ReadKind.OBSERVATION, observation), []).append(index)
+        return index
+
+
+def _rule(table: _Conditions, schema: Mapping[str, Any], rule: Mapping[str, Any], index: int) -> Rule:
+    guidance = rule.get("kind") == "guidance"
+    raw = rule.get("effects", []) if not guidance else []
+    effects = tuple(CompiledEffect(schema, e) for e in raw if isinstance(e, Mapping))
+    return Rule(
+        rule.get("id", f"rule-{index}"),
+        table.add(rule.get("when")),
+        table.add(rule["completion"]) if isinstance(rule.get("completion"), Mapping) else None,
+        rule.get("instruction") if guidance else None,
+        effects,
+        tuple(dict.fromkeys(e.key for e in effects if e.key)),
+    )
+
+
+def _goal(table: _Conditions, item: Mapping[str, Any]) -> Goal:
+    when = item["when"]
+    guidance = item.get("guidance")
+    requirements: list[RequirementSpec] = []
+    listed = guidance.get("requirements") if isinstance(guidance, Mapping) else None
+    for req in listed if isinstance(listed, list) else []:
+        ref = req.get("condition_ref") if isinstance(req, Mapping) else None
+        if not isinstance(ref, str):
+            continue  # only in shapes the contract does not show (0.4-style endings)
+        target = sub_condition(when, ref)
+        index = table.add(target) if target is not None and is_condition(target) else None
+        requirements.append(RequirementSpec(str(req.get("id")), str(req.get("hint", "")), ref, index))
+    return Goal(
+        item["id"],
+        table.add(when),
+        item.get("badge_id"),
+        item.get("artwork_asset_id"),
+        item.get("visibility") == "hidden",
+        item.get("priority", 0) if isinstance(item.get("priority"), int) else 0,
+        tuple(requirements),
+        guidance if isinstance(guidance, Mapping) else None,
+    )
+
+
+def _card_reveals(table: _Conditions, pack: Mapping[str, Any]) -> list[Reveal]:
+    reveals = []
+    for card in pack.get("reader_cards", []):
+        reveals.append(Reveal(RevealKind.READER_CARDS, card["id"], table.add(card["reveal_when"])))
+        for kind, part in ((RevealKind.AVATARS, card.get("avatar")), (RevealKind.IMAGES, card.get("image"))):
+            if isinstance(part, Mapping) and isinstance(part.get("reveal_when"), Mapping):
+                reveals.append(Reveal(kind, card["id"], table.add(part["reveal_when"])))
+        for relation in card.get("relationships", []):
+            ident = f"{card['id']}/{relation['actor_id']}"
+            reveals.append(Reveal(RevealKind.RELATIONSHIPS, ident, table.add(relation["reveal_when"])))
+    return reveals
+
+
+def _other_reveals(table: _Conditions, pack: Mapping[str, Any], version: str) -> list[Reveal]:
+    reveals = [Reveal(RevealKind.ASSETS, a["id"], table.add(a["reveal_when"])) for a in pack.get("assets", [])]
+    anchors = pack.get("visual_anchors")
+    # visual_anchors' shape is not shown: an anchor with an id and a well-formed reveal_when is tracked.
+    reveals.extend(
+        Reveal(RevealKind.VISUAL_ANCHORS, anchor["id"], table.add(anchor["reveal_when"]))
+        for anchor in (anchors if isinstance(anchors, list) else [])
+        if isinstance(anchor, Mapping) and isinstance(anchor.get("id"), str) and is_condition(anchor.get("reveal_when"))
+    )
+    castings = pack.get("character_castings", []) if version != "0.3" else []  # a 0.4 addition
+    for casting in castings:
+        reveals.append(Reveal(RevealKind.CASTINGS, casting["id"], table.add(casting["when"])))
+        parts = [(RevealKind.DEEDS, d) for d in casting.get("deeds", [])]
+        parts += [(RevealKind.KNOWLEDGE, k) for k in casting.get("knowledge", [])]
+        reveals.extend(Reveal(kind, f"{casting['id']}/{part['id']}", table.add(part["when"])) for kind, part in parts)
+    return reveals
+
+
+def compile_program(pack: Mapping[str, Any]) -> Program:
+    """Compile a pack that is already known to be valid; raise :class:`NotPlayableError` for 0.2."""
+    version = pack.get("protocol_version")
+    if version not in ("0.3", "0.4", "0.5"):
+        raise NotPlayableError(f"only 0.3, 0.4 and 0.5 packs can be played, not {version!r}")
+    runtime = pack["runtime"]
+    schema = runtime["state"]["schema"]
+    table = _Conditions(schema)
+    rules = tuple(
+        _rule(table, schema, rule, index)
+        for index, rule in enumerate(runtime.get("rules", []))
+        if isinstance(rule, Mapping)
+    )
+    content = tuple(ContentItem(c["id"], table.add(c.get("when")), c["selection"]) for c in pack.get("content", []))
+    reveals = (*_card_reveals(table, pack), *_other_reveals(table, pack, version))
+    progression = pack.get("progression") or {}
+    achievements = tuple(_goal(table, a) for a in progression.get("achievements", []))
+    endings = tuple(
+        _goal(table, e)
+        for e in progression.get("endings", [])
+        if isinstance(e, Mapping) and isinstance(e.get("id"), str) and isinstance(e.get("when"), Mapping)
+    )
+    presentation = pack.get("presentation") or {}
+    illustration_rules = tuple(
+        IllustrationRule(r["id"], r["illustration_id"], table.add(r["when"]), r.get("priority", 0))
+        for r in presentation.get("illustration_rules", [])
+    )
+    return Program(
+        pack=pack,
+        version=version,
+        schema=schema,
+        pack_id=pack["manifest"]["pack_id"],
+        revision=pack["manifest"]["revision"],
+        entries=tuple(runtime["entries"]),
+        observations={o["id"]: o for o in runtime.get("observations", [])},
+        conditions=tuple(table.compiled),
+        evaluators=tuple(c.evaluate for c in table.compiled),
+        readers={read: tuple(indices) for read, indices in table.readers.items()},
+        rules=rules,
+        completable=tuple((rule.id, rule.completion) for rule in rules if rule.completion is not None),
+        content=content,
+        reveals=reveals,
+        achievements=achievements,
+        endings=endings,
+        badges={b["id"]: b for b in progression.get("badges", [])},
+        illustration_rules=illustration_rules,
+        assets={a["id"]: a for a in pack.get("assets", [])},
+    )

@@ -1,0 +1,217 @@
+"""Typed runtime state: check a state against its state schema, and apply rule effects.
+
+Every function is pure: a state goes in, a new state (sharing unchanged parts) comes out.
+State schemas are the contract's ObjectSchema tree (``$.runtime.state.schema``): integers with
+a minimum and maximum, booleans, sets of Ids from an enum, nested objects, and EnumSchemas
+(whose fields the contract does not show: a ``enum`` list is honoured if present).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+from creatorpack._json import JSON_TYPE_NAMES, parse_pointer, pointer
+from creatorpack.errors import EffectError
+from creatorpack.play.conditions import json_equal
+
+__all__ = [
+    "CompiledEffect",
+    "EffectError",
+    "StateProblem",
+    "apply_effect",
+    "check_state",
+    "schema_at",
+    "set_paths",
+]
+
+State: TypeAlias = Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class StateProblem:
+    """A place where a state does not fit its schema."""
+
+    pointer: str
+    message: str
+
+
+def check_state(schema: Mapping[str, Any], state: Any, at: tuple[str, ...] = ()) -> Iterator[StateProblem]:
+    """Yield every place where ``state`` does not fit ``schema``."""
+    where = pointer(at) or "/"
+    kind = schema.get("type")
+    if kind == "object":
+        if not isinstance(state, Mapping):
+            yield StateProblem(where, f"expected an object, got {_describe(state)}")
+            return
+        properties: Mapping[str, Any] = schema.get("properties", {})
+        for name in schema.get("required", ()):
+            if name not in state:
+                yield StateProblem(where, f"missing required member {name!r}")
+        for name, value in state.items():
+            if name not in properties:
+                yield StateProblem(pointer((*at, name)), f"{name!r} is not in the state schema")
+            else:
+                yield from check_state(properties[name], value, (*at, name))
+    elif kind == "integer":
+        if not isinstance(state, int) or isinstance(state, bool):
+            yield StateProblem(where, f"expected an integer, got {_describe(state)}")
+        elif not schema["minimum"] <= state <= schema["maximum"]:
+            yield StateProblem(where, f"{state} is outside {schema['minimum']}..{schema['maximum']}")
+    elif kind == "boolean":
+        if not isinstance(state, bool):
+            yield StateProblem(where, f"expected a boolean, got {_describe(state)}")
+    elif kind == "array":
+        allowed = schema.get("items", {}).get("enum", [])
+        if not isinstance(state, list):
+            yield StateProblem(where, f"expected a set (array), got {_describe(state)}")
+            return
+        for index, item in enumerate(state):
+            if item not in allowed or not isinstance(item, str):
+                yield StateProblem(pointer((*at, str(index))), f"{item!r} is not one of {allowed}")
+        if len({repr(i) for i in state}) != len(state):
+            yield StateProblem(where, "a set must not repeat a member")
+    elif isinstance(schema.get("enum"), list) and not any(json_equal(state, o) for o in schema["enum"]):
+        yield StateProblem(where, f"{state!r} is not one of {schema['enum']}")
+
+
+def _describe(value: Any) -> str:
+    name = JSON_TYPE_NAMES.get(type(value))
+    if name is not None and name != "object":
+        return f"{name} {value!r}"
+    return "object" if isinstance(value, Mapping) else type(value).__name__
+
+
+def schema_at(schema: Mapping[str, Any], tokens: Sequence[str]) -> Mapping[str, Any] | None:
+    """The state schema of the value at ``tokens``, or ``None`` if the schema has no such path."""
+    node: Mapping[str, Any] = schema
+    for token in tokens:
+        if node.get("type") != "object":
+            return None
+        child = node.get("properties", {}).get(token)
+        if not isinstance(child, Mapping):
+            return None
+        node = child
+    return node
+
+
+def set_paths(schema: Mapping[str, Any], at: tuple[str, ...] = ()) -> frozenset[str]:
+    """The JSON Pointers of every set (``type: array``) in a state schema."""
+    found: set[str] = set()
+    for name, child in schema.get("properties", {}).items():
+        if not isinstance(child, Mapping):
+            continue
+        if child.get("type") == "array":
+            found.add(pointer((*at, name)))
+        elif child.get("type") == "object":
+            found |= set_paths(child, (*at, name))
+    return frozenset(found)
+
+
+def _replace(state: Any, tokens: Sequence[str], value: Any) -> Any:
+    if not tokens:
+        return value
+    head, rest = tokens[0], tokens[1:]
+    updated = dict(state)
+    updated[head] = _replace(state[head], rest, value)
+    return updated
+
+
+class CompiledEffect:
+    """One effect, resolved against the state schema once; :meth:`apply` runs it many times."""
+
+    __slots__ = ("allowed", "by", "error", "high", "key", "low", "op", "path", "reject", "tokens", "value")
+
+    def __init__(self, schema: Mapping[str, Any], effect: Mapping[str, Any]) -> None:
+        self.op = effect.get("op")
+        self.path = effect.get("path")
+        tokens = parse_pointer(self.path) if isinstance(self.path, str) else None
+        self.tokens: tuple[str, ...] = tokens or ()
+        self.key = self.tokens[0] if self.tokens else ""
+        self.error: str | None = None
+        self.by: int = 0
+        self.low = self.high = 0
+        self.reject = False
+        self.value: Any = effect.get("value")
+        self.allowed: list[Any] = []
+        target = schema_at(schema, self.tokens) if tokens else None
+        if not tokens:
+            self.error = f"{self.path!r} is not a JSON Pointer to a state member"
+        elif target is None:
+            self.error = f"the state schema has no member at {self.path}"
+        elif self.op == "increment":
+            if target.get("type") != "integer":
+                self.error = f"increment needs an integer at {self.path}"
+                return
+            self.by = effect.get("by", 0)
+            self.low, self.high = target["minimum"], target["maximum"]
+            limit = effect.get("limit")
+            if limit is not None and self.by > 0:
+                self.high = min(self.high, limit)
+            elif limit is not None and self.by < 0:
+                self.low = max(self.low, limit)
+            self.reject = effect.get("overflow", "clamp") == "reject"
+        elif self.op in ("add", "remove"):
+            if target.get("type") != "array":
+                self.error = f"{self.op} needs a set at {self.path}"
+                return
+            self.allowed = list(target.get("items", {}).get("enum", []))
+            if self.value not in self.allowed:
+                self.error = f"{self.value!r} is not one of the set's values {self.allowed} at {self.path}"
+        else:
+            self.error = f"effect op {self.op!r} is not one this runtime knows (increment, add, remove)"
+
+    def apply(self, working: dict[str, Any]) -> None:
+        """Apply to ``working`` (a top-level copy of the state, changed in place), or raise EffectError."""
+        if self.error is not None:
+            raise EffectError(self.error)
+        top = len(self.tokens) == 1 and self.key in working
+        current = working[self.key] if top else _current(working, self.tokens)
+        if self.op == "increment":
+            if type(current) is not int:
+                raise EffectError(f"increment needs an integer at {self.path}")
+            result = current + self.by
+            if not self.low <= result <= self.high:
+                if self.reject:
+                    sign = "+" if self.by >= 0 else "-"
+                    raise EffectError(f"{current} {sign} {abs(self.by)} leaves {self.low}..{self.high} at {self.path}")
+                result = min(max(result, self.low), self.high)
+            new: Any = result
+        else:
+            if type(current) is not list:
+                raise EffectError(f"{self.op} needs a set at {self.path}")
+            if self.op == "add":
+                if self.value in current:
+                    return
+                new = [m for m in self.allowed if m in current or m == self.value]
+            else:
+                if self.value not in current:
+                    return
+                new = [m for m in current if m != self.value]
+        if len(self.tokens) == 1:
+            working[self.key] = new
+        else:
+            working[self.key] = _replace(working[self.key], self.tokens[1:], new)
+
+
+def _current(state: Any, tokens: Sequence[str]) -> Any:
+    node = state
+    for token in tokens:
+        if not isinstance(node, Mapping) or token not in node:
+            raise EffectError(f"the state has no value at {pointer(tokens)}")
+        node = node[token]
+    return node
+
+
+def apply_effect(schema: Mapping[str, Any], state: State, effect: Mapping[str, Any]) -> State:
+    """Apply one effect and return the new state, or raise :class:`EffectError`.
+
+    ``increment`` adds ``by``; the result is bounded by ``limit`` (an upper bound when ``by`` is
+    positive, a lower bound when negative) and always by the schema's minimum and maximum;
+    ``overflow: clamp`` (the default) clamps, ``reject`` rejects. ``add``/``remove`` put an Id
+    into, or take it out of, a set (kept in the enum's order); an Id outside the enum is rejected.
+    """
+    working = dict(state)
+    CompiledEffect(schema, effect).apply(working)
+    return working

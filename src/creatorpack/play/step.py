@@ -1,0 +1,296 @@
+"""One turn, phase by phase, as pure functions of a :class:`~creatorpack.play.program.Program`.
+
+A turn, in order (``docs/runtime.md``):
+
+1. illustration eligibility is tested on the state before the turn (:func:`eligible_illustrations`);
+2. the narrator's observation answers are recorded (:func:`record_answers`);
+3. every rule not yet completed whose ``when`` holds is active; guidance rules contribute their
+   instruction, effect rules apply their effects in document order, all of a rule's effects or
+   none (:func:`apply_rules`);
+4. a rule whose ``completion`` holds on the new state is completed for good, and
+5. reveals, achievements, endings and badges are computed on the new state (:func:`settle`).
+
+Only conditions that read something that changed are evaluated again (:func:`refresh`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from creatorpack.errors import EffectError, SessionOverError, TurnError
+from creatorpack.play.conditions import json_equal
+from creatorpack.play.model import REVEAL_KINDS, Requirement, SessionState, Turn, TurnResult
+from creatorpack.play.program import Goal, Program, Read, ReadKind
+
+__all__ = [
+    "Applied",
+    "apply_rules",
+    "check_turn",
+    "choose_illustration",
+    "describe",
+    "eligible_illustrations",
+    "locked_achievements",
+    "reachable_assets",
+    "record_answers",
+    "refresh",
+    "settle",
+    "step",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """What phase 3 did: the new state, the active rules, their instructions, the rejected effects."""
+
+    state: Mapping[str, Any]
+    active: tuple[str, ...]
+    instructions: tuple[str, ...]
+    rejected: tuple[Mapping[str, Any], ...]
+    changed: frozenset[str]  # top-level state members whose value changed
+
+
+def check_turn(program: Program, turn: Turn) -> None:
+    """Raise :class:`TurnError` for an unknown observation, a wrong answer or an unknown illustration rule."""
+    for ident, answer in turn.observations.items():
+        observation = program.observations.get(ident)
+        if observation is None:
+            known = ", ".join(sorted(program.observations)) or "none"
+            raise TurnError(f"unknown observation {ident!r}; this pack's observations: {known}")
+        if observation.get("type") == "boolean" and not isinstance(answer, bool):
+            raise TurnError(f"observation {ident!r} is a yes/no question: answer true or false, not {answer!r}")
+        if observation.get("type") == "choice":
+            choices = observation.get("choices", {})
+            if not isinstance(answer, str) or answer not in choices:
+                raise TurnError(f"observation {ident!r} takes one of the choices {sorted(choices)}, not {answer!r}")
+    known_rules = program.illustration_rule_ids
+    unknown = [m for m in turn.illustration_matches if m not in known_rules]
+    if unknown:
+        raise TurnError(f"unknown illustration rule(s) {unknown}; this pack's rules: {sorted(known_rules)}")
+
+
+def refresh(
+    program: Program,
+    values: tuple[bool, ...],
+    state: Mapping[str, Any],
+    answers: Mapping[str, Any],
+    changed: Iterable[Read],
+) -> tuple[bool, ...]:
+    """The condition values after ``changed`` members or answers changed (the rest are kept)."""
+    stale = {index for read in changed for index in program.readers.get(read, ())}
+    if not stale:
+        return values
+    updated = list(values)
+    evaluators = program.evaluators
+    for index in stale:
+        updated[index] = evaluators[index](state, answers)
+    return tuple(updated)
+
+
+def eligible_illustrations(program: Program, values: tuple[bool, ...]) -> set[str]:
+    """Phase 1: the illustration rules whose ``when`` holds before the turn."""
+    return {rule.id for rule in program.illustration_rules if values[rule.when]}
+
+
+def record_answers(answers: Mapping[str, Any], turn: Turn) -> tuple[dict[str, Any], set[Read]]:
+    """Phase 2: the answers in force after the turn, and which of them changed."""
+    changed = {
+        Read(ReadKind.OBSERVATION, k)
+        for k, v in turn.observations.items()
+        if k not in answers or not json_equal(answers[k], v)
+    }
+    return {**answers, **turn.observations}, changed
+
+
+def apply_rules(
+    program: Program, values: tuple[bool, ...], state: Mapping[str, Any], completed: frozenset[str]
+) -> Applied:
+    """Phase 3: active rules in document order; a rule's effects apply all or none."""
+    working = dict(state)
+    active: list[str] = []
+    instructions: list[str] = []
+    rejected: list[dict[str, Any]] = []
+    touched: set[str] = set()
+    for rule in program.rules:
+        if not values[rule.when] or rule.id in completed:
+            continue
+        active.append(rule.id)
+        if rule.instruction is not None:
+            instructions.append(rule.instruction)
+        if not rule.effects:
+            continue
+        touched.update(rule.keys)
+        saved = {key: working[key] for key in rule.keys if key in working}
+        for position, effect in enumerate(rule.effects):
+            try:
+                effect.apply(working)
+            except EffectError as exc:
+                rejected.append({"rule": rule.id, "effect": position, "reason": str(exc)})
+                working.update(saved)
+                break
+    changed = frozenset(k for k in touched if not _same(working.get(k), state.get(k)))
+    return Applied(working if changed else state, tuple(active), tuple(instructions), tuple(rejected), changed)
+
+
+def choose_illustration(program: Program, matched: set[str]) -> str | None:
+    """The illustration of the highest-priority matched rule; none on a tie across illustrations."""
+    candidates = [(r.priority, r.illustration) for r in program.illustration_rules if r.id in matched]
+    if not candidates:
+        return None
+    top = max(priority for priority, _ in candidates)
+    shown = {ill for priority, ill in candidates if priority == top}
+    return shown.pop() if len(shown) == 1 else None  # a tie across illustrations keeps ordinary staging
+
+
+def settle(
+    program: Program,
+    session: SessionState,
+    turn: int,
+    state: Mapping[str, Any],
+    answers: Mapping[str, Any],
+    values: tuple[bool, ...],
+) -> tuple[SessionState, tuple[str, ...]]:
+    """Phases 4 and 5: completions, reveals, achievements, the ending, badges; and the newly completed rules."""
+    new_completed = tuple(rid for rid, cond in program.completable if values[cond] and rid not in session.completed)
+    revealed = {kind: set(session.revealed.get(kind, ())) for kind in REVEAL_KINDS}
+    for reveal in program.reveals:
+        if values[reveal.when]:
+            revealed[reveal.kind].add(reveal.ident)
+    achievements = list(session.achievements)
+    achievements += [g.id for g in program.achievements if values[g.when] and g.id not in session.achievements_set]
+    ending = session.ending if session.ending is not None else _ending(program, values)
+    newly: list[Goal] = [g for g in program.achievements if g.id in achievements[len(session.achievements) :]]
+    newly += [g for g in program.endings if g.id == ending and ending != session.ending]
+    badges = list(session.badges)
+    for goal in newly:
+        if goal.badge is not None and goal.badge not in badges:
+            badges.append(goal.badge)
+    after = SessionState(
+        program.pack_id,
+        program.revision,
+        session.entry,
+        turn,
+        state,
+        answers,
+        session.completed | frozenset(new_completed),
+        {kind: frozenset(ids) for kind, ids in revealed.items()},
+        tuple(achievements),
+        tuple(badges),
+        ending,
+        values,
+    )
+    return after, new_completed
+
+
+def _ending(program: Program, values: tuple[bool, ...]) -> str | None:
+    reached = [(g.priority, -i, g.id) for i, g in enumerate(program.endings) if values[g.when]]
+    return max(reached)[2] if reached else None
+
+
+def step(
+    program: Program, session: SessionState, turn: Turn
+) -> tuple[SessionState, Applied, tuple[str, ...], str | None]:
+    """Play one turn; the new session, what the rules did, the newly completed rules, the illustration."""
+    if session.ending is not None:
+        raise SessionOverError(f"the session reached the ending {session.ending!r}; it takes no more turns")
+    check_turn(program, turn)
+    eligible = eligible_illustrations(program, session.values)
+    answers, changed_answers = record_answers(session.answers, turn)
+    values = refresh(program, session.values, session.state, answers, changed_answers)
+    applied = apply_rules(program, values, session.state, session.completed)
+    values = refresh(program, values, applied.state, answers, (Read(ReadKind.STATE, k) for k in applied.changed))
+    illustration = choose_illustration(program, eligible & set(turn.illustration_matches))
+    after, new_completed = settle(program, session, session.turn + 1, applied.state, answers, values)
+    return after, applied, new_completed, illustration
+
+
+def reachable_assets(program: Program, session: SessionState) -> tuple[str, ...]:
+    """Revealed assets the reader can reach: a ``reward_only`` one only once a reward references it."""
+    rewards: set[str] = set()
+    unlocked = session.achievements_set
+    for goal in (*program.achievements, *program.endings):
+        if goal.artwork and (goal.id in unlocked or goal.id == session.ending):
+            rewards.add(goal.artwork)
+    for badge_id in session.badges:
+        collectible = program.badges.get(badge_id, {}).get("collectible", {})
+        rewards.update(a for a in (collectible.get("front_asset_id"), collectible.get("effect_mask_asset_id")) if a)
+    return tuple(
+        asset_id
+        for asset_id in sorted(session.revealed.get("assets", ()))
+        if program.assets.get(asset_id, {}).get("access", "standard") != "reward_only" or asset_id in rewards
+    )
+
+
+def locked_achievements(program: Program, session: SessionState) -> tuple[str, ...]:
+    """Achievements the reader may see as still locked: visible ones only, never hidden ones."""
+    return tuple(g.id for g in program.achievements if not g.hidden and g.id not in session.achievements)
+
+
+def describe(
+    program: Program,
+    before: SessionState,
+    after: SessionState,
+    applied: Applied,
+    new_completed: Sequence[str],
+    illustration: str | None,
+) -> TurnResult:
+    """What the turn did, for both audiences."""
+    values = after.values
+    content = tuple(c.id for c in program.content if c.selection == "always" and values[c.when])
+    candidates = tuple(c.id for c in program.content if c.selection == "jev" and values[c.when])
+    # What the reader sees of the assets is what they can reach: a reward_only asset whose
+    # reveal_when holds stays hidden (and unnamed) until a reward that references it unlocks.
+    shown_after = {**after.revealed, "assets": frozenset(reachable_assets(program, after))}
+    shown_before = {**before.revealed, "assets": frozenset(reachable_assets(program, before))}
+    revealed = {kind: tuple(sorted(shown_after[kind])) for kind in REVEAL_KINDS}
+    new_revealed = {
+        kind: tuple(sorted(shown_after[kind] - shown_before.get(kind, frozenset()))) for kind in REVEAL_KINDS
+    }
+    guidance = {
+        "achievements": [
+            _guidance(g, values) for g in program.achievements if g.guidance and g.id not in after.achievements
+        ],
+        "endings": [_guidance(g, values) for g in program.endings if g.guidance and after.ending is None],
+    }
+    return TurnResult(
+        turn=after.turn,
+        state=after.state,
+        active_rules=applied.active,
+        instructions=applied.instructions,
+        content=content,
+        content_candidates=candidates,
+        guidance=guidance,
+        completed_rules=tuple(rid for rid, _ in program.completable if rid in after.completed),
+        new_completed_rules=tuple(new_completed),
+        rejected_effects=applied.rejected,
+        revealed=revealed,
+        new_revealed=new_revealed,
+        achievements=after.achievements,
+        new_achievements=after.achievements[len(before.achievements) :],
+        badges=after.badges,
+        new_badges=after.badges[len(before.badges) :],
+        ending=after.ending,
+        illustration=illustration,
+        reachable_assets=revealed["assets"],
+        locked_achievements=locked_achievements(program, after),
+    )
+
+
+def _guidance(goal: Goal, values: tuple[bool, ...]) -> dict[str, Any]:
+    guidance = goal.guidance or {}
+    requirements = [
+        Requirement(r.id, r.hint, r.ref, r.condition is not None and values[r.condition]) for r in goal.requirements
+    ]
+    return {
+        "id": goal.id,
+        "summary": guidance.get("summary"),
+        "next_step": guidance.get("next_step"),
+        "requirements": [
+            {"id": r.id, "hint": r.hint, "condition_ref": r.condition_ref, "holds": r.holds} for r in requirements
+        ],
+    }
+
+
+def _same(left: Any, right: Any) -> bool:
+    return left is right or json_equal(left, right)

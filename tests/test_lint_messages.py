@@ -1,0 +1,225 @@
+"""Lint messages that fix: "did you mean", counted "known:" lists, nested state paths, never-holds reasons."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from creatorpack.lint import LintConfig, MemoryAssets, lint
+from creatorpack.lint._suggest import Suggester, known_list, nearest
+
+from .conftest import EXAMPLES, example
+
+Doc = dict[str, Any]
+QUICK = LintConfig(reachability=False)
+
+
+def findings(doc: Doc, config: LintConfig = QUICK) -> dict[tuple[str, str], str]:
+    report = lint(json.dumps(doc, indent=2), config)
+    assert report.contract.valid, report.contract.violations
+    return {(f.code, f.pointer): f.message for f in report.findings}
+
+
+def rich() -> Doc:
+    return example("0.5", "rich")
+
+
+def test_nearest_and_known_list() -> None:
+    assert nearest("mara_portait", ["mara_portrait", "mara_sheet"]) == "mara_portrait"
+    assert nearest("zzz", ["mara_portrait"]) is None
+    assert nearest("Guidance", ["guidance"]) == "guidance"
+    assert known_list([]) == "none"
+    names = [f"a{i:02}" for i in range(14)]
+    assert known_list(names[::-1]) == ", ".join(names[:12]) + " and 2 more"
+
+
+def test_unknown_asset_id_suggests_the_nearest_and_counts_the_rest() -> None:
+    doc = rich()
+    doc["reader_cards"][0]["avatar"]["asset_id"] = "mara_portait"
+    message = findings(doc)[("unknown-reference", "/reader_cards/0/avatar/asset_id")]
+    assert "did you mean 'mara_portrait'?" in message
+    assert f"and {len(doc['assets']) - 12} more" in message
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "code", "pointer", "expected"),
+    [
+        ("/content/0/entry_ids", ["openin"], "unknown-reference", "/content/0/entry_ids/0", "'opening'"),
+        (
+            "/character_castings/0/actor_id",
+            "maar",
+            "unknown-actor",
+            "/character_castings/0/actor_id",
+            "'mara'",
+        ),
+    ],
+)
+def test_unknown_ids_suggest(where: str, value: Any, code: str, pointer: str, expected: str) -> None:
+    doc = rich()
+    *parents, last = where.split("/")[1:]
+    node: Any = doc
+    for token in parents:
+        node = node[int(token)] if isinstance(node, list) else node[token]
+    node[last] = value
+    assert f"did you mean {expected}?" in findings(doc)[(code, pointer)]
+
+
+def test_unknown_observation_and_choice_suggest() -> None:
+    doc = rich()
+    doc["runtime"]["rules"][0]["when"] = {"op": "observed", "id": "helped_strangr", "value": True}
+    doc["runtime"]["rules"][1]["when"] = {"op": "observed", "id": "lamp_choice", "value": "relitt"}
+    found = findings(doc)
+    assert "did you mean 'helped_stranger'?" in found[("unknown-reference", "/runtime/rules/0/when/id")]
+    assert "did you mean 'relit'?" in found[("observed-value-mismatch", "/runtime/rules/1/when/value")]
+
+
+def test_unknown_state_path_suggests_and_lists_nested_paths() -> None:
+    doc = rich()
+    doc["runtime"]["rules"][0]["when"] = {"op": "eq", "path": "/harbour/storm_levl", "value": 1}
+    message = findings(doc)[("unknown-state-path", "/runtime/rules/0/when/path")]
+    assert "did you mean '/harbour/storm_level'?" in message
+    assert "/harbour/storm_level" in message.split("known:")[1]
+    assert set(findings(doc)) == {("unknown-state-path", "/runtime/rules/0/when/path")}  # not never-holds too
+
+
+def test_rule_kind_and_effect_op_suggest() -> None:
+    doc = rich()
+    doc["runtime"]["rules"][0]["kind"] = "guidence"
+    doc["runtime"]["rules"][3]["effects"][0] = {"op": "increase", "path": "/trust", "by": 1}
+    found = findings(doc)
+    kind = found[("unknown-rule-kind", "/runtime/rules/0/kind")]
+    assert "did you mean 'guidance'?" in kind
+    assert "instruction is never given" in kind
+    assert "did you mean 'increment'?" in found[("unknown-effect-op", "/runtime/rules/3/effects/0/op")]
+    # Exactly what play would do: the guidance rule gives no instruction, the effect is rejected.
+    assert ("ignored-member", "/runtime/rules/0/instruction") not in found
+
+
+def test_ignored_members_say_why() -> None:
+    doc = example("0.3", "rich")
+    doc["character_castings"] = []
+    doc["runtime"]["rules"][3]["instruction"] = "Say hello."
+    found = findings(doc)
+    assert "exists from 0.4" in found[("ignored-member", "/character_castings")]
+    assert "only by guidance rules" in found[("ignored-member", "/runtime/rules/3/instruction")]
+    doc = rich()
+    doc["runtime"]["rules"][3]["effect"] = []
+    assert "did you mean 'effects'?" in findings(doc)[("ignored-member", "/runtime/rules/3/effect")]
+
+
+@pytest.mark.parametrize(
+    ("condition", "pointer", "reason"),
+    [
+        ({"op": "gt", "path": "/trust", "value": 10}, "/runtime/rules/0/when", "`/trust` is at most 10"),
+        ({"op": "lt", "path": "/trust", "value": 0}, "/runtime/rules/0/when", "`/trust` is at least 0"),
+        ({"op": "eq", "path": "/trust", "value": 11}, "/runtime/rules/0/when", "`/trust` is between 0 and 10"),
+        (
+            {
+                "op": "all",
+                "conditions": [{"op": "literal", "value": True}, {"op": "gt", "path": "/trust", "value": 10}],
+            },
+            "/runtime/rules/0/when/conditions/1",
+            "`/trust` is at most 10",
+        ),
+        (
+            {
+                "op": "all",
+                "conditions": [{"op": "gt", "path": "/trust", "value": 5}, {"op": "lt", "path": "/trust", "value": 3}],
+            },
+            "/runtime/rules/0/when",
+            "`/trust` cannot be both at least 6 and at most 2",
+        ),
+        (
+            {
+                "op": "all",
+                "conditions": [
+                    {"op": "eq", "path": "/lamp_lit", "value": True},
+                    {"op": "not", "condition": {"op": "eq", "path": "/lamp_lit", "value": True}},
+                ],
+            },
+            "/runtime/rules/0/when",
+            "`/lamp_lit` cannot be both true and false",
+        ),
+        (
+            {"op": "not", "condition": {"op": "literal", "value": True}},
+            "/runtime/rules/0/when",
+            "its condition always holds",
+        ),
+        (
+            {
+                "op": "all",
+                "conditions": [
+                    {"op": "observed", "id": "lamp_choice", "value": "relit"},
+                    {"op": "observed", "id": "lamp_choice", "value": "smashed_it"},
+                ],
+            },
+            "/runtime/rules/0/when/conditions/1",
+            "observation 'lamp_choice' is never answered 'smashed_it'",
+        ),
+    ],
+)
+def test_never_holds_points_at_the_part_and_says_why(condition: Doc, pointer: str, reason: str) -> None:
+    doc = rich()
+    doc["runtime"]["rules"][0]["when"] = condition
+    message = findings(doc)[("never-holds", pointer)]
+    assert reason in message
+
+
+def test_a_pathlike_that_is_not_a_path_gets_lines(tmp_path: Path) -> None:
+    doc = rich()
+    doc["reader_cards"][0]["avatar"]["asset_id"] = "nope"
+    target = tmp_path / "pack.json"
+    target.write_text(json.dumps(doc, indent=2))
+
+    class Where(os.PathLike[str]):
+        def __fspath__(self) -> str:
+            return str(target)
+
+    (finding,) = lint(Where(), QUICK).findings
+    assert finding.line is not None
+    assert finding.code == "unknown-reference"
+
+
+HEADS = {
+    "image/png": b"\x89PNG\r\n\x1a\n",
+    "image/apng": b"\x89PNG\r\n\x1a\nacTL",
+    "image/jpeg": b"\xff\xd8\xff",
+    "image/webp": b"RIFF\x00\x00\x00\x00WEBP",
+    "audio/wav": b"RIFF\x00\x00\x00\x00WAVE",
+    "audio/mpeg": b"ID3",
+    "video/mp4": b"\x00\x00\x00\x18ftypmp42",
+}
+
+
+def test_memory_assets_need_no_directory() -> None:
+    doc = rich()
+    files = {}
+    for asset in doc["assets"]:
+        data = HEADS[asset["mime_type"]] + asset["id"].encode()
+        asset.update(sha256=hashlib.sha256(data).hexdigest(), byte_size=len(data))
+        if isinstance(asset.get("generation_record"), dict):
+            asset["generation_record"].update(output_sha256=asset["sha256"], input_assets=[])
+        files[f"sub/{asset['sha256']}.bin"] = data
+    config = LintConfig(reachability=False, assets=MemoryAssets(files), ignore=frozenset({"unused-asset"}))
+    assert findings(doc, config) == {}
+    files["stray.png"] = b"?"
+    files.pop(f"sub/{doc['assets'][0]['sha256']}.bin")
+    found = findings(doc, LintConfig(reachability=False, assets=MemoryAssets(files, "upload")))
+    assert found[("unlisted-file", "")] == "upload/stray.png is not named by any asset's sha256 or uri"
+    assert "in upload" in found[("asset-file-missing", "/assets/0")]
+
+
+def test_rich_examples_have_no_blind_spot_warnings() -> None:
+    for version in ("0.3", "0.4", "0.5"):
+        assert lint(EXAMPLES / version / "rich.json", QUICK).findings == ()
+
+
+def test_suggestions_have_a_budget() -> None:
+    suggester = Suggester(budget=3)
+    assert suggester.suggest("increase", ["increment", "add", "remove"]) == "; did you mean 'increment'?"
+    assert suggester.suggest("increase", ["increment", "add", "remove"]) == ""  # spent: still reported, no hint
