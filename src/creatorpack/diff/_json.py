@@ -1,0 +1,44 @@
+"""JSON helpers shared by the diff modules: pointers, kinds of state schema nodes, id-keyed arrays."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from creatorpack._json import pointer
+
+__all__ = ["items_by_id", "kind_of", "pointer"]
+
+
+def kind_of(node: Any) -> str:
+    """The kind of a state schema node: integer, boolean, set, object, enum or other."""
+    if not isinstance(node, Mapping):
+        return "other"
+    kind = node.get("type")
+    if kind in ("integer", "boolean", "object"):
+        return str(kind)
+    if kind == "array":
+        return "set"
+    if isinstance(node.get("enum"), list):
+        return "enum"
+    return "other"
+
+
+def items_by_id(items: Any, keys: Sequence[str] = ("id",)) -> dict[str, tuple[int, Any]]:
+    """Array items keyed by their id (the first of ``keys`` that is a string), with their index.
+
+    An item without an id is keyed ``#<index>``; a repeated id gets ``#2``, ``#3``, ... appended.
+    """
+    found: dict[str, tuple[int, Any]] = {}
+    for index, item in enumerate(items if isinstance(items, list) else []):
+        key = None
+        if isinstance(item, Mapping):
+            key = next((item[k] for k in keys if isinstance(item.get(k), str)), None)
+        if key is None:
+            key = f"#{index}"
+        name, count = key, 1
+        while name in found:
+            count += 1
+            name = f"{key}#{count}"
+        found[name] = (index, item)
+    return found
