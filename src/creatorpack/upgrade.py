@@ -1,0 +1,363 @@
+"""Upgrade a pack to a later contract version: 0.3 → 0.4 → 0.5, one explicit step at a time.
+
+Each step (:data:`STEPS`) changes ``protocol_version`` and adds the members the next version
+requires, with empty contents: 0.3 → 0.4 adds ``progression``, 0.4 → 0.5 adds ``presentation``.
+New members go after the last member of the root object, in contract order. Nothing else is
+touched: the text is edited in place, so key order, indentation, escapes and number spellings
+stay as they were and a diff shows only the upgrade. A member the step would add that the pack
+already has (an extension field the earlier version ignored) is kept as it is.
+
+What the target version restricts and the source did not (for example the 0.5 shapes of opening
+illustrations and stages) is carried over unchanged and reported as an :class:`Attention` item
+with the fix. 0.2 packs are refused: the contract shows no 0.2 → 0.3 mapping (0.3 replaced the
+model). Pure: text or a mapping in, an :class:`UpgradeResult` out; no file is read or written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import types
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Final
+
+from creatorpack import _jsontext
+from creatorpack._json import pointer
+from creatorpack.contract import SUPPORTED_VERSIONS, Report, UnknownVersionError, Validator, Version
+from creatorpack.contract.schema import as_version
+from creatorpack.errors import CreatorpackError, SourceTypeError
+
+__all__ = [
+    "STEPS",
+    "TARGETS",
+    "Attention",
+    "Change",
+    "Step",
+    "UpgradeError",
+    "UpgradeResult",
+    "upgrade",
+]
+
+
+class UpgradeError(CreatorpackError, ValueError):
+    """The pack cannot be upgraded to the version asked for (0.2, a downgrade, an unknown target)."""
+
+    code: ClassVar[str] = "cannot-upgrade"
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One upgrade step: from ``source`` to ``target``, adding each ``(member, value)`` to the root."""
+
+    source: Version
+    target: Version
+    adds: tuple[tuple[str, Any], ...]
+
+
+STEPS: Final[Mapping[Version, Step]] = types.MappingProxyType(
+    {
+        "0.3": Step("0.3", "0.4", (("progression", {"protocol": "service.progression/1", "achievements": []}),)),
+        "0.4": Step("0.4", "0.5", (("presentation", {"bindings": [], "illustration_rules": []}),)),
+    }
+)
+"""The upgrade steps, by the version they start from."""
+
+TARGETS: Final[tuple[Version, ...]] = tuple(step.target for step in STEPS.values())
+"""Versions a pack can be upgraded to."""
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One thing the upgrade changed, at ``pointer``."""
+
+    pointer: str
+    what: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form used by ``--format json``."""
+        return {"pointer": self.pointer, "what": self.what}
+
+
+@dataclass(frozen=True, slots=True)
+class Attention:
+    """A place the creator must fix: the upgraded pack breaks its target version there.
+
+    ``existing`` is true when the source already broke its own version at that pointer.
+    ``line`` and ``column`` locate it in the upgraded text.
+    """
+
+    pointer: str
+    message: str
+    fix: str
+    existing: bool = False
+    line: int | None = None
+    column: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form used by ``--format json``."""
+        return {
+            "pointer": self.pointer,
+            "message": self.message,
+            "fix": self.fix,
+            "existing": self.existing,
+            "line": self.line,
+            "column": self.column,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class UpgradeResult:
+    """The upgraded pack (``text``, ``document``), what changed and what needs attention.
+
+    ``report`` is the validation of the upgraded pack against ``target_version``; ``changes`` is
+    empty (and ``text`` is the source, unchanged) when the pack already declared the target.
+    """
+
+    text: str
+    source_version: Version
+    target_version: Version
+    changes: tuple[Change, ...]
+    attention: tuple[Attention, ...]
+    report: Report = field(repr=False)
+    document: Mapping[str, Any] = field(repr=False, compare=False)
+
+    @property
+    def valid(self) -> bool:
+        """True when the upgraded pack is valid for its target version."""
+        return self.report.valid
+
+    @property
+    def changed(self) -> bool:
+        """True when the upgrade changed anything."""
+        return bool(self.changes)
+
+    @property
+    def data(self) -> bytes:
+        """The upgraded pack as UTF-8 bytes."""
+        return self.text.encode("utf-8", errors="surrogatepass")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form used by ``--format json`` (without the document)."""
+        return {
+            "from": self.source_version,
+            "to": self.target_version,
+            "valid": self.valid,
+            "changes": [change.to_dict() for change in self.changes],
+            "attention": [item.to_dict() for item in self.attention],
+        }
+
+
+_GENERIC_FIX: Final = "change the value here so that it satisfies the {version} schema (`creatorpack schema {version}`)"
+_FIXES: Final[tuple[tuple[re.Pattern[str], str], ...]] = tuple(
+    (re.compile(pattern), fix)
+    for pattern, fix in (
+        (
+            r"^/entries/\d+/opening_illustrations(/|$)",
+            (
+                "{version} gives each opening illustration exactly after_paragraph_index (0 to 31), illustration_id "
+                "and paragraph_digest (the sha256 of the paragraph); rewrite the item in that shape or remove it"
+            ),
+        ),
+        (
+            r"^/entries/\d+/opening_stages(/|$)",
+            (
+                "{version} gives each opening stage exactly paragraph_index (0 to 255), paragraph_digest, location, "
+                "subject (null if none), time_of_day (dawn, day, dusk, night or unspecified), time_label ('' if none), "
+                "cast (at most 4) and optionally background_asset_id; rewrite the item in that shape or remove it"
+            ),
+        ),
+        (
+            r"^/progression/protocol$",
+            (
+                "set protocol to 'service.progression/1' (the 0.4 container) or, for guided achievements and endings, "
+                "'service.progression/2'"
+            ),
+        ),
+        (
+            r"^/progression(/|$)",
+            (
+                "{version} checks progression by its protocol: 'service.progression/1' is the 0.4 container; "
+                "'service.progression/2' takes only protocol, achievements, endings and badges in their guided shapes"
+            ),
+        ),
+        (
+            r"^/presentation(/|$)",
+            (
+                "the pack already had a presentation member, which {version} now checks: it holds only bindings and "
+                "illustration_rules in their {version} shapes; move anything else out of presentation"
+            ),
+        ),
+        (
+            r"^/character_castings(/|$)",
+            (
+                "0.3 ignored character_castings; {version} checks each casting (id, actor_id, character_id as a "
+                "lowercase UUID, character_revision, when): complete it in that shape or remove it"
+            ),
+        ),
+        (
+            r"^/assets/\d+",
+            (
+                "{version} assets are performance assets: the 0.3 asset fields plus access (standard or reward_only); "
+                "keep only those fields"
+            ),
+        ),
+    )
+)
+
+
+def _fix_for(at: str, version: Version) -> str:
+    for pattern, fix in _FIXES:
+        if pattern.search(at):
+            return fix.format(version=version)
+    return _GENERIC_FIX.format(version=version)
+
+
+_VALIDATOR = Validator()
+
+
+def upgrade(
+    source: bytes | bytearray | memoryview | str | Mapping[str, Any],
+    to: str = "0.5",
+    *,
+    bump_revision: bool = False,
+) -> UpgradeResult:
+    """Upgrade ``source`` (JSON bytes or text, or a parsed pack) to contract version ``to``.
+
+    ``bump_revision`` adds 1 to ``manifest.revision`` when the upgrade changes anything.
+    Raises :class:`~creatorpack.errors.DocumentError` for input that is not a JSON object,
+    :class:`~creatorpack.errors.UnknownVersionError` for an unknown declared version and
+    :class:`UpgradeError` for a 0.2 pack, a downgrade or a target other than 0.4 and 0.5.
+    """
+    if isinstance(source, os.PathLike):
+        raise SourceTypeError("upgrade takes the pack's bytes, text or parsed object, not a path: read the file first")
+    checked = _VALIDATOR.check(source)
+    document = checked.document
+    if not isinstance(document, Mapping):  # pragma: no cover - check() raises NotAnObjectError first
+        raise SourceTypeError("a pack must be a JSON object")
+    declared = document.get("protocol_version")
+    current = as_version(declared)
+    if current is None:
+        raise UnknownVersionError(declared, SUPPORTED_VERSIONS)
+    target = as_version(to)
+    if target is None or (target not in TARGETS and target != current):
+        targets = " and ".join(TARGETS)
+        raise UpgradeError(f"cannot upgrade to {to!r}: the versions a pack can be upgraded to are {targets}")
+    text = _source_text(source, checked.text)
+    if current == target:
+        unchanged = text if text is not None else _dump(document)
+        return UpgradeResult(
+            unchanged, current, target, (), _attention(checked.report, checked.report, target), checked.report, document
+        )
+    if current == "0.2":
+        raise UpgradeError(
+            "cannot upgrade a 0.2 pack: the contract defines no 0.2 → 0.3 step (0.3 replaced the 0.2 model of actors, "
+            "scenes and arcs with manifest, runtime and provenance); write the 0.3 pack by hand, starting from "
+            "`creatorpack init --version 0.3`"
+        )
+    if SUPPORTED_VERSIONS.index(target) < SUPPORTED_VERSIONS.index(current):
+        raise UpgradeError(f"cannot downgrade a {current} pack to {target}: upgrades only go forward")
+    edits, changes, updated = _plan(document, current, target, bump_revision=bump_revision)
+    new_text = _apply_text(text, edits) if text is not None else _dump(updated)
+    report = _VALIDATOR.validate(new_text)
+    attention = _attention(report, checked.report, target)
+    return UpgradeResult(new_text, current, target, tuple(changes), attention, report, report.document or updated)
+
+
+def _source_text(source: object, data: bytes | None) -> str | None:
+    if isinstance(source, str):
+        return source
+    if data is None:
+        return None
+    return data.decode("utf-8", errors="surrogatepass")
+
+
+# An edit: a root member to set (its new value), or ``("manifest", "revision")`` for the bump.
+_Edit = tuple[tuple[str, ...], Any]
+
+
+def _plan(
+    document: Mapping[str, Any], current: Version, target: Version, *, bump_revision: bool
+) -> tuple[list[_Edit], list[Change], dict[str, Any]]:
+    updated = dict(document)
+    edits: list[_Edit] = [(("protocol_version",), target)]
+    changes = [Change("/protocol_version", f"{current} → {target}")]
+    updated["protocol_version"] = target
+    version = current
+    while version != target:
+        step = STEPS[version]
+        for member, value in step.adds:
+            if member in updated:
+                changes.append(Change(pointer([member]), f"kept the existing member, which {step.target} now checks"))
+                continue
+            updated[member] = value
+            edits.append(((member,), value))
+            changes.append(Change(pointer([member]), f"added {json.dumps(value)} (required from {step.target})"))
+        version = step.target
+    if bump_revision:
+        manifest = updated.get("manifest")
+        revision = manifest.get("revision") if isinstance(manifest, Mapping) else None
+        if isinstance(revision, int) and not isinstance(revision, bool) and isinstance(manifest, Mapping):
+            updated["manifest"] = {**manifest, "revision": revision + 1}
+            edits.append((("manifest", "revision"), revision + 1))
+            changes.append(Change("/manifest/revision", f"{revision} → {revision + 1}"))
+    return edits, changes, updated
+
+
+def _apply_text(text: str, edits: list[_Edit]) -> str:
+    start = _jsontext.root_start(text)
+    found, close = _jsontext.members(text, start)
+    style = _jsontext.style_of(text, start, found)
+    by_name: dict[str, list[_jsontext.Member]] = {}
+    for member in found:
+        by_name.setdefault(member.name, []).append(member)
+    spans: list[tuple[int, int, str]] = []
+    added: list[str] = []
+    for path, value in edits:
+        if path == ("manifest", "revision"):
+            manifest = by_name["manifest"][-1]
+            inner, _ = _jsontext.members(text, manifest.value_start)
+            spans.extend((m.value_start, m.value_end, json.dumps(value)) for m in inner if m.name == "revision")
+        elif path[0] in by_name:
+            spans.extend((m.value_start, m.value_end, json.dumps(value)) for m in by_name[path[0]])
+        else:
+            rendered = _jsontext.render(value, style, 1)
+            added.append(json.dumps(path[0], ensure_ascii=False) + style.key_separator + rendered)
+    if added:
+        lead = style.item_separator + (style.indent or "")
+        insert_at = found[-1].value_end if found else close
+        spans.append((insert_at, insert_at, "".join(lead + item for item in added)))
+    for begin, end, replacement in sorted(spans, reverse=True):
+        text = text[:begin] + replacement + text[end:]
+    return text
+
+
+def _dump(document: Mapping[str, Any]) -> str:
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _attention(report: Report, before: Report, target: Version) -> tuple[Attention, ...]:
+    already = {violation.pointer for violation in before.violations}
+    return tuple(
+        Attention(
+            violation.pointer,
+            violation.message,
+            _fix_for(violation.pointer, target),
+            existing=violation.pointer in already,
+            line=violation.line,
+            column=violation.column,
+        )
+        for violation in report.violations
+    )
+
+
+class _CallableModule(types.ModuleType):
+    """This module, callable as :func:`upgrade`: ``creatorpack.upgrade(...)`` names it once imported."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> UpgradeResult:
+        return upgrade(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
