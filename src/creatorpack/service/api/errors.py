@@ -1,0 +1,197 @@
+"""Problem details (RFC 9457): every error is ``application/problem+json`` with a stable ``type`` URI."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+import orjson
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
+from starlette.routing import Match
+
+from creatorpack import InvalidPackError
+from creatorpack.service.errors import (
+    ConflictError,
+    ForbiddenError,
+    MissingPackIdError,
+    NotFoundError,
+    PayloadTooLargeError,
+    UnauthorizedError,
+    UnreadablePackError,
+)
+
+__all__ = [
+    "PROBLEMS",
+    "PROBLEM_MEDIA_TYPE",
+    "ProblemType",
+    "UnsupportedMediaTypeError",
+    "install",
+    "problem_response",
+]
+
+PROBLEM_MEDIA_TYPE: Final = "application/problem+json"
+_BASE: Final = "urn:creatorpack:problem:"
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemType:
+    """One kind of problem: its stable name (the ``type`` URI ends with it), status and title."""
+
+    name: str
+    status: int
+    title: str
+
+    @property
+    def uri(self) -> str:
+        """The ``type`` member."""
+        return _BASE + self.name
+
+
+PROBLEMS: Final = {
+    p.name: p
+    for p in (
+        ProblemType("invalid-request", 400, "The request is malformed"),
+        ProblemType("unreadable-pack", 400, "The body is not a readable pack"),
+        ProblemType("unauthorized", 401, "A valid bearer token is needed"),
+        ProblemType("forbidden", 403, "The token lacks the scope this route needs"),
+        ProblemType("not-found", 404, "Not found"),
+        ProblemType("method-not-allowed", 405, "Method not allowed"),
+        ProblemType("revision-conflict", 409, "The revision conflicts with what is stored"),
+        ProblemType("payload-too-large", 413, "The body is too large"),
+        ProblemType("unsupported-media-type", 415, "The body must be JSON"),
+        ProblemType("invalid-pack", 422, "The pack breaks its contract"),
+        ProblemType("pack-id-missing", 422, "The pack has no pack_id"),
+        ProblemType("rate-limited", 429, "Too many requests"),
+        ProblemType("headers-too-large", 431, "The request headers are too large"),
+        ProblemType("internal-error", 500, "Internal server error"),
+    )
+}
+
+
+class UnsupportedMediaTypeError(Exception):
+    """The body's content type is not JSON."""
+
+
+def problem_response(
+    name: str, detail: str, *, instance: str | None = None, headers: dict[str, str] | None = None, **extra: Any
+) -> Response:
+    """A problem+json response of the named type."""
+    kind = PROBLEMS[name]
+    body: dict[str, Any] = {"type": kind.uri, "title": kind.title, "status": kind.status, "detail": detail}
+    if instance is not None:
+        body["instance"] = instance
+    body.update(extra)
+    return Response(orjson.dumps(body), kind.status, headers=headers, media_type=PROBLEM_MEDIA_TYPE)
+
+
+def _path(request: Request) -> str:
+    return str(request.url.path)
+
+
+def _validation_detail(exc: RequestValidationError) -> tuple[str, list[dict[str, str]]]:
+    errors = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error.get("loc", ()))
+        errors.append({"location": where, "message": str(error.get("msg", "invalid"))})
+    first = errors[0] if errors else {"location": "request", "message": "invalid"}
+    return f"{first['location']}: {first['message']}", errors
+
+
+def _allowed(request: Request) -> list[str]:
+    # Starlette names only the first matching route's methods; one path may have several routes.
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches({**request.scope, "method": "GET"})
+        route_methods = getattr(route, "methods", None)
+        if match is not Match.NONE and route_methods:
+            methods |= set(route_methods)
+    return sorted(methods)
+
+
+def install(app: FastAPI) -> None:
+    """Register a handler for every exception a request can end with."""
+
+    async def unauthorized(request: Request, exc: Exception) -> Response:
+        return problem_response(
+            "unauthorized",
+            str(exc),
+            instance=_path(request),
+            headers={"WWW-Authenticate": 'Bearer realm="creatorpack"'},
+        )
+
+    async def forbidden(request: Request, exc: Exception) -> Response:
+        return problem_response("forbidden", str(exc), instance=_path(request))
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        return problem_response("not-found", str(exc), instance=_path(request))
+
+    async def conflict(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ConflictError)
+        return problem_response(
+            "revision-conflict", exc.message, instance=_path(request), reason=exc.reason, **exc.details
+        )
+
+    async def too_large(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, PayloadTooLargeError)
+        return problem_response("payload-too-large", str(exc), instance=_path(request), limit=exc.limit)
+
+    async def media_type(request: Request, exc: Exception) -> Response:
+        return problem_response("unsupported-media-type", str(exc), instance=_path(request))
+
+    async def unreadable(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, UnreadablePackError)
+        return problem_response(
+            "unreadable-pack", exc.message, instance=_path(request), code=exc.code, errors=exc.errors
+        )
+
+    async def invalid(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, InvalidPackError)
+        report = exc.report
+        return problem_response(
+            "invalid-pack",
+            str(exc),
+            instance=_path(request),
+            version=report.version,
+            errors=[v.to_dict() for v in report.violations],
+        )
+
+    async def no_pack_id(request: Request, exc: Exception) -> Response:
+        return problem_response("pack-id-missing", str(exc), instance=_path(request))
+
+    async def bad_request(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError)
+        detail, errors = _validation_detail(exc)
+        return problem_response("invalid-request", detail, instance=_path(request), errors=errors)
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, StarletteHTTPException)
+        names = {404: "not-found", 405: "method-not-allowed", 413: "payload-too-large", 415: "unsupported-media-type"}
+        name = names.get(exc.status_code, "invalid-request" if exc.status_code < 500 else "internal-error")
+        detail = "no such route" if exc.status_code == 404 else str(exc.detail)
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            headers["Allow"] = ", ".join(_allowed(request))
+        return problem_response(name, detail, instance=_path(request), headers=headers)
+
+    async def internal(request: Request, _exc: Exception) -> Response:
+        return problem_response("internal-error", "the server failed; the error was logged", instance=_path(request))
+
+    handlers: list[tuple[type[Exception], Any]] = [
+        (UnauthorizedError, unauthorized),
+        (ForbiddenError, forbidden),
+        (NotFoundError, not_found),
+        (ConflictError, conflict),
+        (PayloadTooLargeError, too_large),
+        (UnsupportedMediaTypeError, media_type),
+        (UnreadablePackError, unreadable),
+        (InvalidPackError, invalid),
+        (MissingPackIdError, no_pack_id),
+        (RequestValidationError, bad_request),
+        (StarletteHTTPException, http_error),
+        (Exception, internal),
+    ]
+    for kind, handler in handlers:
+        app.add_exception_handler(kind, handler)

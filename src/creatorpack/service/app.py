@@ -1,0 +1,130 @@
+"""``create_app(settings)``: the one place where the store, blobs, domain, limits and routes are wired."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import FastAPI
+
+from creatorpack import __version__
+from creatorpack.service.api import checks, errors, meta, packs
+from creatorpack.service.api.deps import Services
+from creatorpack.service.api.middleware import HeaderLimitMiddleware, RateLimitMiddleware
+from creatorpack.service.api.schemas import Problem
+from creatorpack.service.auth import Auth
+from creatorpack.service.blobs import blob_store_from_url
+from creatorpack.service.packs import Packs
+from creatorpack.service.ports import Clock, SystemClock
+from creatorpack.service.ratelimit import Limiter, MemoryLimiter, RedisLimiter
+from creatorpack.service.settings import Settings
+from creatorpack.service.store import Database, SqlPackStore, SqlTokenStore, connect
+
+__all__ = ["create_app", "open_database", "openapi_json", "wire"]
+
+_DESCRIPTION = """Accept, validate, store and return creator packs. Every error is `application/problem+json`
+(RFC 9457) with a stable `type` URI; see docs/service.md."""
+
+
+def open_database(settings: Settings) -> Database:
+    """The database the settings name, migrated first when they say so."""
+    database = connect(settings.url, schema=settings.database_schema)
+    if settings.migrate_on_start:
+        database.upgrade()
+    return database
+
+
+def wire(settings: Settings, database: Database, clock: Clock | None = None) -> Services:
+    """The domain objects over the SQL stores and the configured blob store."""
+    from creatorpack import LintConfig  # noqa: PLC0415 - the linter loads on first use
+
+    clock = clock or SystemClock()
+    blobs = blob_store_from_url(settings.blob_url, settings.data_dir / "blobs")
+    lint_config = LintConfig(max_seconds=settings.lint_max_seconds)
+    from creatorpack import Validator  # noqa: PLC0415
+
+    validator = Validator(max_bytes=settings.max_body_bytes)
+    domain = Packs(SqlPackStore(database), blobs, clock, validator=validator, lint_config=lint_config)
+    return Services(settings, domain, Auth(SqlTokenStore(database), clock, cache_seconds=settings.token_cache_seconds))
+
+
+def create_app(
+    settings: Settings | None = None, *, clock: Clock | None = None, limiter: Limiter | None = None
+) -> FastAPI:
+    """The ASGI application for ``settings`` (default: from the environment)."""
+    settings = settings or Settings.from_env()
+    database = open_database(settings)
+    if limiter is None:
+        limiter = RedisLimiter(settings.redis_url, settings.redis_prefix) if settings.redis_url else MemoryLimiter()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        await limiter.close()
+        database.dispose()
+
+    app = FastAPI(
+        title="creatorpack service",
+        version=__version__,
+        description=_DESCRIPTION,
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.services = wire(settings, database, clock)
+    app.state.database = database
+    errors.install(app)
+    for group in (meta, checks, packs):
+        app.include_router(group.router)
+    app.add_middleware(
+        RateLimitMiddleware, limiter=limiter, per_token=settings.rate_per_token, per_ip=settings.rate_per_ip
+    )
+    app.add_middleware(HeaderLimitMiddleware, max_bytes=settings.max_header_bytes)
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = _document(app)
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+    return app
+
+
+def _document(app: FastAPI) -> dict[str, Any]:
+    from fastapi.openapi.utils import get_openapi  # noqa: PLC0415
+
+    document = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    for name in ("HTTPValidationError", "ValidationError"):
+        schemas.pop(name, None)
+    schemas["Problem"] = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
+    problem = {
+        "content": {errors.PROBLEM_MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+    }
+    document["components"]["securitySchemes"] = {"bearer": {"type": "http", "scheme": "bearer"}}
+    for operations in document.get("paths", {}).values():
+        for operation in operations.values():
+            responses = operation["responses"]
+            default_422 = responses.get("422", {}).get("content", {}).get("application/json")
+            if default_422 is not None:
+                del responses["422"]
+                responses.setdefault("400", {"description": "Malformed request (invalid-request)", **problem})
+            responses["429"] = {"description": "Rate limited (rate-limited)", **problem}
+            responses["431"] = {"description": "Request headers too large (headers-too-large)", **problem}
+            if "401" in responses:
+                operation["security"] = [{"bearer": []}]
+    return document
+
+
+def openapi_json() -> str:
+    """The OpenAPI document as checked in at ``docs/openapi.json`` (built on a throwaway data directory)."""
+    import json  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+
+    with tempfile.TemporaryDirectory() as data:
+        app = create_app(Settings(data_dir=Path(data)))
+        document = app.openapi()
+        app.state.database.dispose()
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,174 @@
+"""The service's commands: ``serve``, ``token create|list|revoke`` and ``db upgrade|gc``.
+
+:func:`register` adds them to the ``creatorpack`` Typer app. Everything heavy (uvicorn, SQLAlchemy,
+FastAPI) is imported inside the commands, so ``creatorpack validate`` starts as fast as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+if TYPE_CHECKING:
+    from creatorpack.service.api.deps import Services
+    from creatorpack.service.settings import Settings
+
+__all__ = ["db_gc", "db_upgrade", "register", "serve", "token_create", "token_list", "token_revoke"]
+
+DataDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--data-dir", help="Data directory (default: $CREATORPACK_DATA_DIR, else ~/.local/share/creatorpack)."
+    ),
+]
+
+
+def _settings(data_dir: Path | None) -> Settings:
+    from creatorpack.service.settings import Settings, SettingsError  # noqa: PLC0415
+
+    try:
+        return Settings.from_env(data_dir=data_dir)
+    except SettingsError as exc:
+        typer.echo(f"creatorpack: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+def _fail(exc: Exception) -> typer.Exit:
+    typer.echo(f"creatorpack: {type(exc).__name__}: {exc}", err=True)
+    return typer.Exit(2)
+
+
+@contextlib.contextmanager
+def _services(data_dir: Path | None, *, migrate: bool | None = None) -> Iterator[Services]:
+    from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
+
+    from creatorpack.service.app import open_database, wire  # noqa: PLC0415
+
+    settings = _settings(data_dir)
+    if migrate is not None:
+        settings = settings.with_changes(migrate=migrate)
+    try:
+        database = open_database(settings)
+    except (SQLAlchemyError, OSError) as exc:
+        raise _fail(exc) from None
+    try:
+        yield wire(settings, database)
+    except SQLAlchemyError as exc:
+        raise _fail(exc) from None
+    finally:
+        database.dispose()
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    data_dir: DataDir = None,
+    workers: Annotated[int, typer.Option(min=1, help="Server processes (they share the database).")] = 1,
+) -> None:
+    """Run the pack service (HTTP) with uvicorn; SQLite and a blob directory under the data directory by default."""
+    import os  # noqa: PLC0415
+
+    import uvicorn  # noqa: PLC0415
+
+    settings = _settings(data_dir)
+    os.environ["CREATORPACK_DATA_DIR"] = str(settings.data_dir)  # the worker processes read their settings
+    if settings.migrate_on_start:
+        from creatorpack.service.app import open_database  # noqa: PLC0415
+
+        try:
+            open_database(settings).dispose()
+        except Exception as exc:  # noqa: BLE001 - any failure to open the database ends the command cleanly
+            raise _fail(exc) from None
+    typer.echo(f"creatorpack service on http://{host}:{port} (data in {settings.data_dir})", err=True)
+    uvicorn.run(
+        "creatorpack.service.app:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level="warning",
+        server_header=False,
+    )
+
+
+def token_create(
+    account: Annotated[str, typer.Option("--account", help="Account name (created on first use).")],
+    scope: Annotated[str, typer.Option("--scope", help="creator, reader, host or admin.")],
+    data_dir: DataDir = None,
+) -> None:
+    """Create a token and print it alone on stdout (it is stored only as a hash: keep it)."""
+    try:
+        with _services(data_dir) as services:
+            token, _ = services.auth.issue(account, scope)
+    except ValueError as exc:
+        typer.echo(f"creatorpack: {exc}", err=True)
+        raise typer.Exit(2) from None
+    sys.stdout.write(token + "\n")
+
+
+def token_list(
+    account: Annotated[str | None, typer.Option("--account", help="Only this account's tokens.")] = None,
+    data_dir: DataDir = None,
+) -> None:
+    """List tokens: id, account, scope, created, revoked."""
+    with _services(data_dir) as services:
+        records = services.auth.tokens(account)
+    for record in records:
+        revoked = record.revoked.isoformat(timespec="seconds") if record.revoked else "-"
+        created = record.created.isoformat(timespec="seconds")
+        sys.stdout.write(f"{record.id}\t{record.account}\t{record.scope}\t{created}\t{revoked}\n")
+
+
+def token_revoke(
+    token_id: Annotated[str, typer.Argument(help="The token's id (see token list).")],
+    data_dir: DataDir = None,
+) -> None:
+    """Revoke a token: it answers 401 from now on."""
+    with _services(data_dir) as services:
+        revoked = services.auth.revoke(token_id)
+    if not revoked:
+        typer.echo(f"creatorpack: no live token with id {token_id!r}", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"revoked {token_id}", err=True)
+
+
+def db_upgrade(data_dir: DataDir = None) -> None:
+    """Apply the database migrations (automatic on the embedded SQLite default)."""
+    with _services(data_dir, migrate=True):
+        pass
+    typer.echo("database is up to date", err=True)
+
+
+def db_gc(
+    data_dir: DataDir = None,
+    older_than: Annotated[
+        float, typer.Option(min=0, help="Keep unreferenced blobs younger than this many seconds.")
+    ] = 3600.0,
+) -> None:
+    """Delete blobs no revision references (orphans of interrupted uploads, deleted revisions)."""
+    from datetime import timedelta  # noqa: PLC0415
+
+    with _services(data_dir) as services:
+        swept = services.packs.collect_garbage(timedelta(seconds=older_than))
+    for digest in swept:
+        sys.stdout.write(digest + "\n")
+    typer.echo(f"removed {len(swept)} blob{'s' if len(swept) != 1 else ''}", err=True)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``serve``, ``token`` and ``db`` to the ``creatorpack`` app."""
+    app.command("serve")(serve)
+    tokens = typer.Typer(help="Create, list and revoke service tokens.", no_args_is_help=True)
+    tokens.command("create")(token_create)
+    tokens.command("list")(token_list)
+    tokens.command("revoke")(token_revoke)
+    app.add_typer(tokens, name="token")
+    database = typer.Typer(help="Service database: migrations and blob garbage collection.", no_args_is_help=True)
+    database.command("upgrade")(db_upgrade)
+    database.command("gc")(db_gc)
+    app.add_typer(database, name="db")

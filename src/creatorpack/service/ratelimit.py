@@ -1,0 +1,93 @@
+"""Fixed-window rate limiters: in-process (the default) and Redis (shared across server processes)."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from creatorpack.service.settings import RateLimit
+
+__all__ = ["Decision", "Limiter", "MemoryLimiter", "RedisLimiter"]
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One hit's outcome: allowed or not, what is left in the window and when it resets (seconds)."""
+
+    allowed: bool
+    limit: RateLimit
+    remaining: int
+    reset: int
+
+
+def _window(limit: RateLimit, now: float) -> tuple[int, int]:
+    index = int(now // limit.seconds)
+    reset = max(1, math.ceil((index + 1) * limit.seconds - now))
+    return index, reset
+
+
+def _decide(limit: RateLimit, count: int, reset: int) -> Decision:
+    return Decision(count <= limit.requests, limit, max(0, limit.requests - count), reset)
+
+
+class Limiter(Protocol):
+    """Counts hits per key in fixed windows."""
+
+    async def hit(self, key: str, limit: RateLimit) -> Decision:
+        """Count one request for ``key`` and say whether it is within ``limit``."""
+        ...
+
+    async def close(self) -> None:
+        """Release connections."""
+        ...
+
+
+class MemoryLimiter:
+    """Counters in a dict (one server process); stale windows are dropped as it grows."""
+
+    def __init__(self, clock: Callable[[], float] = time.time, max_keys: int = 100_000) -> None:
+        self._clock = clock
+        self._counts: dict[tuple[str, int, int], int] = {}
+        self._max_keys = max_keys
+
+    async def hit(self, key: str, limit: RateLimit) -> Decision:
+        """See :meth:`Limiter.hit`."""
+        index, reset = _window(limit, self._clock())
+        slot = (key, limit.seconds, index)
+        count = self._counts.get(slot, 0) + 1
+        self._counts[slot] = count
+        if len(self._counts) > self._max_keys:
+            now = self._clock()
+            self._counts = {s: c for s, c in self._counts.items() if s[2] >= int(now // s[1])}
+        return _decide(limit, count, reset)
+
+    async def close(self) -> None:
+        """Nothing to release."""
+
+
+class RedisLimiter:
+    """Counters in Redis (``INCR`` + ``EXPIRE NX`` in one transaction), shared by every server process."""
+
+    def __init__(self, url: str, prefix: str = "creatorpack:rl", clock: Callable[[], float] = time.time) -> None:
+        import redis.asyncio  # noqa: PLC0415 - only loaded when Redis is configured
+
+        self._redis: Any = redis.asyncio.Redis.from_url(url)
+        self._prefix = prefix
+        self._clock = clock
+
+    async def hit(self, key: str, limit: RateLimit) -> Decision:
+        """See :meth:`Limiter.hit`."""
+        index, reset = _window(limit, self._clock())
+        name = f"{self._prefix}:{key}:{limit.seconds}:{index}"
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.incr(name)
+            pipe.expire(name, limit.seconds + 1, nx=True)
+            count, _ = await pipe.execute()
+        return _decide(limit, int(count), reset)
+
+    async def close(self) -> None:
+        """Close the connection pool."""
+        await self._redis.aclose()

@@ -1,0 +1,53 @@
+"""The CLI's ``--format json`` entry for one file, built from the library's public report objects."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from creatorpack import DocumentError, Report
+
+if TYPE_CHECKING:
+    from creatorpack import LintReport
+
+__all__ = ["document_error_json", "lint_json", "validate_json"]
+
+
+def validate_json(report: Report) -> dict[str, Any]:
+    """``creatorpack validate --format json``'s entry for one file, without its path."""
+    return report.to_dict()
+
+
+def lint_json(report: LintReport, *, strict: bool = False) -> dict[str, Any]:
+    """``creatorpack lint --format json``'s entry for one file, without its path.
+
+    An invalid pack is not linted: its contract violations are its (error) findings.
+    """
+    contract = report.contract
+    if not contract.valid:
+        errors = [{**v.to_dict(), "severity": "error"} for v in contract.violations]
+        return {"valid": False, "version": contract.version, "errors": errors}
+    findings = [
+        {
+            "pointer": f.pointer,
+            "code": f.code,
+            "message": f.message,
+            "line": f.line,
+            "column": f.column,
+            "severity": f.severity,
+        }
+        for f in report.findings
+    ]
+    counted = [f for f in report.findings if f.severity == "error" or strict]
+    return {"valid": not counted, "version": contract.version, "errors": findings}
+
+
+def document_error_json(error: DocumentError) -> dict[str, Any]:
+    """The entry the CLI prints (validate and lint alike) for an input it could not read as a pack."""
+    finding: dict[str, Any] = {
+        "pointer": "",
+        "code": error.code,
+        "message": error.message,
+        "line": error.line,
+        "column": error.column,
+    }
+    return {"valid": False, "version": None, "errors": [finding]}

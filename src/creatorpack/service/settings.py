@@ -1,0 +1,131 @@
+"""The service's configuration: a frozen dataclass, read from ``CREATORPACK_*`` environment variables."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Final
+
+from creatorpack import CreatorpackError
+
+__all__ = ["DEFAULT_DATA_DIR", "RateLimit", "Settings", "SettingsError"]
+
+DEFAULT_DATA_DIR: Final = Path("~/.local/share/creatorpack").expanduser()
+_MIB: Final = 1024 * 1024
+
+
+class SettingsError(CreatorpackError, ValueError):
+    """A configuration value that cannot be used."""
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimit:
+    """At most ``requests`` per ``seconds`` (a fixed window); ``requests == 0`` turns the limit off."""
+
+    requests: int
+    seconds: int
+
+    @classmethod
+    def parse(cls, text: str) -> RateLimit:
+        """``"300/10"`` (300 requests per 10 s), ``"20"`` (per second) or ``"0"`` (off)."""
+        requests, _, seconds = text.strip().partition("/")
+        try:
+            parsed = cls(int(requests), int(seconds) if seconds else 1)
+        except ValueError:
+            raise SettingsError(f"a rate limit is REQUESTS/SECONDS, like 300/10, not {text!r}") from None
+        if parsed.requests < 0 or parsed.seconds < 1:
+            raise SettingsError(f"a rate limit needs requests >= 0 and seconds >= 1, not {text!r}")
+        return parsed
+
+    @property
+    def enabled(self) -> bool:
+        """Whether this limit applies at all."""
+        return self.requests > 0
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything :func:`creatorpack.service.app.create_app` needs; see docs/service.md."""
+
+    data_dir: Path = DEFAULT_DATA_DIR
+    database_url: str | None = None  # None: SQLite in data_dir (migrated on start)
+    database_schema: str | None = None  # PostgreSQL: the schema holding the tables (search_path)
+    blob_url: str | None = None  # None: data_dir/blobs
+    redis_url: str | None = None  # None: in-process rate limits
+    redis_prefix: str = "creatorpack:rl"
+    max_body_bytes: int = 64 * _MIB  # as the CLI
+    max_header_bytes: int = 16 * 1024
+    rate_per_token: RateLimit = field(default_factory=lambda: RateLimit(300, 10))  # 30/s: a host drives 20/s
+    rate_per_ip: RateLimit = field(default_factory=lambda: RateLimit(1000, 10))
+    lint_max_seconds: float = 5.0
+    token_cache_seconds: float = 1.0  # how long a server process trusts a checked token (revocation delay)
+    migrate: bool | None = None  # None: only on the embedded SQLite default
+
+    @property
+    def sqlite_path(self) -> Path:
+        """The embedded database file."""
+        return self.data_dir / "creatorpack.db"
+
+    @property
+    def url(self) -> str:
+        """The database URL in use."""
+        return self.database_url or f"sqlite:///{self.sqlite_path}"
+
+    @property
+    def migrate_on_start(self) -> bool:
+        """Whether the app applies migrations when it starts."""
+        return self.migrate if self.migrate is not None else self.database_url is None
+
+    def with_changes(self, **changes: Any) -> Settings:
+        """A copy with some fields changed."""
+        return replace(self, **changes)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        """Settings from ``CREATORPACK_*`` variables, then ``overrides`` (command-line options) on top."""
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        if env.get("CREATORPACK_DATA_DIR"):
+            values["data_dir"] = Path(env["CREATORPACK_DATA_DIR"]).expanduser()
+        for name, key in (
+            ("database_url", "CREATORPACK_DATABASE_URL"),
+            ("database_schema", "CREATORPACK_DATABASE_SCHEMA"),
+            ("blob_url", "CREATORPACK_BLOB_URL"),
+            ("redis_url", "CREATORPACK_REDIS_URL"),
+            ("redis_prefix", "CREATORPACK_REDIS_PREFIX"),
+        ):
+            if env.get(key):
+                values[name] = env[key]
+        for name, key in (
+            ("max_body_bytes", "CREATORPACK_MAX_BODY_BYTES"),
+            ("max_header_bytes", "CREATORPACK_MAX_HEADER_BYTES"),
+        ):
+            if env.get(key):
+                values[name] = _positive_int(key, env[key])
+        if env.get("CREATORPACK_RATE_PER_TOKEN"):
+            values["rate_per_token"] = RateLimit.parse(env["CREATORPACK_RATE_PER_TOKEN"])
+        if env.get("CREATORPACK_RATE_PER_IP"):
+            values["rate_per_ip"] = RateLimit.parse(env["CREATORPACK_RATE_PER_IP"])
+        for name, key in (
+            ("lint_max_seconds", "CREATORPACK_LINT_MAX_SECONDS"),
+            ("token_cache_seconds", "CREATORPACK_TOKEN_CACHE_SECONDS"),
+        ):
+            if env.get(key):
+                try:
+                    values[name] = float(env[key])
+                except ValueError:
+                    raise SettingsError(f"{key} is a number of seconds") from None
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+
+def _positive_int(name: str, text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise SettingsError(f"{name} is a whole number, not {text!r}") from None
+    if value < 1:
+        raise SettingsError(f"{name} must be at least 1")
+    return value

@@ -1,0 +1,104 @@
+"""Engines: the driver for a URL, SQLite's WAL and write locking, and migrations on demand."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Final
+
+from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy.engine import make_url
+
+__all__ = ["Database", "connect"]
+
+_MIGRATIONS: Final = Path(__file__).resolve().parent / "migrations"
+_MIGRATION_LOCK: Final = 0x63705F6D  # PostgreSQL advisory lock id: one migrating process at a time
+
+
+class Database:
+    """An engine with a ``write()`` transaction that serializes writers on SQLite (``BEGIN IMMEDIATE``)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.is_sqlite = engine.dialect.name == "sqlite"
+
+    @contextlib.contextmanager
+    def read(self) -> Iterator[Connection]:
+        """A read-only transaction (on SQLite, statements in autocommit: one consistent snapshot each)."""
+        with self.engine.connect() as conn:
+            if self.is_sqlite:
+                conn = conn.execution_options(creatorpack_read=True)  # noqa: PLW2901 - the same connection
+            with conn.begin():
+                yield conn
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[Connection]:
+        """A write transaction: committed on success, rolled back on error."""
+        with self.engine.connect() as conn:
+            if self.is_sqlite:
+                conn = conn.execution_options(creatorpack_write=True)  # noqa: PLW2901 - the same connection
+            with conn.begin():
+                yield conn
+
+    def upgrade(self) -> None:
+        """Apply every migration not applied yet (safe to run from several processes at once)."""
+        from alembic import command  # noqa: PLC0415 - Alembic loads only to migrate
+        from alembic.config import Config  # noqa: PLC0415
+
+        config = Config()
+        config.set_main_option("script_location", str(_MIGRATIONS))
+        with self.write() as conn:
+            if not self.is_sqlite:
+                conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": _MIGRATION_LOCK})
+            config.attributes["connection"] = conn
+            command.upgrade(config, "head")
+
+    def dispose(self) -> None:
+        """Close every pooled connection."""
+        self.engine.dispose()
+
+
+def connect(url: str, *, schema: str | None = None, **engine_options: Any) -> Database:
+    """A :class:`Database` for ``sqlite:///path`` or ``postgresql://...`` (psycopg 3 is chosen for you).
+
+    ``schema`` (PostgreSQL) puts every table in that schema (``search_path``), as the tests do.
+    """
+    parsed = make_url(url)
+    if parsed.drivername in ("postgresql", "postgres", "postgresql+psycopg"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+        connect_args: dict[str, Any] = {}
+        if schema:
+            connect_args["options"] = f"-csearch_path={schema}"
+        options: dict[str, Any] = {"pool_pre_ping": True}
+        if "poolclass" not in engine_options:
+            options |= {"pool_size": 10, "max_overflow": 20}
+        options.update(engine_options)
+        return Database(create_engine(parsed, connect_args=connect_args, **options))
+    if parsed.drivername in ("sqlite", "sqlite+pysqlite"):
+        if parsed.database and parsed.database != ":memory:":
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(parsed, connect_args={"timeout": 30, "check_same_thread": False}, **engine_options)
+        _sqlite_events(engine)
+        return Database(engine)
+    raise ValueError(f"unsupported database URL {url!r}: use sqlite:///path or postgresql://user@host:port/db")
+
+
+def _sqlite_events(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # transactions are begun below, not by the driver
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        # A writer takes the write lock up front, so that two writers never deadlock on an upgrade.
+        options = conn.get_execution_options()
+        if options.get("creatorpack_read"):
+            return  # a read: each statement is its own snapshot, no BEGIN/COMMIT round trip
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if options.get("creatorpack_write") else "BEGIN")

@@ -1,0 +1,127 @@
+"""``creatorpack serve``, ``token create|list|revoke`` and ``db upgrade|gc``."""
+
+from __future__ import annotations
+
+import re
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from creatorpack.cli import app as cli_app
+from creatorpack.service.settings import Settings
+from tests.service.conftest import JSON, pack_bytes
+
+WORKERS = 2  # several server processes share one database
+TOKEN = re.compile(r"cpt_[A-Za-z0-9_-]{43}\n")
+
+
+def _env(settings: Settings) -> dict[str, str]:
+    return {
+        "CREATORPACK_DATA_DIR": str(settings.data_dir),
+        "CREATORPACK_DATABASE_URL": settings.database_url or "",
+        "CREATORPACK_DATABASE_SCHEMA": settings.database_schema or "",
+    }
+
+
+def _run(settings: Settings, *args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli_app, list(args), env=_env(settings))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_token_create_list_revoke(settings: Settings) -> None:
+    assert _run(settings, "db", "upgrade")[0] == 0
+    code, out, _ = _run(settings, "token", "create", "--account", "alice", "--scope", "creator")
+    assert code == 0
+    assert TOKEN.fullmatch(out), out  # the token alone on stdout
+    _run(settings, "token", "create", "--account", "bob", "--scope", "host")
+    code, listing, _ = _run(settings, "token", "list")
+    assert code == 0
+    rows = [line.split("\t") for line in listing.splitlines()]
+    assert [(r[1], r[2], r[4]) for r in rows] == [("alice", "creator", "-"), ("bob", "host", "-")]
+    assert out.strip() not in listing  # the secret is never shown again
+    code, only_bob, _ = _run(settings, "token", "list", "--account", "bob")
+    assert len(only_bob.splitlines()) == 1
+    assert _run(settings, "token", "revoke", rows[0][0])[0] == 0
+    assert _run(settings, "token", "revoke", rows[0][0])[0] == 1
+    assert _run(settings, "token", "list", "--account", "alice")[1].split("\t")[4].strip() != "-"
+
+
+def test_bad_token_options_exit_2(settings: Settings) -> None:
+    code, out, err = _run(settings, "token", "create", "--account", "alice", "--scope", "owner")
+    assert (code, out) == (2, "")
+    assert "scope" in err
+
+
+def test_an_unreachable_database_is_a_clear_error(tmp_path: Path) -> None:
+    env = {"CREATORPACK_DATA_DIR": str(tmp_path), "CREATORPACK_DATABASE_URL": "postgresql://nobody@127.0.0.1:9/x"}
+    result = CliRunner().invoke(cli_app, ["token", "list"], env=env)
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+
+
+def test_service_commands_do_not_load_the_web_stack() -> None:
+    probe = (
+        "import sys, creatorpack.cli.app; "
+        "print(' '.join(m for m in ('fastapi', 'sqlalchemy', 'uvicorn', 'alembic', 'redis') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == ""
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    return tmp_path / "data"
+
+
+def _serve(data_dir: Path, port: int, workers: int = 1) -> Iterator[str]:
+    command = [sys.executable, "-m", "creatorpack", "serve", "--port", str(port), "--data-dir", str(data_dir)]
+    env = {"PATH": "/usr/bin:/bin", "CREATORPACK_RATE_PER_IP": "0"}
+    server = subprocess.Popen([*command, "--workers", str(workers)], env=env, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(base + "/v1/health").status_code == 200:
+                    break
+            except httpx.TransportError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise
+                time.sleep(0.1)
+        yield base
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        assert server.stderr is not None
+        server.stderr.close()
+
+
+def test_serve_needs_no_setup_and_data_survives_a_restart(data_dir: Path) -> None:
+    port = _free_port()
+    body = pack_bytes()
+    for base in _serve(data_dir, port, workers=WORKERS):
+        token = CliRunner().invoke(
+            cli_app, ["token", "create", "--account", "alice", "--scope", "creator", "--data-dir", str(data_dir)]
+        )
+        headers = {"Authorization": f"Bearer {token.stdout.strip()}"}
+        created = httpx.post(base + "/v1/packs", content=body, headers={**headers, **JSON}, timeout=60)
+        assert created.status_code == 201
+        assert httpx.get(base + "/v1/health", headers={"X-Big": "a" * 60_000}).status_code in (400, 431)
+    assert (data_dir / "creatorpack.db").exists()
+    for base in _serve(data_dir, port):
+        again = httpx.get(base + "/v1/packs/moon.garden/revisions/1", headers=headers)
+        assert again.status_code == 200
+        assert again.content == body

@@ -1,0 +1,113 @@
+"""Rate limits per token and per IP: in-process, and shared across processes through Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from creatorpack.service.app import create_app
+from creatorpack.service.ratelimit import MemoryLimiter, RedisLimiter
+from creatorpack.service.settings import RateLimit, Settings, SettingsError
+from tests.service.conftest import OFF, REDIS_URL, issue
+
+
+@pytest.fixture
+def redis_prefix() -> Iterator[str]:
+    """A key prefix of this test's own in the test Redis, removed afterwards."""
+    if not REDIS_URL:
+        pytest.skip("CREATORPACK_TEST_REDIS_URL is not set (CI sets it; see .ci/run)")
+    import redis
+
+    prefix = f"creatorpack-test:{secrets.token_hex(6)}"
+    yield prefix
+    client = redis.Redis.from_url(REDIS_URL)
+    for key in client.scan_iter(f"{prefix}:*"):
+        client.delete(key)
+    client.close()
+
+
+def _settings(tmp_path: Path, **changes: object) -> Settings:
+    base = Settings(data_dir=tmp_path, rate_per_ip=OFF, rate_per_token=OFF)
+    return base.with_changes(**changes)
+
+
+def test_rate_limit_parsing() -> None:
+    assert RateLimit.parse("300/10") == RateLimit(300, 10)
+    assert RateLimit.parse("20") == RateLimit(20, 1)
+    assert not RateLimit.parse("0").enabled
+    for bad in ("x", "1/0", "-1/5", "3/y"):
+        with pytest.raises(SettingsError):
+            RateLimit.parse(bad)
+
+
+def test_defaults_let_a_host_drive_20_requests_per_second() -> None:
+    defaults = Settings()
+    assert defaults.rate_per_token.requests / defaults.rate_per_token.seconds >= 20
+    assert defaults.rate_per_ip.requests / defaults.rate_per_ip.seconds >= 20
+
+
+def test_memory_limiter_counts_in_fixed_windows() -> None:
+    now = [100.0]
+    limiter = MemoryLimiter(clock=lambda: now[0])
+    limit = RateLimit(2, 10)
+
+    async def hits() -> list[bool]:
+        return [(await limiter.hit("k", limit)).allowed for _ in range(3)]
+
+    assert asyncio.run(hits()) == [True, True, False]
+    now[0] = 110.0
+    assert asyncio.run(hits()) == [True, True, False]
+
+
+def test_per_token_limit_answers_429_with_headers(tmp_path: Path) -> None:
+    with TestClient(create_app(_settings(tmp_path, rate_per_token=RateLimit(3, 60)))) as client:
+        alice, bob = issue(client, "alice"), issue(client, "bob")
+        answers = [client.get("/v1/packs/x", headers=alice) for _ in range(4)]
+        assert [r.status_code for r in answers] == [404, 404, 404, 429]
+        assert answers[0].headers["ratelimit-policy"] == '"token";q=3;w=60'
+        assert answers[0].headers["ratelimit"].startswith('"token";r=2;t=')
+        limited = answers[-1]
+        assert limited.headers["content-type"] == "application/problem+json"
+        assert limited.json()["type"] == "urn:creatorpack:problem:rate-limited"
+        assert 1 <= int(limited.headers["retry-after"]) <= 60
+        assert limited.headers["ratelimit"].startswith('"token";r=0;t=')
+        assert client.get("/v1/packs/x", headers=bob).status_code == 404  # one token's limit is its own
+
+
+def test_per_ip_limit(tmp_path: Path) -> None:
+    with TestClient(create_app(_settings(tmp_path, rate_per_ip=RateLimit(2, 60)))) as client:
+        statuses = [client.get("/v1/health").status_code for _ in range(3)]
+        assert statuses == [200, 200, 429]
+
+
+def test_redis_limit_is_shared_by_server_processes(tmp_path: Path, redis_prefix: str) -> None:
+    assert REDIS_URL is not None
+    settings = _settings(
+        tmp_path, rate_per_ip=RateLimit(5, 60), redis_url=REDIS_URL, redis_prefix=redis_prefix, migrate=True
+    )
+    with TestClient(create_app(settings)) as first, TestClient(create_app(settings)) as second:
+        statuses = [(first if n % 2 else second).get("/v1/health").status_code for n in range(7)]
+        assert statuses == [200] * 5 + [429] * 2
+
+
+def test_redis_limiter_counts_in_fixed_windows(redis_prefix: str) -> None:
+    assert REDIS_URL is not None
+
+    async def hits() -> list[bool]:
+        limiter = RedisLimiter(REDIS_URL, redis_prefix, clock=lambda: 1000.0)
+        try:
+            return [(await limiter.hit("k", RateLimit(2, 10))).allowed for _ in range(3)]
+        finally:
+            await limiter.close()
+
+    assert asyncio.run(hits()) == [True, True, False]
+
+
+def test_a_token_limit_alone_lets_anonymous_requests_through(tmp_path: Path) -> None:
+    with TestClient(create_app(_settings(tmp_path, rate_per_token=RateLimit(1, 60)))) as client:
+        assert [client.get("/v1/health").status_code for _ in range(3)] == [200, 200, 200]
