@@ -18,8 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import creatorpack
 from _packgen import make_pack, make_runtime_pack
-from creatorpack import _reach
-from creatorpack.linter import LintConfig, lint
+from creatorpack.lint import _reach
+from creatorpack.lint.linter import LintConfig, lint
 
 
 def main() -> None:

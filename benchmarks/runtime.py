@@ -21,7 +21,7 @@ from json_logic import jsonLogic
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _packgen import make_runtime_pack
-from creatorpack.runtime import Engine, Turn
+from creatorpack.play.engine import Engine, Turn
 
 
 def to_json_logic(condition: dict[str, Any]) -> Any:

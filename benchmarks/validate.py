@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import creatorpack
 from _packgen import make_pack
-from creatorpack import schema
+from creatorpack.contract import schema
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,10 +13,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from creatorpack import schema
 from creatorpack.cli import app
+from creatorpack.contract import schema
 
-from .conftest import EXAMPLES, example, put
+from .conftest import EXAMPLES, ROOT, example, put
 
 runner = CliRunner()
 
@@ -121,7 +122,7 @@ def test_bad_format_and_no_files_are_usage_errors(tmp_path: Path) -> None:
     empty.mkdir()
     result = runner.invoke(app, ["validate", str(empty)])
     assert result.exit_code == 2
-    assert "no *.json files" in result.output
+    assert "no pack (*.json with a protocol_version) found" in result.output
 
 
 def test_parallel_jobs_give_the_same_results(tmp_path: Path) -> None:
@@ -157,3 +158,262 @@ def test_console_script_runs_as_a_process() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
     assert done.stdout.strip().splitlines()[-1].startswith("Checked 8 files: 8 valid")
+
+
+def test_sarif_declares_code_point_columns_and_documents_each_rule(files: dict[str, Path], tmp_path: Path) -> None:
+    sarif = json.loads(runner.invoke(app, ["validate", "--format", "sarif", str(files["bad"])]).output)
+    (run,) = sarif["runs"]
+    assert run["columnKind"] == "unicodeCodePoints"
+    (rule,) = run["tool"]["driver"]["rules"]
+    assert rule["help"]["text"].startswith("a value that is not one of the allowed values")
+    assert rule["helpUri"].startswith("https://")
+    assert rule["helpUri"].endswith("validation.md#codes")
+    warned = example("0.5", "rich")
+    warned["publication"]["tagline"] = "Become the Keeper of the Light"
+    path = write(tmp_path / "warned.json", warned)
+    result = runner.invoke(app, ["lint", "--format", "sarif", "--max-seconds", "60", str(path)])
+    (run,) = json.loads(result.output)["runs"]
+    rules = {r["id"]: r for r in run["tool"]["driver"]["rules"]}
+    spoiler = rules["spoiler-title"]
+    assert "hidden achievement's or an ending's title" in spoiler["help"]["text"]
+    assert spoiler["helpUri"].endswith("docs/lint.md#spoiler-title")
+    assert run["results"][0]["ruleIndex"] == list(rules).index(run["results"][0]["ruleId"])
+    # Every lint rule's link lands on a heading of docs/lint.md (GitHub's anchor of "### `code`" is "code").
+    from creatorpack.lint.linter import RULES
+
+    headings = {
+        line.strip("# `\n") for line in (ROOT / "docs" / "lint.md").read_text().splitlines() if line.startswith("### ")
+    }
+    assert set(RULES) <= headings
+
+
+def test_errors_in_a_minified_file_show_a_window_with_a_caret(tmp_path: Path) -> None:
+    doc = put(example("0.5", "rich"), "/manifest/language", "fr")
+    doc["instructions"] = "x" * 1_000_000
+    path = tmp_path / "min.json"
+    path.write_text(json.dumps(doc, separators=(",", ":")))
+    result = runner.invoke(app, ["validate", str(path)])
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    source = next(line for line in lines if line.startswith("  1 | "))
+    caret = lines[lines.index(source) + 1]
+    assert len(source) < 120
+    assert source.startswith("  1 | …") or '"fr"' in source
+    assert source[caret.index("^") :].startswith('"fr"')
+
+
+@pytest.mark.parametrize(
+    ("line", "under"),
+    [
+        ('{"题名": "猫😀", "x": 1}', '"x"'),  # wide characters before the column take two cells each
+        ('{"emoji": "🐈🐈", "bad": 1}', '"bad"'),
+        ('{"e\u0301": 1, "bad": 1}', '"bad"'),  # a combining accent takes no cell
+        ('{\t"bad": 1}', '"bad"'),  # a tab shows as one space
+        ('"' + "字" * 120 + '", "bad"', '"bad"'),  # and in a window of a wide line
+    ],
+)
+def test_carets_align_under_wide_characters(line: str, under: str) -> None:
+    from creatorpack.cli._output import display_width, excerpt
+
+    column = line.index(under) + 1
+    shown = excerpt(line, column)
+    # The text before the caret takes exactly as many cells as the caret's indent.
+    cells = 0
+    for index in range(len(shown.text) + 1):
+        if cells == shown.caret:
+            assert shown.text[index:].startswith(under)
+            break
+        cells += display_width(shown.text[index])
+    else:
+        pytest.fail(f"caret {shown.caret} falls inside a character of {shown.text!r}")
+
+
+def test_a_wide_line_is_cut_around_the_column() -> None:
+    from creatorpack.cli._output import EXCERPT_WIDTH, display_width, excerpt
+
+    line = '"' + "猫" * 300 + '" bad ' + "y" * 300
+    shown = excerpt(line, 303)
+    assert shown.text.startswith("…")
+    assert shown.text.endswith("…")
+    assert display_width(shown.text) <= EXCERPT_WIDTH + 2
+    assert EXCERPT_WIDTH // 3 < shown.caret < EXCERPT_WIDTH
+    assert excerpt("short", 3) == type(shown)("short", 2)
+
+
+def test_lint_summary_does_not_call_a_file_with_warnings_clean(tmp_path: Path) -> None:
+    warned = example("0.5", "rich")
+    warned["publication"]["tagline"] = "Become the Keeper of the Light"
+    path = write(tmp_path / "warned.json", warned)
+    result = runner.invoke(app, ["lint", "--max-seconds", "60", str(path)])
+    assert result.exit_code == 0, result.output
+    summary = result.output.splitlines()[-1]
+    assert "clean" not in summary
+    assert summary.startswith("Checked 1 file: 1 with warnings only, 0 errors, ")
+    clean = runner.invoke(app, ["lint", "--max-seconds", "60", str(EXAMPLES / "0.5" / "minimal.json")])
+    assert clean.output.splitlines()[-1] == "Checked 1 file: 1 clean, 0 errors, 0 warnings."
+
+
+def test_output_format_is_a_str_enum() -> None:
+    from creatorpack.cli._output import FORMATS, OutputFormat
+
+    assert OutputFormat("sarif") is OutputFormat.SARIF
+    assert str(OutputFormat.GITHUB) == "github"
+    assert tuple(OutputFormat) == FORMATS
+    result = runner.invoke(app, ["validate", "--format", "JSON", str(EXAMPLES / "0.5" / "minimal.json")])
+    assert result.exit_code == 0
+    assert json.loads(result.output)["files"][0]["valid"] is True
+
+
+def test_a_missing_file_has_no_location_and_an_empty_file_says_so(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.json"
+    result = runner.invoke(app, ["validate", str(missing)])
+    assert result.exit_code == 2
+    assert result.output.startswith(f"{missing}: unreadable-file")
+    assert ":1:1" not in result.output
+    github = runner.invoke(app, ["validate", "--format", "github", str(missing)]).output
+    assert "line=" not in github
+    for content in ("", "  \n"):
+        empty = tmp_path / "empty.json"
+        empty.write_text(content)
+        for command in ("validate", "lint"):
+            result = runner.invoke(app, [command, str(empty)])
+            assert result.exit_code == 2
+            assert "empty file" in result.output
+    result = runner.invoke(app, ["validate", "-"], input=b"")
+    assert "standard input is empty" in result.output
+
+
+def _warned_pack(folder: Path) -> Path:
+    warned = example("0.5", "rich")
+    warned["publication"]["tagline"] = "Become the Keeper of the Light"  # a spoiler-title warning
+    folder.mkdir(parents=True, exist_ok=True)
+    return write(folder / "warned.json", warned)
+
+
+def test_lint_table_is_found_from_the_pack_and_flags_override_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    path = _warned_pack(project / "packs" / "deep")
+    (project / "pyproject.toml").write_text("[tool.creatorpack.lint]\nstrict = true\nmax-seconds = 60\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "pyproject.toml").write_text("[tool.creatorpack.lint]\nstrict = false\n")
+    monkeypatch.chdir(elsewhere)  # the working directory's table is not the pack's
+    assert runner.invoke(app, ["lint", str(path)]).exit_code == 1
+    assert runner.invoke(app, ["lint", str(project / "packs")]).exit_code == 1
+    assert runner.invoke(app, ["lint", "--no-strict", str(path)]).exit_code == 0  # the flag wins
+    (project / "pyproject.toml").write_text("[tool.creatorpack.lint]\nmax-states = 1\n")
+    bounded = runner.invoke(app, ["lint", "--format", "json", str(path)])
+    codes = {e["code"] for e in json.loads(bounded.output)["files"][0]["errors"]}
+    assert "reachability-bound" in codes
+    unbounded = runner.invoke(
+        app, ["lint", "--format", "json", "--max-states", "100000", "--max-seconds", "60", str(path)]
+    )
+    codes = {e["code"] for e in json.loads(unbounded.output)["files"][0]["errors"]}
+    assert codes == {"spoiler-title"}
+
+
+@pytest.mark.parametrize(
+    ("table", "words"),
+    [
+        ('max-seconds = "fast"', "max-seconds: must be a number of seconds"),
+        ('strict = "no"', "strict: must be true or false"),
+        ("max-states = -5", "max-states: must be at least 1"),
+        ("max-states = 1.5", "max-states: must be"),
+        ("max-seconds = nan", "max-seconds: must be"),
+        ('ignore = ["spoiler-titel"]', "ignore: unknown rule code"),
+        ('ignore = "spoiler-title"', "ignore: must be an array of rule codes"),
+        ("colour = 1", "colour: unknown key"),
+        ("strict = ", "cannot read"),
+    ],
+)
+def test_lint_table_errors_name_the_file_and_the_key(tmp_path: Path, table: str, words: str) -> None:
+    path = write(tmp_path / "pack.json", example("0.5", "minimal"))
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(f"[tool.creatorpack.lint]\n{table}\n")
+    result = runner.invoke(app, ["lint", str(path)])
+    assert result.exit_code == 2
+    assert str(pyproject) in result.output
+    assert words in result.output
+    assert "Traceback" not in result.output
+
+
+def _tree(root: Path) -> dict[str, Path]:
+    pack = example("0.5", "minimal")
+    paths = {
+        "kept": root / "packs" / "a.json",
+        "hidden": root / ".cache" / "b.json",
+        "modules": root / "node_modules" / "x" / "c.json",
+        "ignored": root / "build" / "d.json",
+        "excluded": root / "drafts" / "e.json",
+        "excluded_name": root / "packs" / "e.draft.json",
+    }
+    for path in paths.values():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write(path, pack)
+    write(root / "packs" / "package.json", {"name": "not-a-pack"})
+    write(root / "packs" / "tsconfig.json", {"compilerOptions": {}})
+    (root / ".gitignore").write_text("build/\n")
+    return paths
+
+
+def test_directory_walks_skip_hidden_ignored_excluded_and_non_pack_files(tmp_path: Path) -> None:
+    paths = _tree(tmp_path)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    args = ["validate", "-f", "json", "--exclude", "drafts", "--exclude", "*.draft.json", str(tmp_path)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    checked = [f["path"] for f in json.loads(result.stdout)["files"]]
+    assert checked == [str(paths["kept"])]
+    assert "skipped 2 JSON files without protocol_version" in result.stderr
+    # Outside a git work tree, .gitignore means nothing; named files are always checked.
+    (tmp_path / ".git").rename(tmp_path / "git-was-here")
+    result = runner.invoke(app, ["validate", "-f", "json", str(tmp_path)])
+    checked = [f["path"] for f in json.loads(result.stdout)["files"]]
+    assert str(paths["ignored"]) in checked
+    assert str(paths["hidden"]) not in checked
+    assert str(paths["modules"]) not in checked
+    named = runner.invoke(app, ["validate", str(tmp_path / "packs" / "package.json")])
+    assert named.exit_code == 1
+    assert "unsupported-version" in named.output
+
+
+def test_readme_python_examples_run_on_the_bundled_pack(monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.DOTALL)
+    assert len(blocks) >= 2
+    monkeypatch.chdir(ROOT)
+    namespace: dict[str, Any] = {}
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), namespace)
+    assert namespace["report"].valid
+    assert namespace["result"].illustration == "ill_quay"  # the README's ids exist in the example pack
+    assert namespace["saved"]["turn"] == 1
+
+
+def test_dev_says_what_it_installs_on_first_run() -> None:
+    script = (ROOT / "dev").read_text(encoding="utf-8")
+    setup = script[script.index("setup() {") : script.index("\n}\n")]
+    install = setup[setup.index('if [ ! -f "$stamp" ]; then') :]
+    first = install.splitlines()[1].strip()
+    assert first.startswith('echo "dev: installing requirements/dev.lock')
+    assert first.endswith(">&2")
+
+
+def test_unknown_ignore_code_suggests_the_nearest() -> None:
+    result = runner.invoke(
+        app, ["lint", "--ignore", "spoiler-titel", str(EXAMPLES / "0.5" / "minimal.json")], env={"COLUMNS": "250"}
+    )
+    assert result.exit_code == 2
+    assert "'spoiler-titel' (did you mean 'spoiler-title'?)" in result.output
+
+
+def test_without_git_nothing_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from creatorpack.cli._walk import git_ignored
+
+    paths = _tree(tmp_path)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    assert git_ignored(tmp_path, [paths["ignored"], paths["kept"]]) == {paths["ignored"]}
+    monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))
+    assert git_ignored(tmp_path, [paths["ignored"], paths["kept"]]) == set()

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from creatorpack.conditions import MISSING, compile_condition, json_equal, parse_pointer, resolve, sub_condition
+from creatorpack.play.conditions import MISSING, compile_condition, json_equal, parse_pointer, resolve, sub_condition
 
 STATE: dict[str, Any] = {
     "trust": 3,

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import creatorpack
-from creatorpack import schema
+from creatorpack.contract import schema
 
 from .conftest import VERSIONS, example
 

@@ -8,9 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import creatorpack
-from creatorpack import DocumentError, LimitError, NotAnObjectError, NotJSONError, UnreadableError
+from creatorpack import DocumentError, LimitError, NotAnObjectError, NotJSONError, SourceTypeError, UnreadableError
+from creatorpack._json import json_type, parse_pointer, pointer, show
 
 VALID_03: dict[str, Any] = {
     "protocol_version": "0.3",
@@ -156,7 +159,72 @@ def test_missing_file_and_directory(tmp_path: Path) -> None:
         creatorpack.validate(tmp_path)
 
 
-def test_str_is_json_text_and_wrong_types_are_type_errors() -> None:
+@pytest.mark.parametrize(
+    ("source", "shown"),
+    [(42, "cannot validate an int: "), (None, "cannot validate a NoneType: "), ([1], "cannot validate a list: ")],
+)
+def test_str_is_json_text_and_wrong_types_are_type_errors(source: object, shown: str) -> None:
     assert creatorpack.validate(json.dumps(VALID_03)).valid
-    with pytest.raises(TypeError, match="cannot validate a int"):
-        creatorpack.validate(42)  # type: ignore[arg-type]
+    with pytest.raises(SourceTypeError) as caught:
+        creatorpack.validate(source)  # type: ignore[arg-type]
+    assert isinstance(caught.value, TypeError)
+    assert isinstance(caught.value, creatorpack.CreatorpackError)
+    assert str(caught.value).startswith(shown)
+    assert "pathlib.Path" in str(caught.value)
+
+
+@pytest.mark.parametrize("text", ["pack.json", "examples/0.5/minimal.JSON ", "./nested/dir/p.json"])
+def test_str_that_looks_like_a_path_hints_at_path(text: str) -> None:
+    with pytest.raises(NotJSONError, match=r"a str is JSON text: to validate the file, pass Path\("):
+        creatorpack.validate(text)
+
+
+def test_str_naming_an_existing_file_hints_at_path(tmp_path: Path) -> None:
+    path = tmp_path / "pack"
+    path.write_text(json.dumps(VALID_03), encoding="utf-8")
+    with pytest.raises(NotJSONError, match="pass Path"):
+        creatorpack.validate(str(path))
+
+
+@pytest.mark.parametrize("text", ["{pack.json", "nope", '"a.json" x', "1.json\n"])
+def test_str_that_is_no_path_gets_no_hint(text: str) -> None:
+    with pytest.raises(NotJSONError) as caught:
+        creatorpack.validate(text)
+    assert "Path(" not in str(caught.value)
+
+
+@given(st.lists(st.one_of(st.text(max_size=8), st.integers(min_value=0, max_value=99)), max_size=6))
+def test_pointer_round_trips(path: list[str | int]) -> None:
+    text = pointer(path)
+    assert parse_pointer(text) == tuple(str(token) for token in path)
+
+
+def test_pointer_helpers() -> None:
+    assert pointer(("a/b", "c~d", 3)) == "/a~1b/c~0d/3"
+    assert parse_pointer("/a~1b/c~0d/3") == ("a/b", "c~d", "3")
+    assert parse_pointer("a") is None
+    assert parse_pointer("") == ()
+    assert json_type(True) == "boolean"
+    assert json_type(1.5) == "number"
+    assert json_type({}) == "object"
+    assert json_type(set()) == "set"
+    assert show(None) == "null"
+    assert show("x" * 100) == repr("x" * 59 + "…")
+
+
+@pytest.mark.parametrize("text", [b"", b" \n\t", ""])
+def test_empty_document_says_so(text: bytes | str) -> None:
+    with pytest.raises(NotJSONError) as caught:
+        creatorpack.validate(text)
+    assert (str(caught.value), caught.value.line, caught.value.column) == (
+        "invalid JSON: empty document",
+        1,
+        1,
+    )
+
+
+def test_empty_file_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "pack.json"
+    path.write_bytes(b"\n")
+    with pytest.raises(NotJSONError, match=r"^invalid JSON: empty file$"):
+        creatorpack.validate(path)

@@ -135,17 +135,96 @@ def test_cli_invalid_and_unplayable_packs(tmp_path: Path) -> None:
     result = runner.invoke(app, ["play", str(tmp_path / "missing.json")])
     assert result.exit_code == 2
     assert "unreadable-file" in result.output
+    (tmp_path / "empty.json").write_text("")
+    result = runner.invoke(app, ["play", str(tmp_path / "empty.json")])
+    assert result.exit_code == 2
+    assert "empty file" in result.output
+    result = runner.invoke(app, ["lint", str(tmp_path / "empty.json"), "--explain", "x"])
+    assert result.exit_code == 2
+    assert "empty file" in result.output
 
 
 def test_cli_interactive_session() -> None:
-    # Answer every observation with its first option each turn, until the ending or input runs out.
-    engine_obs = json.loads(RICH["0.5"].read_text())["runtime"]["observations"]
-    replies = ["y" if o["type"] == "boolean" else next(iter(o["choices"])) for o in engine_obs]
-    result = runner.invoke(app, ["play", str(RICH["0.5"])], input="\n".join(replies * 2 + ["q"]) + "\n")
+    # Piped answers: each observation in order, then the illustration matches, then q.
+    answers = ["y", "n", "left_dark", "", "", "1", "q"]
+    result = runner.invoke(app, ["play", str(RICH["0.5"])], input="\n".join(answers) + "\n")
     assert result.exit_code == 0, result.output
-    assert "turn 0" in result.output
     assert "turn 1" in result.output
+    assert "/trust: 0 → 2" in result.output
+    assert "illustration: ill_quay" in result.output
+    assert "turn 2" not in result.output
     assert "Traceback" not in result.output
+
+
+def test_cli_interactive_bad_answers_reprompt_and_enter_keeps_the_shown_answer() -> None:
+    answers = ["maybe", "y", "", "9", "asked_mra", "asked_mara", "", "", "7", "rule_key", "", "", "", "", "", ""]
+    result = runner.invoke(app, ["play", str(RICH["0.5"])], input="\n".join(answers) + "\n", env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    assert "'maybe' is not an answer" in result.output
+    assert "'9' is not one of the choices" in result.output
+    assert "'asked_mra' is not one of the choices: did you mean asked_mara?" in result.output
+    assert "not an illustration rule: 7" in result.output
+    assert "[y/n] (Enter keeps yes)" in result.output
+    assert "(Enter keeps asked_mara)" in result.output
+    assert "end of input" in result.output
+
+
+def test_cli_interactive_pack_with_nothing_to_ask_stops_at_end_of_input() -> None:
+    result = runner.invoke(app, ["play", str(EXAMPLES / "0.5" / "minimal.json")], input="\n\n")
+    assert result.exit_code == 0, result.output
+    assert "Nothing to ask" in result.output
+    assert "turn 2" in result.output
+    assert "turn 3" not in result.output
+    assert "end of input" in result.output
+
+
+def test_cli_interactive_shows_the_ending() -> None:
+    result = runner.invoke(app, ["play", str(RICH["0.5"])], input="y\n\nrelit\n\n\n\n" * 2, env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    assert "ENDING: Keeper of the Light (keeper_of_the_light)" in result.output
+    assert "two Quells sit together in the lamp room" in result.output  # the closing text
+    assert "end of input" not in result.output
+
+
+def test_explain_round_trips_through_play(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["lint", str(RICH["0.5"]), "--explain", "keeper_of_the_light"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("# ")
+    script = tmp_path / "w.jsonl"
+    script.write_text(result.output)
+    played = runner.invoke(app, ["play", str(RICH["0.5"]), "--script", str(script), "-f", "json"])
+    assert played.exit_code == 0, played.output
+    assert json.loads(played.output)["turns"][-1]["ending"] == "keeper_of_the_light"
+
+
+def test_script_comment_lines_are_skipped() -> None:
+    turns = parse_script('# header\n  # indented comment\n{"observations": {"a": true}}\n')
+    assert [dict(t.observations) for t in turns] == [{"a": True}]
+
+
+def test_explain_of_an_unknown_id_says_so_at_once() -> None:
+    result = runner.invoke(app, ["lint", str(RICH["0.5"]), "--explain", "keeper_of_the_lite"])
+    assert result.exit_code == 2
+    assert "'keeper_of_the_lite' is no achievement, ending or rule" in result.output
+    assert "did you mean 'keeper_of_the_light'?" in result.output
+    assert "dark_harbour" in result.output  # the ids it could have been
+
+
+def test_play_reads_the_pack_or_the_script_from_stdin() -> None:
+    pack = RICH["0.5"].read_bytes()
+    result = runner.invoke(app, ["play", "-", "--script", str(SCRIPTS["0.5"])], input=pack)
+    assert result.exit_code == 0, result.output
+    assert "ENDING: keeper_of_the_light" in result.output
+    result = runner.invoke(app, ["play", str(RICH["0.5"]), "--script", "-"], input=SCRIPTS["0.5"].read_bytes())
+    assert result.exit_code == 0, result.output
+    assert "ENDING: keeper_of_the_light" in result.output
+    for args in (["play", "-"], ["play", "-", "--script", "-"]):
+        result = runner.invoke(app, args, input=pack)
+        assert result.exit_code == 2
+        assert "cannot read both the pack and" in result.output
+    result = runner.invoke(app, ["play", "-", "--script", str(SCRIPTS["0.5"])], input=b"")
+    assert result.exit_code == 2
+    assert "standard input is empty" in result.output
 
 
 @pytest.mark.parametrize("version", ["0.3", "0.4", "0.5"])
@@ -153,3 +232,23 @@ def test_minimal_examples_start_and_take_a_turn(version: str) -> None:
     run = play(EXAMPLES / version / "minimal.json", [{}])
     assert run.turns[0].turn == 1
     assert run.ending is None
+
+
+def test_the_reader_panel_holds_only_what_the_reader_sees() -> None:
+    from creatorpack.cli._play import reader_panel
+
+    run = play(RICH["0.5"], parse_script(SCRIPTS["0.5"]))
+    panel = reader_panel(run.turns[0])
+    assert set(panel) == {
+        "revealed",
+        "achievements",
+        "locked_achievements",
+        "badges",
+        "illustration",
+        "ending",
+        "assets",
+    }
+    shown = json.dumps(panel)
+    for narrator_only in (*run.turns[0].instructions, *run.turns[0].active_rules):
+        assert narrator_only not in shown
+    assert reader_panel(run.last)["ending"] == "keeper_of_the_light"

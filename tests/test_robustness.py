@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 import creatorpack
 from creatorpack import PlayError
-from creatorpack.linter import LintConfig, lint
-from creatorpack.runtime import Engine, Turn
+from creatorpack.lint.linter import LintConfig, lint
+from creatorpack.play.engine import Engine, Turn
 
 from .conftest import VERSIONS, example
 from .test_differential import _value, parent_of, paths

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 import creatorpack
 from creatorpack import NotPlayableError, SessionLoadError, SessionOverError, TurnError
-from creatorpack.runtime import Engine, Session, Turn
-from creatorpack.state import check_state
+from creatorpack.play.engine import Engine, Session, Turn
+from creatorpack.play.state import check_state
 
 SHA = "a" * 64
 TRUE = {"op": "literal", "value": True}
@@ -274,8 +274,8 @@ def test_start(engine: Engine) -> None:
     assert start is not None
     assert start.turn == 0
     assert start.state == {"trust": 0, "lit": False, "items": ["map"], "harbour": {"storm": 0}}
-    assert start.revealed["assets"] == ("art", "face")
-    assert start.reachable_assets == ("face",)  # art is reward_only and not yet rewarded
+    # art is reward_only and not yet rewarded: the reader is not told it exists.
+    assert start.revealed["assets"] == start.reachable_assets == ("face",)
     assert start.revealed["castings"] == ("cast",)
     assert start.content_candidates == ("rumour",)
     assert start.content == ()
@@ -304,6 +304,7 @@ def test_completion_is_for_good_and_unlocks_are_sticky(engine: Engine) -> None:
     assert second.new_badges == ("pin",)
     assert second.new_revealed["avatars"] == ("mara",)
     assert "art" in second.reachable_assets  # the unlocked reward references it
+    assert second.new_revealed["assets"] == ("art",)  # and only now does the reader learn of it
     third = session.turn({"helped": False})
     assert "thank" not in third.active_rules
     assert third.state["trust"] == 1  # 4 - 3, not below the limit of 1

@@ -7,7 +7,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from creatorpack import SUPPORTED_VERSIONS, UnknownVersionError, schema
+from creatorpack import SUPPORTED_VERSIONS, UnknownVersionError
+from creatorpack.contract import schema
 
 NAMES = ["common.json", "pack.json", *(f"pack-{v}.json" for v in SUPPORTED_VERSIONS)]
 

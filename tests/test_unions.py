@@ -43,7 +43,12 @@ W = "/content/0/when"
             {"op": "all", "conditions": [{"op": "not", "condition": {"op": "lt", "path": "/a", "value": 1, "x": 1}}]},
             [(f"{W}/conditions/0/condition/x", "additional-property")],
         ),
-        ({"op": "not", "conditions": []}, [(W, "required"), (f"{W}/conditions", "additional-property")]),
+        # A misspelt property is one finding: unknown `conditions`, did you mean `condition`, which is missing.
+        ({"op": "not", "conditions": []}, [(f"{W}/conditions", "additional-property")]),
+        (
+            {"op": "not", "conditions": [], "x": 1},
+            [(f"{W}/conditions", "additional-property"), (f"{W}/x", "additional-property")],
+        ),
         ({"op": "xor", "conditions": []}, [(f"{W}/op", "unknown-op")]),
         ({"op": 7}, [(f"{W}/op", "unknown-op")]),
         ({"value": True}, [(W, "required")]),
@@ -71,14 +76,13 @@ def test_no_message_says_valid_under_none() -> None:
     assert got == sorted(
         [
             ("/runtime/observations/0/type", "unknown-observation-type"),
-            ("/runtime/observations/1", "required"),  # question
-            ("/runtime/observations/1", "required"),  # choices
-            ("/runtime/rules/0", "required"),  # when
-            ("/runtime/rules/0", "required"),  # instruction
-            ("/runtime/rules/1/effects/0", "required"),  # path
-            ("/runtime/rules/1/effects/0", "required"),  # by
+            ("/runtime/observations/1", "required"),  # question, choices: one finding per object
+            ("/runtime/rules/0", "required"),  # when, instruction
+            ("/runtime/rules/1/effects/0", "required"),  # path, by
         ]
     )
+    messages = {v.pointer: v.message for v in report.violations}
+    assert messages["/runtime/observations/1"] == "observations[1]: missing required properties: 'question', 'choices'"
     assert not any("any of" in v.message or "oneOf" in v.message for v in report.violations)
 
 

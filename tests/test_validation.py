@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import copy
 import json
+from decimal import Decimal
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 
 import creatorpack
-from creatorpack.validation import pointer
+from creatorpack import errors
+from creatorpack.contract import suggest
+from creatorpack.contract.validation import pointer
+from creatorpack.play.conditions import ConditionError
+from creatorpack.play.state import EffectError
 
 from .conftest import example, put
+from .test_bounds import ASSET
 
 
 def test_every_source_kind_gives_the_same_verdict(tmp_path: Path) -> None:
@@ -126,3 +134,262 @@ def test_validator_is_reusable_and_independent() -> None:
     assert first.validate(example("0.2", "rich")).valid
     with pytest.raises(creatorpack.LimitError):
         second.validate(json.dumps(example("0.2", "rich")))
+
+
+class _Opaque:
+    pass
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "python_type"),
+    [
+        ("/manifest/title", {"a", "b"}, "set"),
+        ("/instructions", _Opaque(), "_Opaque"),
+        ("/manifest/revision", Decimal("1.5"), "Decimal"),
+        ("/manifest/revision", Decimal(1), "Decimal"),
+        ("/instructions/x", float("nan"), "float"),
+        ("/instructions/x", float("-inf"), "float"),
+        ("/entries/0", b"bytes", "bytes"),
+    ],
+)
+def test_mapping_holding_what_json_cannot_say_names_pointer_and_type(
+    where: str, value: object, python_type: str
+) -> None:
+    pack = example("0.5", "minimal")
+    pack["entries"] = [{}]
+    pack["instructions"] = {}
+    put(pack, where, value)
+    with pytest.raises(creatorpack.NotJSONDataError) as caught:
+        creatorpack.validate(pack)
+    error = caught.value
+    assert isinstance(error, TypeError)
+    assert isinstance(error, creatorpack.CreatorpackError)
+    assert (error.pointer, error.python_type, error.code) == (where, python_type, "not-json-data")
+    assert str(error).startswith(f"{where}: ")
+    assert f" is a {python_type}, not a JSON value" in str(error) or f" is an {python_type}," in str(error)
+    assert "deeper" not in str(error)
+
+
+def test_mapping_with_an_int_key_names_the_object() -> None:
+    pack = example("0.5", "minimal")
+    pack["manifest"][1] = "x"
+    with pytest.raises(creatorpack.NotJSONDataError) as caught:
+        creatorpack.validate(pack)
+    assert (caught.value.pointer, caught.value.python_type) == ("/manifest", "int")
+    assert str(caught.value) == "/manifest: the key 1 is an int; JSON member names are strings"
+
+
+def test_mapping_with_json_data_of_subclasses_tuples_and_big_integers_is_checked() -> None:
+    class Name(str):
+        pass
+
+    pack = example("0.5", "minimal")
+    pack["instructions"] = {"t": (1, 2.5, True, None), "big": 2**70, Name("k"): Name("v")}
+    assert creatorpack.validate(pack).valid
+    pack["manifest"]["revision"] = 2**70
+    (violation,) = creatorpack.validate(pack).violations
+    assert (violation.pointer, violation.code) == ("/manifest/revision", "maximum")
+
+
+def test_deep_mapping_is_a_limit_error_not_a_type_error() -> None:
+    pack = example("0.5", "minimal")
+    deep: list[object] = []
+    pack["instructions"] = deep
+    for _ in range(300):
+        deep.append([])
+        deep = deep[0]  # type: ignore[assignment]
+    with pytest.raises(creatorpack.LimitError, match="deeper than 254"):
+        creatorpack.validate(pack)
+
+
+def test_check_hands_back_the_bytes_it_read(tmp_path: Path) -> None:
+    path = tmp_path / "pack.json"
+    text = json.dumps(put(example("0.4", "minimal"), "/manifest/language", "fr"), indent=2)
+    path.write_text(text, encoding="utf-8")
+    checked = creatorpack.Validator().check(path)
+    assert checked.text == text.encode()
+    assert checked.document == json.loads(text)
+    assert checked.report == creatorpack.validate(path)
+    assert creatorpack.Validator().check(text).text == text.encode()
+    assert creatorpack.Validator().check(json.loads(text)).text is None
+
+
+def test_every_exception_is_a_creatorpack_error_with_a_fitting_builtin() -> None:
+    assert ConditionError is errors.ConditionError
+    assert EffectError is errors.EffectError
+    assert creatorpack.UnknownVersionError is errors.UnknownVersionError
+    for name in errors.__all__:
+        error = getattr(errors, name)
+        assert issubclass(error, errors.CreatorpackError)
+        if error is not errors.CreatorpackError:
+            assert issubclass(error, ValueError | TypeError), name
+        assert name in (errors.__doc__ or ""), f"{name} is missing from the tree in errors.py"
+    assert issubclass(errors.NotJSONDataError, TypeError)
+
+
+# -- diagnostics: one finding per mistake, with the fix -------------------------------------------
+
+
+def test_misspelt_required_property_is_one_finding_at_the_key() -> None:
+    pack = example("0.5", "minimal")
+    pack["manifest"]["titel"] = pack["manifest"].pop("title")
+    text = json.dumps(pack, indent=2)
+    (violation,) = creatorpack.validate(text).violations
+    assert (violation.pointer, violation.code) == ("/manifest/titel", "additional-property")
+    assert violation.message == "manifest: unknown property 'titel'; did you mean 'title', which is missing?"
+    assert violation.line is not None
+    assert violation.column is not None
+    assert text.splitlines()[violation.line - 1][violation.column - 1 :].startswith('"titel"')
+
+
+def test_misspelling_of_a_present_property_suggests_it_and_others_are_still_missing() -> None:
+    pack = example("0.5", "minimal")
+    del pack["manifest"]["title"], pack["manifest"]["language"]
+    pack["manifest"]["source_document"] = []
+    got = {(v.pointer, v.code): v.message for v in creatorpack.validate(pack).violations}
+    assert got == {
+        ("/manifest/source_document", "additional-property"): (
+            "manifest: unknown property 'source_document'; did you mean 'source_documents'?"
+        ),
+        ("/manifest", "required"): "manifest: missing required properties: 'title', 'language'",
+    }
+
+
+def test_unknown_property_far_from_every_name_lists_them_and_says_how_many_more() -> None:
+    pack = example("0.5", "rich")
+    pack["publication"]["zzz"] = 1
+    (violation,) = creatorpack.validate(pack).violations
+    assert (violation.pointer, violation.code) == ("/publication/zzz", "additional-property")
+    assert violation.message.startswith("publication: unknown property 'zzz'; remove it or use one of: tagline, ")
+    assert violation.message.endswith(" and 1 more")
+
+
+def test_pack_with_only_a_version_gets_one_missing_properties_finding() -> None:
+    (violation,) = creatorpack.validate(b'{"protocol_version":"0.5"}').violations
+    assert (violation.pointer, violation.code, violation.line, violation.column) == ("", "required", 1, 1)
+    assert violation.message == (
+        "pack: missing required properties: 'manifest', 'runtime', 'instructions', 'entries', "
+        "'provenance', 'progression', 'presentation'"
+    )
+
+
+def test_missing_properties_are_one_finding_per_object() -> None:
+    pack = example("0.4", "minimal")
+    pack["manifest"] = {"pack_id": "p"}
+    pack["provenance"] = [{}, {"path": "p"}]
+    got = sorted((v.pointer, v.code, v.message) for v in creatorpack.validate(pack).violations)
+    assert got == [
+        ("/manifest", "required", "manifest: missing required properties: 'revision', 'title', 'language'"),
+        ("/provenance/0", "required", "provenance[0]: missing required properties: 'path', 'basis', 'review'"),
+        ("/provenance/1", "required", "provenance[1]: missing required properties: 'basis', 'review'"),
+    ]
+
+
+def test_single_missing_property_keeps_its_message() -> None:
+    pack = example("0.4", "minimal")
+    del pack["manifest"]["title"]
+    (violation,) = creatorpack.validate(pack).violations
+    assert (violation.pointer, violation.code) == ("/manifest", "required")
+    assert violation.message == "manifest: missing required property 'title'"
+
+
+@pytest.mark.parametrize("version", ["0.3", "0.4"])
+def test_field_of_a_later_version_says_so(version: str) -> None:
+    pack = example(version, "minimal")
+    pack["assets"] = [copy.deepcopy(ASSET)]
+    assert creatorpack.validate(pack).valid
+    pack["assets"][0]["access"] = "standard"
+    (violation,) = creatorpack.validate(pack).violations
+    assert (violation.pointer, violation.code) == ("/assets/0/access", "additional-property")
+    assert violation.message == (
+        f"assets[0]: unknown property 'access'; 'access' exists from 0.5, and this pack declares {version}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "code", "hint"),
+    [
+        ("/manifest/language", "EN", "enum", "did you mean 'en'?"),
+        ("/manifest/language", "zh-cn", "enum", "did you mean 'zh-CN'?"),
+        ("/provenance/0/basis", "orignal", "enum", "did you mean 'original'?"),
+        ("/runtime/observations/0/type", "bolean", "unknown-observation-type", "did you mean 'boolean'?"),
+        ("/content/0/when/op", "containz", "unknown-op", "did you mean 'contains'?"),
+    ],
+)
+def test_enum_value_close_to_an_allowed_one_gets_a_suggestion(where: str, value: str, code: str, hint: str) -> None:
+    pack = example("0.5", "minimal")
+    pack["provenance"] = [{"path": "p", "basis": "original", "review": "accepted"}]
+    pack["runtime"]["observations"] = [{"type": "boolean", "id": "q", "question": "Q?"}]
+    pack["content"] = [{"id": "c", "text": "t", "selection": "always", "when": {"op": "literal", "value": True}}]
+    assert creatorpack.validate(pack).valid
+    put(pack, where, value)
+    (violation,) = creatorpack.validate(pack).violations
+    assert (violation.pointer, violation.code) == (where, code)
+    assert violation.message.endswith(f"; {hint}")
+
+
+def test_enum_value_far_from_every_allowed_one_gets_none() -> None:
+    pack = put(example("0.5", "minimal"), "/manifest/language", "de")
+    (violation,) = creatorpack.validate(pack).violations
+    assert "did you mean" not in violation.message
+
+
+class _PathLike:
+    """An os.PathLike that is not a pathlib.Path."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+
+    def __fspath__(self) -> str:
+        return str(self._path)
+
+
+def test_lint_places_findings_for_any_pathlike_without_reading_twice(tmp_path: Path) -> None:
+    pack = example("0.5", "rich")
+    pack["publication"]["tagline"] = pack["progression"]["endings"][0]["title"]
+    path = tmp_path / "pack.json"
+    path.write_text(json.dumps(pack, indent=2), encoding="utf-8")
+    report = creatorpack.lint(_PathLike(path))
+    spoilers = [f for f in report.findings if f.code == "spoiler-title"]
+    assert spoilers
+    assert all(f.line is not None and f.column is not None for f in spoilers)
+
+
+@pytest.mark.parametrize(
+    ("word", "candidates", "expected"),
+    [
+        ("titel", ["title", "language"], "title"),
+        ("mara_portait", ["mara_portrait", "mara"], "mara_portrait"),
+        ("EN", ["zh", "en"], "en"),
+        ("fr", ["zh", "zh-CN", "en"], None),
+        ("colour", ["pack_id", "title"], None),
+        ("guidence", ["guidance"], "guidance"),
+        ("title", ["title"], None),
+    ],
+)
+def test_nearest_candidate(word: str, candidates: list[str], expected: str | None) -> None:
+    assert suggest.nearest(word, candidates) == expected
+
+
+def test_distance_counts_a_transposition_as_one_edit() -> None:
+    assert suggest.distance("titel", "title") == 1
+    assert suggest.distance("abc", "abc") == 0
+    assert suggest.distance("kitten", "sitting") == 3
+    assert suggest.distance("kitten", "sitting", limit=1) == 2
+
+
+def test_known_lists_say_how_many_more() -> None:
+    assert suggest.known(["a", "b"]) == "a, b"
+    assert suggest.known([str(i) for i in range(15)], shown=3) == "0, 1, 2 and 12 more"
+
+
+def test_any_mapping_is_a_source() -> None:
+    pack = example("0.5", "minimal")
+    report = creatorpack.validate(MappingProxyType(pack))
+    assert report.valid
+    assert report.document == pack
+    nested = {**pack, "manifest": MappingProxyType(pack["manifest"])}
+    with pytest.raises(
+        creatorpack.NotJSONDataError, match=r"^/manifest: .* is a mappingproxy, not a JSON value; use a dict$"
+    ):
+        creatorpack.validate(nested)

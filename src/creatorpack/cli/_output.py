@@ -3,22 +3,53 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+import unicodedata
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from enum import StrEnum
 from typing import Any, Final
 
 import orjson
 
-from creatorpack import __version__
-from creatorpack.errors import DocumentError
-from creatorpack.validation import Report, Validator, read_file
+from creatorpack.contract.validation import Report, Validator, read_file
+from creatorpack.errors import DocumentError, NotJSONError
 
-__all__ = ["FORMATS", "FileResult", "Finding", "check_file", "lint_file", "render"]
+__all__ = [
+    "FORMATS",
+    "Excerpt",
+    "FileResult",
+    "Finding",
+    "OutputFormat",
+    "TranscriptFormat",
+    "check_file",
+    "display_width",
+    "excerpt",
+    "lint_file",
+    "read_input",
+    "render",
+]
 
-FORMATS: Final = ("text", "json", "sarif", "github")
+
+class OutputFormat(StrEnum):
+    """The output formats of ``validate`` and ``lint``."""
+
+    TEXT = "text"
+    JSON = "json"
+    SARIF = "sarif"
+    GITHUB = "github"
+
+
+class TranscriptFormat(StrEnum):
+    """The output formats of ``play --script``: a readable summary or the JSON transcript."""
+
+    TEXT = "text"
+    JSON = "json"
+
+
+FORMATS: Final = tuple(OutputFormat)
 STDIN: Final = "-"
-_EXCERPT_WIDTH: Final = 160
+EXCERPT_WIDTH: Final = 100
+"""Source lines wider than this (in terminal cells) are shown as a window around the column."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +86,7 @@ class FileResult:
     version: str | None
     findings: tuple[Finding, ...] = ()
     readable: bool = True
-    excerpts: dict[int, str] = field(default_factory=dict)
+    excerpts: dict[tuple[int, int], Excerpt] = field(default_factory=dict)
     linted: bool = False
 
     @property
@@ -66,41 +97,115 @@ class FileResult:
         return 0 if self.valid else 1
 
 
-def _excerpts(data: bytes | None, lines: set[int]) -> dict[int, str]:
-    if data is None or not lines:
+@dataclass(frozen=True, slots=True)
+class Excerpt:
+    """A source line as shown under a finding: at most :data:`EXCERPT_WIDTH` cells, and where the caret goes."""
+
+    text: str
+    caret: int  # terminal cells before the caret
+
+
+def _cells(char: str) -> int:
+    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def display_width(text: str) -> int:
+    """How many terminal cells ``text`` takes: East Asian wide and full-width characters take two."""
+    return sum(_cells(char) for char in text)
+
+
+def excerpt(line: str, column: int, width: int = EXCERPT_WIDTH) -> Excerpt:
+    """The source line under a finding at ``column`` (1-based, in code points).
+
+    A line wider than ``width`` cells is cut to a window around the column, marked with ``…``;
+    tabs and control characters show as one space; the caret counts cells, so it sits under
+    wide characters.
+    """
+    at = min(max(column - 1, 0), len(line))
+    lo, hi = max(0, at - 2 * width), min(len(line), at + 2 * width)  # never look at all of a 1 MB line
+    shown = "".join(" " if unicodedata.category(c) == "Cc" else c for c in line[lo:hi])
+    at -= lo
+    if lo == 0 and hi == len(line) and display_width(shown) <= width:
+        return Excerpt(shown, display_width(shown[:at]))
+    start, end = at, min(at, len(shown) - 1)
+    cells = _cells(shown[end]) if shown else 0
+    # Up to half the width before the column, then fill after it, then fill before it.
+    while start > 0 and cells + _cells(shown[start - 1]) <= width // 2:
+        start -= 1
+        cells += _cells(shown[start])
+    while end + 1 < len(shown) and cells + _cells(shown[end + 1]) <= width:
+        end += 1
+        cells += _cells(shown[end])
+    while start > 0 and cells + _cells(shown[start - 1]) <= width:
+        start -= 1
+        cells += _cells(shown[start])
+    head = "…" if lo + start > 0 else ""
+    tail = "…" if lo + end + 1 < len(line) else ""
+    return Excerpt(head + shown[start : end + 1] + tail, len(head) + display_width(shown[start:at]))
+
+
+def _excerpts(data: bytes | None, places: Iterable[tuple[int | None, int | None]]) -> dict[tuple[int, int], Excerpt]:
+    wanted: dict[int, set[int]] = {}
+    for line, column in places:
+        if line is not None:
+            wanted.setdefault(line, set()).add(column or 1)
+    if data is None or not wanted:
         return {}
-    text = data.decode("utf-8", errors="replace")
-    wanted: dict[int, str] = {}
-    last = max(lines)
-    for number, line in enumerate(text.splitlines(), start=1):
-        if number in lines:
-            wanted[number] = line[:_EXCERPT_WIDTH]
-        if number >= last:
+    found: dict[tuple[int, int], Excerpt] = {}
+    last = max(wanted)
+    start = 0
+    for number in range(1, last + 1):
+        end = data.find(b"\n", start)
+        stop = len(data) if end < 0 else end
+        if number in wanted:
+            text = data[start:stop].decode("utf-8", errors="replace").rstrip("\r")
+            for column in wanted[number]:
+                found[number, column] = excerpt(text, column)
+        if end < 0:
             break
-    return wanted
+        start = end + 1
+    return found
+
+
+def _places(findings: Iterable[Finding]) -> list[tuple[int | None, int | None]]:
+    return [(f.line, f.column) for f in findings]
 
 
 def from_report(path: str, report: Report, data: bytes | None) -> FileResult:
     """A :class:`FileResult` for a pack that could be read."""
     findings = tuple(Finding(v.pointer, v.code, v.message, v.line, v.column) for v in report.violations)
-    lines = {f.line for f in findings if f.line is not None}
-    return FileResult(path, report.valid, report.version, findings, excerpts=_excerpts(data, lines))
+    return FileResult(path, report.valid, report.version, findings, excerpts=_excerpts(data, _places(findings)))
 
 
 def from_error(path: str, error: DocumentError, data: bytes | None = None) -> FileResult:
     """A :class:`FileResult` for an input that could not be read as a pack."""
     finding = Finding("", error.code, error.message, error.line, error.column)
-    lines = {error.line} if error.line is not None else set()
     return FileResult(
-        path, valid=False, version=None, findings=(finding,), readable=False, excerpts=_excerpts(data, lines)
+        path,
+        valid=False,
+        version=None,
+        findings=(finding,),
+        readable=False,
+        excerpts=_excerpts(data, _places([finding])),
     )
+
+
+def read_input(path: str, max_bytes: int, stdin: bytes | None = None) -> bytes:
+    """The bytes of a file (or of stdin for ``-``); an empty input is :class:`NotJSONError` 'empty file'."""
+    data = stdin if path == STDIN and stdin is not None else read_file(path, max_bytes)
+    if not data.strip():
+        what = "standard input is empty" if path == STDIN else "empty file"
+        raise NotJSONError(f"{what}: a pack is a JSON object")
+    return data
 
 
 def check_file(path: str, max_bytes: int, stdin: bytes | None = None) -> FileResult:
     """Validate one file (or the bytes read from stdin); never raises for bad input."""
     data: bytes | None = None
     try:
-        data = stdin if path == STDIN and stdin is not None else read_file(path, max_bytes)
+        data = read_input(path, max_bytes, stdin)
         report = _validator(max_bytes).validate(data)
     except DocumentError as exc:
         return from_error(path, exc, data)
@@ -117,15 +222,19 @@ def _validator(max_bytes: int) -> Validator:
     return _VALIDATORS[max_bytes]
 
 
-def render(results: Sequence[FileResult], fmt: str, *, color: bool = False) -> str:
+def render(results: Sequence[FileResult], fmt: OutputFormat | str, *, color: bool = False) -> str:
     """All results in one output format."""
-    if fmt == "json":
-        return _json(results)
-    if fmt == "sarif":
-        return _sarif(results)
-    if fmt == "github":
-        return _github(results)
-    return _text(results, color=color)
+    match OutputFormat(fmt):
+        case OutputFormat.JSON:
+            return _json(results)
+        case OutputFormat.SARIF:
+            from creatorpack.cli import _sarif  # noqa: PLC0415 - only SARIF needs the rule table
+
+            return _sarif.render(results)
+        case OutputFormat.GITHUB:
+            return _github(results)
+        case OutputFormat.TEXT:
+            return _text(results, color=color)
 
 
 def _json(results: Sequence[FileResult]) -> str:
@@ -150,21 +259,18 @@ def _text(results: Sequence[FileResult], *, color: bool) -> str:
     out: list[str] = []
     for result in results:
         for f in result.findings:
-            where = f"{result.path}:{f.line or 1}:{f.column or 1}:"
+            where = f"{result.path}:{f.line}:{f.column or 1}:" if f.line is not None else f"{result.path}:"
             style = "red" if f.severity == "error" else "yellow"
             out.append(f"{_paint(where, 'bold', color=color)} {_paint(f.code, style, color=color)} {f.message}")
             if f.pointer:
                 out.append(f"  {_paint('at ' + f.pointer, 'dim', color=color)}")
-            excerpt = result.excerpts.get(f.line) if f.line is not None else None
-            if excerpt is not None and f.line is not None:
+            shown = result.excerpts.get((f.line, f.column or 1)) if f.line is not None else None
+            if shown is not None:
                 gutter = str(f.line)
                 pad = " " * len(gutter)
-                caret_at = max((f.column or 1) - 1, 0)
-                shown = excerpt.expandtabs(1)
                 out.append(f"  {pad} |")
-                out.append(f"  {gutter} | {shown}")
-                if caret_at <= len(shown):
-                    out.append(f"  {pad} | {' ' * caret_at}{_paint('^', style, color=color)}")
+                out.append(f"  {gutter} | {shown.text}")
+                out.append(f"  {pad} | {' ' * shown.caret}{_paint('^', style, color=color)}")
     out.append(_summary(results))
     return "\n".join(out) + "\n"
 
@@ -178,7 +284,14 @@ def _summary(results: Sequence[FileResult]) -> str:
     warnings = sum(1 for r in results for f in r.findings if f.severity == "warning")
     noun = "file" if len(results) == 1 else "files"
     if linted:
-        parts = [f"{valid} clean", f"{len(invalid)} with problems"]
+        # A file with only warnings passes (exit 0) but is not clean.
+        clean = sum(r.exit_code == 0 and not r.findings for r in results)
+        warned = valid - clean
+        parts = [f"{clean} clean"] if clean or not (warned or invalid or unreadable) else []
+        if warned:
+            parts.append(f"{warned} with warnings only")
+        if invalid:
+            parts.append(f"{len(invalid)} with problems")
         parts += [f"{errors} error{'s' if errors != 1 else ''}", f"{warnings} warning{'s' if warnings != 1 else ''}"]
     else:
         parts = [f"{valid} valid"]
@@ -191,11 +304,11 @@ def _summary(results: Sequence[FileResult]) -> str:
 
 def lint_file(path: str, max_bytes: int, config: Any, *, strict: bool, stdin: bytes | None = None) -> FileResult:
     """Lint one file (or stdin bytes); never raises for bad input."""
-    from creatorpack.linter import contract_findings, lint  # noqa: PLC0415 - lint loads the runtime
+    from creatorpack.lint.linter import contract_findings, lint  # noqa: PLC0415 - lint loads the runtime
 
     data: bytes | None = None
     try:
-        data = stdin if path == STDIN and stdin is not None else read_file(path, max_bytes)
+        data = read_input(path, max_bytes, stdin)
         report = lint(data, config, validator=_validator(max_bytes))
     except DocumentError as exc:
         return from_error(path, exc, data)
@@ -209,57 +322,13 @@ def lint_file(path: str, max_bytes: int, config: Any, *, strict: bool, stdin: by
             valid=False,
             version=version,
             findings=findings,
-            excerpts=_excerpts(data, {f.line for f in findings if f.line}),
+            excerpts=_excerpts(data, _places(findings)),
             linted=True,
         )
     findings = tuple(Finding(f.pointer, f.code, f.message, f.line, f.column, f.severity) for f in report.findings)
     counts = [f for f in findings if f.severity == "error" or strict]
-    lines = {f.line for f in findings if f.line is not None}
-    return FileResult(path, not counts, report.contract.version, findings, excerpts=_excerpts(data, lines), linted=True)
-
-
-def _sarif(results: Sequence[FileResult]) -> str:
-    rules: dict[str, dict[str, Any]] = {}
-    sarif_results: list[dict[str, Any]] = []
-    for result in results:
-        for f in result.findings:
-            rules.setdefault(f.code, {"id": f.code, "shortDescription": {"text": f.code.replace("-", " ")}})
-            region: dict[str, int] = {}
-            if f.line is not None:
-                region = {"startLine": f.line, "startColumn": f.column or 1}
-            physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(result.path)}}
-            if region:
-                physical["region"] = region
-            sarif_results.append(
-                {
-                    "ruleId": f.code,
-                    "level": "error" if f.severity == "error" else "warning",
-                    "message": {"text": f.message},
-                    "locations": [
-                        {
-                            "physicalLocation": physical,
-                            "logicalLocations": [{"fullyQualifiedName": f.pointer or "/", "kind": "member"}],
-                        }
-                    ],
-                }
-            )
-    document = {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {"driver": {"name": "creatorpack", "version": __version__, "rules": list(rules.values())}},
-                "results": sarif_results,
-            }
-        ],
-    }
-    return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n"
-
-
-def _uri(path: str) -> str:
-    if path == STDIN:
-        return "stdin"
-    return Path(path).as_posix()
+    excerpts = _excerpts(data, _places(findings))
+    return FileResult(path, not counts, report.contract.version, findings, excerpts=excerpts, linted=True)
 
 
 def _escape_data(text: str) -> str:

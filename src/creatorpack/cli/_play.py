@@ -1,0 +1,393 @@
+"""``creatorpack play``: scripted playthroughs and the interactive terminal playtest."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import orjson
+from rich.console import Console
+from rich.panel import Panel
+from rich.text import Text
+
+from creatorpack import _json as json_helpers
+from creatorpack.contract import suggest
+from creatorpack.contract.validation import Source
+from creatorpack.play.engine import Engine, Session, TurnResult
+from creatorpack.testing import parse_script, play
+
+__all__ = ["INTERRUPTED", "interactive", "reader_panel", "scripted", "state_changes"]
+
+INTERRUPTED: Final = 130
+"""The exit code of a playtest ended with Ctrl-C (128 + SIGINT), as shells report it."""
+
+_YES: Final = frozenset({"y", "yes", "true", "1"})
+_NO: Final = frozenset({"n", "no", "false", "0"})
+_QUIT: Final = frozenset({"q", "quit", "exit"})
+
+
+def scripted(pack: Source, script: str | Sequence[str], entry: str | None, fmt: str) -> str:
+    """Play a JSON Lines script (its text or lines) and return the transcript (JSON) or a summary (text)."""
+    turns = parse_script(script)
+    run = play(Engine.from_source(pack), turns, entry=entry)
+    if fmt == "json":
+        return orjson.dumps(run.transcript(), option=orjson.OPT_INDENT_2).decode() + "\n"
+    lines = [_summary(run.start)]
+    lines += [_summary(result) for result in run.turns]
+    return "\n".join(lines) + "\n"
+
+
+def _summary(result: TurnResult) -> str:
+    parts = [f"turn {result.turn}: state {orjson.dumps(result.state).decode()}"]
+    if result.active_rules:
+        parts.append(f"  active: {', '.join(result.active_rules)}")
+    parts.extend(f"  rejected: {r['rule']} effect {r['effect']}: {r['reason']}" for r in result.rejected_effects)
+    if result.new_completed_rules:
+        parts.append(f"  completed: {', '.join(result.new_completed_rules)}")
+    parts.extend(f"  revealed {kind}: {', '.join(ids)}" for kind, ids in result.new_revealed.items() if ids)
+    if result.new_achievements:
+        parts.append(f"  unlocked: {', '.join(result.new_achievements)}")
+    if result.new_badges:
+        parts.append(f"  badges: {', '.join(result.new_badges)}")
+    if result.illustration:
+        parts.append(f"  illustration: {result.illustration}")
+    if result.ending:
+        parts.append(f"  ENDING: {result.ending}")
+    return "\n".join(parts)
+
+
+# -- the interactive playtest --------------------------------------------------------------------
+
+
+class _QuitRequest(Exception):  # noqa: N818 - a signal, not an error
+    """The playtester typed q."""
+
+
+def _by_id(items: Any) -> dict[str, Mapping[str, Any]]:
+    if not isinstance(items, list):
+        return {}
+    return {item["id"]: item for item in items if isinstance(item, Mapping) and isinstance(item.get("id"), str)}
+
+
+@dataclass(frozen=True, slots=True)
+class _Pack:
+    """What the screen names: titles, texts and alts by id, read from the pack once."""
+
+    title: str
+    entries: tuple[Mapping[str, Any], ...]
+    content: Mapping[str, Mapping[str, Any]]
+    achievements: Mapping[str, Mapping[str, Any]]
+    endings: Mapping[str, Mapping[str, Any]]
+    badges: Mapping[str, Mapping[str, Any]]
+    illustrations: Mapping[str, Mapping[str, Any]]
+    illustration_rules: tuple[Mapping[str, Any], ...]
+
+    @classmethod
+    def of(cls, pack: Mapping[str, Any]) -> _Pack:
+        progression = pack.get("progression") or {}
+        presentation = pack.get("presentation") or {}
+        rules = presentation.get("illustration_rules", []) if isinstance(presentation, Mapping) else []
+        entries = pack.get("entries", [])
+        return cls(
+            title=str((pack.get("manifest") or {}).get("title", "")),
+            entries=tuple(e for e in entries if isinstance(e, Mapping)) if isinstance(entries, list) else (),
+            content=_by_id(pack.get("content")),
+            achievements=_by_id(progression.get("achievements")),
+            endings=_by_id(progression.get("endings")),
+            badges=_by_id(progression.get("badges")),
+            illustrations=_by_id(pack.get("illustrations")),
+            illustration_rules=tuple(r for r in rules if isinstance(r, Mapping) and isinstance(r.get("id"), str)),
+        )
+
+    def entry_title(self, entry: str, index: int) -> str | None:
+        """The title of the pack entry that has the runtime entry's id (or its position, when neither has an id)."""
+        for item in self.entries:
+            if item.get("id") == entry or item.get("entry_id") == entry:
+                return str(item.get("title", "")) or None
+        if entry.startswith("#") and index < len(self.entries) and "id" not in self.entries[index]:
+            return str(self.entries[index].get("title", "")) or None
+        return None
+
+    def titled(self, table: Mapping[str, Mapping[str, Any]], ident: str) -> str:
+        """``Title (id)``, or the id alone when the item has no title."""
+        title = table.get(ident, {}).get("title")
+        return f"{title} ({ident})" if isinstance(title, str) and title else ident
+
+    def content_text(self, ident: str, entry: str) -> str | None:
+        """A content item's text, unless it belongs to other entries."""
+        item = self.content.get(ident, {})
+        entry_ids = item.get("entry_ids")
+        if isinstance(entry_ids, list) and entry_ids and entry not in entry_ids:
+            return None
+        text = item.get("text")
+        return text if isinstance(text, str) else None
+
+
+def _flatten(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    """``(pointer, value)`` for every leaf of nested objects (arrays and scalars are leaves)."""
+    if isinstance(value, Mapping) and value:
+        for key, member in value.items():
+            yield from _flatten(member, path + json_helpers.pointer((str(key),)))
+    else:
+        yield path, value
+
+
+def _json(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+def state_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """What a turn changed in the state: ``(pointer, old, new)`` in JSON, leaf by leaf."""
+    old = dict(_flatten(before))
+    new = dict(_flatten(after))
+    missing = "(absent)"
+    changes = []
+    for pointer in dict.fromkeys([*old, *new]):
+        left = _json(old[pointer]) if pointer in old else missing
+        right = _json(new[pointer]) if pointer in new else missing
+        if left != right:
+            changes.append((pointer, left, right))
+    return changes
+
+
+def reader_panel(result: TurnResult) -> dict[str, Any]:
+    """What the reader can see after a turn: the reader view's own serialization, and nothing else."""
+    view = result.reader_view().to_json()
+    shown = ("revealed", "achievements", "locked_achievements", "badges", "illustration", "ending", "assets")
+    panel = {key: view[key] for key in shown}
+    panel["revealed"] = {kind: ids for kind, ids in view["revealed"].items() if ids}
+    return panel
+
+
+class _Screen:
+    """Prints what a playtester needs to see: the opening, each turn's changes, the ending."""
+
+    def __init__(self, console: Console, engine: Engine, names: _Pack) -> None:
+        self.console = console
+        self.engine = engine
+        self.names = names
+        self.answers = ""  # the answers the turn was played with, as shown to the playtester
+
+    def say(self, text: str, style: str = "") -> None:
+        self.console.print(Text(text, style=style))
+
+    def opening(self, session: Session, result: TurnResult) -> None:
+        entry = session.state.entry
+        ids = self.engine.entry_ids()
+        title = self.names.entry_title(entry, ids.index(entry) if entry in ids else 0)
+        heading = self.names.title or self.engine.pack_id
+        self.console.rule(Text(f"{heading}: {title}" if title and title != heading else heading, style="bold"))
+        self.say(f"entry {entry} · pack {self.engine.pack_id} revision {self.engine.revision}", "dim")
+        for ident in result.content:
+            text = self.names.content_text(ident, entry)
+            if text is not None:
+                self.console.print(Text(text))
+                self.say("")
+        self.say("state at the start:", "bold")
+        for pointer, value in _flatten(result.state):
+            self.say(f"  {pointer or '/'} = {_json(value)}")
+        self._events(result)
+
+    def turn(self, result: TurnResult, before: Mapping[str, Any], content_before: Sequence[str], entry: str) -> None:
+        self.console.rule(Text(f"turn {result.turn}", style="bold"))
+        if self.answers:
+            self.say(f"answers in force: {self.answers}", "dim")
+        changes = state_changes(before, result.state)
+        if changes:
+            self.say("state changed:", "bold")
+            for pointer, old, new in changes:
+                self.console.print(Text.assemble(f"  {pointer}: {old} → ", (new, "bold yellow")))
+        else:
+            self.say("state unchanged", "dim")
+        for ident in result.content:
+            text = self.names.content_text(ident, entry)
+            if ident not in content_before and text is not None:
+                self.console.print(Text.assemble(("content now shown: ", "cyan"), text))
+        self._events(result)
+
+    def _events(self, result: TurnResult) -> None:
+        if result.active_rules:
+            self.say(f"active rules: {', '.join(result.active_rules)}", "dim")
+        for instruction in result.instructions:
+            self.console.print(Text.assemble(("narrator guidance: ", "cyan"), instruction))
+        for rejected in result.rejected_effects:
+            reason = f"rejected: rule {rejected['rule']} effect {rejected['effect']}: {rejected['reason']}"
+            self.say(reason, "red")
+        if result.new_completed_rules:
+            self.say(f"rules completed: {', '.join(result.new_completed_rules)}", "dim")
+        for kind, ids in result.new_revealed.items():
+            if ids:
+                self.console.print(Text.assemble((f"revealed {kind}: ", "green"), ", ".join(ids)))
+        for ident in result.new_achievements:
+            self.console.print(
+                Text.assemble(("achievement unlocked: ", "magenta"), self.names.titled(self.names.achievements, ident))
+            )
+        for ident in result.new_badges:
+            self.console.print(
+                Text.assemble(("badge awarded: ", "magenta"), self.names.titled(self.names.badges, ident))
+            )
+        if result.illustration:
+            alt = self.names.illustrations.get(result.illustration, {}).get("alt")
+            shown = f"{result.illustration}: {alt}" if isinstance(alt, str) else result.illustration
+            self.console.print(Text.assemble(("illustration: ", "blue"), shown))
+        if result.ending:
+            self.reader(result)
+            ending = self.names.endings.get(result.ending, {})
+            self.console.rule(
+                Text(f"ENDING: {self.names.titled(self.names.endings, result.ending)}", style="bold green")
+            )
+            closing = ending.get("closing_text")
+            if isinstance(closing, str) and closing:
+                self.console.print(Text(closing))
+
+    def reader(self, result: TurnResult) -> None:
+        """The reader panel: everything the reader can see now, and nothing meant for the narrator."""
+        lines: list[str] = []
+        for key, value in reader_panel(result).items():
+            if isinstance(value, Mapping):
+                lines.append(f"{key}:" if value else f"{key}: none")
+                lines.extend(f"  {kind}: {_shown(ids)}" for kind, ids in value.items())
+            else:
+                lines.append(f"{key}: {_shown(value)}")
+        self.console.print(Panel(Text("\n".join(lines)), title="the reader sees", title_align="left"))
+
+
+def _answer(value: Any) -> str:
+    return {True: "yes", False: "no"}.get(value, str(value)) if isinstance(value, bool) else str(value)
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        return ", ".join(str(v) for v in value) or "none"
+    return "none" if value is None else str(value)
+
+
+class _Asker:
+    """Reads one turn's answers, re-prompting until each reply is understood."""
+
+    def __init__(self, console: Console, engine: Engine, names: _Pack, read: Callable[[Text], str]) -> None:
+        self.console = console
+        self.engine = engine
+        self.names = names
+        self.read = read
+
+    def ask(self, answers: Mapping[str, Any]) -> tuple[dict[str, bool | str], list[str]]:
+        """The observations answered this turn and the illustration rules matched."""
+        replies: dict[str, bool | str] = {}
+        for ident, observation in self.engine.observations.items():
+            reply = self._observation(ident, observation, answers.get(ident))
+            if reply is not None:
+                replies[ident] = reply
+        matches = self._matches() if self.names.illustration_rules else []
+        if not self.engine.observations and not self.names.illustration_rules:
+            self._line("Nothing to ask: this pack has no observations. Enter plays a turn, q quits: ")
+        return replies, matches
+
+    def _line(self, prompt: str | Text, answers: Sequence[str] = ()) -> str:
+        reply = self.read(prompt if isinstance(prompt, Text) else Text(prompt)).strip()
+        if reply.lower() in _QUIT and reply not in answers:
+            raise _QuitRequest
+        return reply
+
+    def _observation(self, ident: str, observation: Mapping[str, Any], current: Any) -> bool | str | None:
+        question = str(observation.get("question", ident))
+        if observation.get("type") == "boolean":
+            keep = {True: "yes", False: "no"}.get(current) if isinstance(current, bool) else None
+            hint = f"[y/n] (Enter keeps {keep})" if keep else "[y/n] (Enter leaves it unanswered)"
+            while True:
+                reply = self._line(Text.assemble((question, "bold"), " ", (hint, "dim"), " "))
+                if not reply:
+                    return None
+                if reply.lower() in _YES | _NO:
+                    return reply.lower() in _YES
+                self.console.print(
+                    Text(f"{reply!r} is not an answer: y or n, Enter keeps the current answer, q quits", "red")
+                )
+        choices = observation.get("choices", {})
+        keys: list[str] = [str(k) for k in choices] if isinstance(choices, Mapping) else []
+        self.console.print(Text(question, style="bold"))
+        width = max((len(k) for k in keys), default=0)
+        for number, key in enumerate(keys, start=1):
+            self.console.print(Text(f"  {number}) {key.ljust(width)}  {choices[key]}"))
+        keep_hint = f"Enter keeps {current}" if isinstance(current, str) else "Enter leaves it unanswered"
+        while True:
+            reply = self._line(Text(f"choice [1-{len(keys)} or a key] ({keep_hint}) ", style="dim"), keys)
+            if not reply:
+                return None
+            if reply.isdigit() and 1 <= int(reply) <= len(keys):
+                return keys[int(reply) - 1]
+            if reply in keys:
+                return reply
+            guess = suggest.nearest(reply, keys)
+            hint = f"did you mean {guess}? " if guess else ""
+            options = f"a number from 1 to {len(keys)} or one of {', '.join(keys)}"
+            self.console.print(
+                Text(
+                    f"{reply!r} is not one of the choices: {hint}{options}",
+                    "red",
+                )
+            )
+
+    def _matches(self) -> list[str]:
+        rules = self.names.illustration_rules
+        self.console.print(Text("Illustration rules (which did the narrator judge true this turn?)", style="bold"))
+        for number, rule in enumerate(rules, start=1):
+            self.console.print(Text(f"  {number}) {rule['id']}: {rule.get('match', '')}"))
+        ids = [str(rule["id"]) for rule in rules]
+        while True:
+            reply = self._line(Text("matches [numbers or ids, comma-separated] (Enter: none) ", style="dim"), ids)
+            picked: list[str] = []
+            wrong: list[str] = []
+            for part in filter(None, (p.strip() for p in reply.replace(" ", ",").split(","))):
+                if part.isdigit() and 1 <= int(part) <= len(ids):
+                    picked.append(ids[int(part) - 1])
+                elif part in ids:
+                    picked.append(part)
+                else:
+                    wrong.append(part)
+            if not wrong:
+                return list(dict.fromkeys(picked))
+            self.console.print(
+                Text(f"not an illustration rule: {', '.join(wrong)}; use 1 to {len(ids)} or an id", "red")
+            )
+
+
+def interactive(pack: Source, entry: str | None, *, console: Console | None = None) -> int:
+    """Play turn by turn, prompting for each observation, until an ending, end of input or q.
+
+    Returns the exit code: 0 (an ending, q, or end of input such as Ctrl-D), 130 for Ctrl-C.
+    """
+    console = console or Console(highlight=False)
+    engine = Engine.from_source(pack)
+    session = Session.start(engine, entry)
+    names = _Pack.of(engine.pack)
+    screen = _Screen(console, engine, names)
+    asker = _Asker(console, engine, names, console.input)
+    start = session.last
+    if start is None:  # pragma: no cover - Session.start always records the start
+        return 0
+    try:
+        screen.opening(session, start)
+        screen.reader(start)
+        if not session.over:
+            console.print(Text("Answer each question; Enter keeps the current answer (shown), q quits.", style="dim"))
+        content = list(start.content)
+        while not session.over:
+            replies, matches = asker.ask(session.state.answers)
+            before = session.state.state
+            result = session.turn(replies, matches)
+            screen.answers = ", ".join(
+                f"{k}={_answer(v)}{'' if k in replies else ' (kept)'}" for k, v in session.state.answers.items()
+            )
+            screen.turn(result, before, content, session.state.entry)
+            content = list(result.content)
+    except _QuitRequest:
+        return 0
+    except EOFError:
+        console.print(Text("\nend of input: the playtest stops here", style="dim"))
+        return 0
+    except KeyboardInterrupt:
+        console.print(Text("\ninterrupted", style="dim"))
+        return INTERRUPTED
+    return 0

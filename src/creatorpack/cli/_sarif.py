@@ -1,0 +1,133 @@
+"""SARIF 2.1.0 output: one rule per code, with its help text and a link to its documentation."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import orjson
+
+from creatorpack import __version__
+
+if TYPE_CHECKING:
+    from creatorpack.cli._output import FileResult
+
+__all__ = ["DOCS_URL", "help_uri", "render"]
+
+DOCS_URL: Final = "https://github.com/creatorpack/creatorpack/blob/main/docs/"
+"""Where the rule documentation (``docs/lint.md``, ``docs/validation.md``) is published."""
+
+CONTRACT_CODES: Final = {
+    "unsupported-version": "protocol_version is missing or not a supported contract version",
+    "duplicate-key": "a member name occurs twice in one object",
+    "additional-property": "a property that the object does not list",
+    "required": "a required property is missing",
+    "type": "a value of the wrong JSON type",
+    "enum": "a value that is not one of the allowed values",
+    "unknown-op": "a condition op that the grammar does not have",
+    "unknown-observation-type": "an observation type other than boolean or choice",
+    "const": "a value that is not the one allowed value",
+    "invalid-id": "a value that is not an Id (^[A-Za-z][A-Za-z0-9_.-]{0,79}$)",
+    "invalid-sha256": "a value that is not 64 lowercase hexadecimal characters",
+    "invalid-uuid": "a character_id that is not a lowercase 8-4-4-4-12 UUID",
+    "invalid-condition-ref": "a condition_ref that is not a path of /conditions/<index> segments",
+    "blank-string": "a text that must contain a non-whitespace character",
+    "min-length": "a string shorter than allowed (code points)",
+    "max-length": "a string longer than allowed (code points)",
+    "minimum": "a number below its minimum",
+    "maximum": "a number above its maximum",
+    "exclusive-minimum": "a number not above its exclusive minimum",
+    "min-items": "an array with too few items",
+    "max-items": "an array with too many items",
+    "unique-items": "an array that must have unique items repeats one",
+    "min-properties": "an object with too few properties",
+    "invalid-property-name": "an object key that is not an Id or not an allowed name",
+    "reserved-id": "a 0.2 actor id of world or reader",
+    "unreadable-file": "the file cannot be opened or read",
+    "invalid-json": "not UTF-8 JSON (syntax, byte order mark, NaN, a number that overflows)",
+    "limit-exceeded": "larger or deeper than the documented limits",
+    "not-an-object": "JSON whose root is not an object",
+}
+"""Short descriptions of the contract's codes (``docs/validation.md``)."""
+
+
+def _lint_rules() -> dict[str, str]:
+    from creatorpack.lint.linter import RULES  # noqa: PLC0415 - only SARIF output needs the lint rule table
+
+    return {code: rule.summary for code, rule in RULES.items()}
+
+
+def help_uri(code: str, lint_rules: Sequence[str]) -> str:
+    """The documentation of a code: its section of docs/lint.md, or the codes of docs/validation.md."""
+    if code in lint_rules:
+        return f"{DOCS_URL}lint.md#{code}"
+    if code in CONTRACT_CODES and code not in ("unreadable-file", "invalid-json", "limit-exceeded", "not-an-object"):
+        return f"{DOCS_URL}validation.md#codes"
+    return f"{DOCS_URL}validation.md#limits-and-bad-input"
+
+
+def _rule(code: str, lint_rules: dict[str, str]) -> dict[str, Any]:
+    summary = lint_rules.get(code) or CONTRACT_CODES.get(code) or code.replace("-", " ")
+    uri = help_uri(code, list(lint_rules))
+    return {
+        "id": code,
+        "shortDescription": {"text": summary},
+        "help": {"text": f"{summary}. See {uri}", "markdown": f"{summary}. [Documentation]({uri})"},
+        "helpUri": uri,
+    }
+
+
+def render(results: Sequence[FileResult]) -> str:
+    """All results as one SARIF 2.1.0 log; columns are counted in Unicode code points."""
+    lint_rules = _lint_rules() if any(r.linted for r in results) else {}
+    rules: dict[str, dict[str, Any]] = {}
+    index: dict[str, int] = {}
+    sarif_results: list[dict[str, Any]] = []
+    for result in results:
+        for f in result.findings:
+            if f.code not in rules:
+                rules[f.code] = _rule(f.code, lint_rules)
+                index[f.code] = len(index)
+            physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(result.path)}}
+            if f.line is not None:
+                physical["region"] = {"startLine": f.line, "startColumn": f.column or 1}
+            sarif_results.append(
+                {
+                    "ruleId": f.code,
+                    "ruleIndex": index[f.code],
+                    "level": "error" if f.severity == "error" else "warning",
+                    "message": {"text": f.message},
+                    "locations": [
+                        {
+                            "physicalLocation": physical,
+                            "logicalLocations": [{"fullyQualifiedName": f.pointer or "/", "kind": "member"}],
+                        }
+                    ],
+                }
+            )
+    document = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "creatorpack",
+                        "version": __version__,
+                        "informationUri": f"{DOCS_URL}lint.md",
+                        "rules": list(rules.values()),
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": sarif_results,
+            }
+        ],
+    }
+    return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+def _uri(path: str) -> str:
+    if path == "-":
+        return "stdin"
+    return Path(path).as_posix()

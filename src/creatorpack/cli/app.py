@@ -1,0 +1,357 @@
+"""The ``creatorpack`` command line: validate and play packs, export the contract's schemas.
+
+Exit codes: 0 success (every pack valid); 1 some pack breaks its contract; 2 a usage error, an
+input that is unreadable, not JSON, too large or too deep, or not a JSON object, or a play that
+cannot go on (bad script, a turn after the ending, a pack that cannot be played).
+The exit codes live on the exception classes (:mod:`creatorpack.errors`); this module maps them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
+from pathlib import Path
+from typing import Annotated, Any
+
+import orjson
+import typer
+
+from creatorpack import __version__
+from creatorpack.cli import _diff, _output, _settings, _walk, _workflow
+from creatorpack.contract import schema, suggest
+from creatorpack.contract.validation import MAX_BYTES, validate
+from creatorpack.errors import CreatorpackError, DocumentError, InvalidPackError, TurnError
+from creatorpack.service import cli as service_cli
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="creatorpack",
+    help="Validate, lint and play creator packs (contract versions 0.2 to 0.5).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"creatorpack {__version__}")
+        raise typer.Exit
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Validate, lint and play creator packs (contract versions 0.2 to 0.5)."""
+
+
+def _run_checks(
+    files: list[str], jobs: int, max_bytes: int, check: Callable[..., _output.FileResult], label: str = "validating"
+) -> list[_output.FileResult]:
+    stdin = sys.stdin.buffer.read(max_bytes + 1) if _output.STDIN in files else None
+    if not (_output.is_terminal() and len(files) > 1):
+        return list(_results(files, jobs, max_bytes, stdin, check))
+    # Rich is imported only for the progress bar: a one-file run should not pay for it.
+    from rich.console import Console  # noqa: PLC0415
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn  # noqa: PLC0415
+
+    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    results: list[_output.FileResult] = []
+    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task("validate", total=len(files))
+        for result in _results(files, jobs, max_bytes, stdin, check):
+            results.append(result)
+            progress.advance(task)
+    return results
+
+
+def _results(
+    files: list[str], jobs: int, max_bytes: int, stdin: bytes | None, check: Callable[..., _output.FileResult]
+) -> Iterator[_output.FileResult]:
+    if jobs > 1 and len(files) > 1:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
+            chunk = max(1, len(files) // (jobs * 8))
+            yield from pool.map(check, files, [max_bytes] * len(files), [stdin] * len(files), chunksize=chunk)
+    else:
+        for path in files:
+            yield check(path, max_bytes, stdin)
+
+
+def _check(path: str, max_bytes: int, stdin: bytes | None) -> _output.FileResult:
+    return _output.check_file(path, max_bytes, stdin)
+
+
+@app.command("validate")
+def _validate(
+    paths: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="PATH...",
+            help="Pack files, directories (every *.json pack below them) or '-' for standard input.",
+        ),
+    ],
+    output_format: Annotated[
+        _output.OutputFormat, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)
+    ] = _output.OutputFormat.TEXT,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=0, help="Validate in N processes (0: one per CPU).")] = 1,
+    max_bytes: Annotated[
+        int, typer.Option("--max-bytes", min=1, help="Refuse documents larger than this many bytes.")
+    ] = MAX_BYTES,
+    exclude: Annotated[
+        list[str] | None,
+        typer.Option("--exclude", metavar="GLOB", help="Skip walked files and directories that match (repeatable)."),
+    ] = None,
+) -> None:
+    """Check packs against the contract version each declares; report every violation."""
+    _report(_files(paths, exclude, max_bytes), output_format, jobs, max_bytes, _check, "validating")
+
+
+def _files(paths: Sequence[str], excludes: Sequence[str] | None, max_bytes: int) -> list[str]:
+    expansion = _walk.expand(paths, excludes=excludes or (), max_bytes=max_bytes)
+    if expansion.skipped:
+        noun = "file" if expansion.skipped == 1 else "files"
+        typer.echo(f"creatorpack: skipped {expansion.skipped} JSON {noun} without protocol_version", err=True)
+    if not expansion.files:
+        typer.echo("creatorpack: no pack (*.json with a protocol_version) found in the given paths", err=True)
+        raise typer.Exit(2)
+    return list(expansion.files)
+
+
+def _report(
+    files: list[str],
+    fmt: _output.OutputFormat,
+    jobs: int,
+    max_bytes: int,
+    check: Callable[..., _output.FileResult],
+    label: str,
+) -> None:
+    """Check every file, print the results in ``fmt``, and exit with the worst exit code."""
+    results = _run_checks(files, jobs or os.cpu_count() or 1, max_bytes, check, label)
+    color = fmt == _output.OutputFormat.TEXT and _output.is_terminal(sys.stdout) and "NO_COLOR" not in os.environ
+    sys.stdout.write(_output.render(results, fmt, color=color))
+    sys.stdout.flush()
+    raise typer.Exit(max(r.exit_code for r in results))
+
+
+def _lint_check(config: Any, strict: bool, path: str, max_bytes: int, stdin: bytes | None) -> _output.FileResult:
+    return _output.lint_file(path, max_bytes, config, strict=strict, stdin=stdin)
+
+
+def _first(*values: Any) -> Any:
+    """The first value that is set: the flag, then the table, then the default."""
+    return next(v for v in values if v is not None)
+
+
+@app.command("lint")
+def _lint(
+    paths: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="PATH...",
+            help="Pack files, directories (every *.json pack below them) or '-' for standard input.",
+        ),
+    ],
+    output_format: Annotated[
+        _output.OutputFormat, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)
+    ] = _output.OutputFormat.TEXT,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=0, help="Lint in N processes (0: one per CPU).")] = 1,
+    strict: Annotated[
+        bool | None,
+        typer.Option(
+            "--strict/--no-strict", help="Warnings also fail (exit 1); default: the pyproject table, else no."
+        ),
+    ] = None,
+    ignore: Annotated[
+        list[str] | None, typer.Option("--ignore", help="Silence a rule by its code (repeatable).")
+    ] = None,
+    assets: Annotated[
+        Path | None, typer.Option("--assets", help="Check asset files (named by sha256 or uri) in this directory.")
+    ] = None,
+    explain: Annotated[
+        str | None, typer.Option("--explain", help="Print turns that reach this achievement, ending or rule id.")
+    ] = None,
+    max_states: Annotated[
+        int | None,
+        typer.Option("--max-states", min=1, help="Reachability search: state bound (default: the table, else 20000)."),
+    ] = None,
+    max_seconds: Annotated[
+        float | None,
+        typer.Option(
+            "--max-seconds", min=0.0, help="Reachability search: seconds per pack (default: the table, else 5)."
+        ),
+    ] = None,
+    max_bytes: Annotated[
+        int, typer.Option("--max-bytes", min=1, help="Refuse documents larger than this many bytes.")
+    ] = MAX_BYTES,
+    exclude: Annotated[
+        list[str] | None,
+        typer.Option("--exclude", metavar="GLOB", help="Skip walked files and directories that match (repeatable)."),
+    ] = None,
+) -> None:
+    """Find what the contract cannot say: broken references, impossible conditions, unreachable goals."""
+    from creatorpack.lint.linter import RULES, LintConfig  # noqa: PLC0415 - lint loads the runtime: only when linting
+    from creatorpack.lint.linter import explain as explain_target  # noqa: PLC0415
+
+    fmt = output_format
+    if assets is not None and not assets.is_dir():
+        raise typer.BadParameter(f"{assets} is not a directory", param_hint="--assets")
+    try:
+        settings = _settings.load(_settings.find_pyproject(paths, Path.cwd()))
+    except CreatorpackError as exc:  # unreadable pyproject.toml, or a key set wrongly
+        typer.echo(f"creatorpack: {exc}", err=True)
+        raise typer.Exit(exc.exit_code) from None
+    unknown = sorted(set(ignore or []) - set(RULES))
+    if unknown:
+        guesses = [
+            f"{code!r} (did you mean {guess!r}?)" if (guess := suggest.nearest(code, RULES)) else repr(code)
+            for code in unknown
+        ]
+        raise typer.BadParameter(f"unknown rule code(s) {', '.join(guesses)}; see docs/lint.md", param_hint="--ignore")
+    # Command-line flags override the table; --ignore adds to its list.
+    strict = strict if strict is not None else bool(settings.strict)
+    defaults = LintConfig()
+    config = LintConfig(
+        ignore=settings.ignore | frozenset(ignore or ()),
+        assets=assets,
+        max_states=_first(max_states, settings.max_states, defaults.max_states),
+        max_seconds=_first(max_seconds, settings.max_seconds, defaults.max_seconds),
+    )
+    files = _files(paths, exclude, max_bytes)
+    if explain is not None:
+        if len(files) != 1 or files[0] == _output.STDIN:
+            raise typer.BadParameter("--explain takes exactly one pack file", param_hint="--explain")
+        _check_explain_target(files[0], explain)
+        witness = explain_target(Path(files[0]), explain, config)
+        if witness is None:
+            typer.echo(f"creatorpack: {explain!r} was not reached by the search (see the lint findings)", err=True)
+            raise typer.Exit(1)
+        typer.echo(f"# {len(witness.turns)} turn(s) reach {explain!r}; one turn per line (creatorpack play --script)")
+        for turn in witness.turns:
+            typer.echo(orjson.dumps({"observations": turn}).decode())
+        raise typer.Exit(0)
+    _report(files, fmt, jobs, max_bytes, partial(_lint_check, config, strict), "linting")
+
+
+def _check_explain_target(path: str, target: str) -> None:
+    """Exit at once (2) when ``target`` is no achievement, ending or rule of the pack; 1 for an invalid pack."""
+    try:
+        report = validate(_output.read_input(path, MAX_BYTES))
+    except DocumentError as exc:
+        typer.echo(f"creatorpack: {path}: {exc.code}: {exc}", err=True)
+        raise typer.Exit(exc.exit_code) from None
+    if not report.valid or report.document is None:
+        sys.stderr.write(_output.render([_output.from_report(path, report, None)], "text"))
+        raise typer.Exit(1)
+    pack = report.document
+    progression = pack.get("progression") or {}
+    runtime = pack.get("runtime") or {}
+    kinds = {
+        "achievement": progression.get("achievements", []),
+        "ending": progression.get("endings", []),
+        "rule": runtime.get("rules", []),
+    }
+    known = {
+        kind: [item["id"] for item in items if isinstance(item, dict) and isinstance(item.get("id"), str)]
+        for kind, items in kinds.items()
+        if isinstance(items, list)
+    }
+    if any(target in ids for ids in known.values()):
+        return
+    listed = "; ".join(f"{kind}s: {suggest.known(ids)}" for kind, ids in known.items() if ids) or "it has none"
+    guess = suggest.nearest(target, [i for ids in known.values() for i in ids])
+    hint = f"; did you mean {guess!r}?" if guess else ""
+    typer.echo(f"creatorpack: {target!r} is no achievement, ending or rule of {path}{hint} ({listed})", err=True)
+    raise typer.Exit(2)
+
+
+@app.command("schema")
+def _schema(
+    version: Annotated[
+        str, typer.Argument(help="Contract version (0.2, 0.3, 0.4, 0.5), or 'all' for the version selector.")
+    ],
+) -> None:
+    """Print a version's JSON Schema (draft 2020-12), bundled into one self-contained document."""
+    try:
+        document = schema.bundle(None if version == "all" else version)
+    except schema.UnknownVersionError as exc:
+        typer.echo(f"creatorpack: {exc} (or 'all')", err=True)
+        raise typer.Exit(2) from None
+    sys.stdout.write(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n")
+
+
+@app.command("play")
+def _play_command(
+    pack: Annotated[
+        str, typer.Argument(metavar="PACK", help="The pack to play (0.3, 0.4 or 0.5), or '-' to read it from stdin.")
+    ],
+    entry: Annotated[str | None, typer.Option("--entry", "-e", help="Runtime entry id (default: the first).")] = None,
+    script: Annotated[
+        str | None,
+        typer.Option(
+            "--script", "-s", help="JSON Lines file (or '-' for stdin), one turn per line, instead of prompting."
+        ),
+    ] = None,
+    fmt: Annotated[
+        _output.TranscriptFormat,
+        typer.Option("--format", "-f", help="With --script: a summary or a JSON transcript.", case_sensitive=False),
+    ] = _output.TranscriptFormat.TEXT,
+) -> None:
+    """Playtest a pack: prompt for each observation turn by turn, or run a scripted playthrough."""
+    if pack == _output.STDIN and script in (None, _output.STDIN):
+        what = "the answers" if script is None else "the script"
+        raise typer.BadParameter(
+            f"cannot read both the pack and {what} from standard input; give the pack as a file", param_hint="PACK"
+        )
+    from creatorpack.cli import _play  # noqa: PLC0415 - the runtime and Rich load only for play
+
+    try:
+        source = _play_source(pack)
+        if script is not None:
+            text = sys.stdin.read() if script == _output.STDIN else _read_script(script)
+            sys.stdout.write(_play.scripted(source, text, entry, fmt))
+        else:
+            code = _play.interactive(source, entry)
+            if code:
+                raise typer.Exit(code)
+    except InvalidPackError as exc:
+        result = _output.from_report(pack, exc.report, None)
+        sys.stderr.write(_output.render([result], "text"))
+        raise typer.Exit(exc.exit_code) from None
+    except DocumentError as exc:
+        typer.echo(f"creatorpack: {pack}: {exc.code}: {exc}", err=True)
+        raise typer.Exit(exc.exit_code) from None
+    except CreatorpackError as exc:
+        typer.echo(f"creatorpack: {exc}", err=True)
+        raise typer.Exit(exc.exit_code) from None
+
+
+def _play_source(pack: str) -> bytes:
+    """The pack to play: a file, or standard input for ``-``."""
+    stdin = sys.stdin.buffer.read(MAX_BYTES + 1) if pack == _output.STDIN else None
+    return _output.read_input(pack, MAX_BYTES, stdin)
+
+
+def _read_script(script: str) -> str:
+    try:
+        return Path(script).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TurnError(f"cannot read the script {script}: {exc}") from None
+
+
+# Commands defined in their own modules, one line each: diff; upgrade, init and hook; serve, token and db
+# (the service's module imports its framework only when one of its commands runs).
+_diff.register(app)
+_workflow.register(app)
+service_cli.register(app)
+
+
+def main() -> None:
+    """Entry point of the ``creatorpack`` console script."""
+    app()
