@@ -167,14 +167,16 @@ class Positions:
         """1-based line and column (in code points) of each offset, counted in one pass."""
         data = self._data
         result: dict[int, tuple[int, int]] = {}
-        line, line_start, counted_to = 1, 0, 0
+        line, line_start, counted_to, column = 1, 0, 0, 1
         for offset in sorted(set(offsets)):
-            line += data.count(b"\n", counted_to, offset)
-            counted_to = offset
-            newline = data.rfind(b"\n", line_start, offset)
+            newline = data.rfind(b"\n", counted_to, offset)
             if newline >= 0:
+                line += data.count(b"\n", counted_to, offset)
                 line_start = newline + 1
-            column = len(data[line_start:offset].decode("utf-8", errors="replace")) + 1
+                counted_to, column = line_start, 1
+            # Count on from the previous offset of the same line: linear in the file, not per offset.
+            column += len(data[counted_to:offset].decode("utf-8", errors="replace"))
+            counted_to = offset
             result[offset] = (line, column)
         return result
 
