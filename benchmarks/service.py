@@ -4,7 +4,8 @@ The server (uvicorn, one worker process) runs in a subprocess; this process is t
 asyncio HTTP/1.1 client with keep-alive connections on loopback. Each scenario runs for a fixed time
 and prints requests/s, p50 and p99:
 
-- the ceiling: a constant answer from a bare ASGI app;
+- the ceiling: a constant answer from a bare ASGI app (15 bytes, and one of the 100 KB pack's size,
+  the ceiling of the 100 KB revision read);
 - GET of a stored revision (200) and with If-None-Match (304);
 - POST /v1/validate of a 100 KB pack, beside in-process creatorpack.validate of the same bytes;
 - POST /v1/packs of new revisions (a 1 KB pack).
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import json
 import os
@@ -44,6 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 MINIMAL = json.loads((ROOT / "examples" / "0.5" / "minimal.json").read_text(encoding="utf-8"))
 
 Request = Callable[[int], bytes]  # the connection's index -> the next request
+ROUNDS = 3  # each scenario alternates with its peer this many times
 
 
 def _request(method: str, path: str, headers: dict[str, str], body: bytes = b"") -> bytes:
@@ -136,7 +139,13 @@ def in_process_validate(body: bytes, seconds: float) -> float:
     return count / (time.perf_counter() - start)
 
 
-def bench_backend(name: str, env: dict[str, str], args: argparse.Namespace, big: bytes) -> dict[str, float]:
+def _constant(request: bytes) -> Request:
+    return lambda _: request
+
+
+def bench_backend(
+    name: str, env: dict[str, str], args: argparse.Namespace, big: bytes, ceiling_port: int
+) -> dict[str, float]:
     from creatorpack.service.app import open_database, wire
     from creatorpack.service.settings import Settings
 
@@ -165,22 +174,44 @@ def bench_backend(name: str, env: dict[str, str], args: argparse.Namespace, big:
         body = body.replace(b'"upload.N"', f'"upload.c{index}"'.encode(), 1)
         return _request("POST", "/v1/packs", {**auth, "Content-Type": "application/json"}, body)
 
+    ceiling_small = _request("GET", "/", {})
+    ceiling_big = _request("GET", f"/bytes/{len(big)}", {})
     figures: dict[str, float] = {}
     print(f"\n{name}: one uvicorn worker, {args.connections} connections, {args.seconds:g} s per scenario", flush=True)
+    print("  (each GET alternates with its ceiling, /v1/validate with in-process validate: ratios are paired)")
     with server("creatorpack.service.app:create_app", env, factory=True) as port:
-        for label, make, connections in (
-            ("GET /v1/health (framework floor)", lambda _: health, args.connections),
-            ("GET revision (200, 1 KB)", lambda _: get_small, args.connections),
-            ("GET revision (200, 100 KB)", lambda _: get200, args.connections),
-            ("GET revision (304)", lambda _: get304, args.connections),
-            ("POST /v1/validate (100 KB)", lambda _: validate, 4),
-            ("POST /v1/packs (new revision, 1 KB)", upload, 4),
+        for label, make, connections, peer in (
+            ("GET /v1/health (framework floor)", lambda _: health, args.connections, ceiling_small),
+            ("GET revision (200, 1 KB)", lambda _: get_small, args.connections, ceiling_small),
+            ("GET revision (200, 100 KB)", lambda _: get200, args.connections, ceiling_big),
+            ("GET revision (304)", lambda _: get304, args.connections, ceiling_small),
+            ("POST /v1/validate (100 KB)", lambda _: validate, 4, None),
+            ("POST /v1/packs (new revision, 1 KB)", upload, 4, None),
         ):
             if args.only and args.only not in label:
                 continue
-            rps, p50, p99, statuses = load(port, make, args.seconds, connections)
-            _row(label, rps, p50, p99, statuses)
-            figures[label] = rps
+            rounds: list[tuple[float, float]] = []
+            shown: list[tuple[float, float, float, dict[int, int]]] = []
+            for _ in range(ROUNDS):
+                if peer is not None:
+                    peer_rps = load(ceiling_port, _constant(peer), args.seconds / ROUNDS, connections)[0]
+                elif "validate" in label:
+                    peer_rps = in_process_validate(big, args.seconds / ROUNDS)
+                else:
+                    peer_rps = 0.0
+                rps, p50, p99, statuses = load(port, make, args.seconds / ROUNDS, connections)
+                rounds.append((rps, peer_rps))
+                shown.append((rps, p50, p99, statuses))
+            _row(label, *sorted(shown, key=lambda row: row[0])[len(shown) // 2])  # the median round
+            figures[label] = statistics.median(r for r, _ in rounds)
+            if peer is not None or "validate" in label:
+                ratio = statistics.median(r / p for r, p in rounds)
+                what = (
+                    "in-process validate"
+                    if peer is None
+                    else ("its ceiling" if peer is ceiling_small else "the same-size ceiling")
+                )
+                print(f"    ratio to {what}: {ratio:.0%} (median of {ROUNDS} paired rounds)", flush=True)
     return figures
 
 
@@ -199,12 +230,14 @@ def main() -> None:
     )
 
     ceiling_get = _request("GET", "/", {})
-    with server("_ceiling:app", {}, factory=False) as port:
-        rps, p50, p99, statuses = load(port, lambda _: ceiling_get, args.seconds, args.connections)
+    ceiling_big = _request("GET", f"/bytes/{len(big)}", {})
     print("\nCeiling: bare ASGI constant on the same server")
+    stack = contextlib.ExitStack()
+    ceiling_port = stack.enter_context(server("_ceiling:app", {}, factory=False))
+    rps, p50, p99, statuses = load(ceiling_port, lambda _: ceiling_get, args.seconds, args.connections)
     _row("GET / (constant)", rps, p50, p99, statuses)
-    ceiling = rps
-
+    rps, p50, p99, statuses = load(ceiling_port, lambda _: ceiling_big, args.seconds, args.connections)
+    _row(f"GET /bytes/{len(big)} (constant)", rps, p50, p99, statuses)
     inproc = in_process_validate(big, args.seconds)
     print(f"\nIn-process creatorpack.validate (100 KB): {inproc:,.0f} validations/s")
 
@@ -233,19 +266,13 @@ def main() -> None:
             )
         try:
             for name, env in backends:
-                figures = bench_backend(name, env, args, big)
-                ratios = [
-                    (f"{label} / ceiling", figures[label] / ceiling) for label in figures if label.startswith("GET")
-                ]
-                if "POST /v1/validate (100 KB)" in figures:
-                    ratios.append(("/v1/validate / in-process", figures["POST /v1/validate (100 KB)"] / inproc))
-                for label, ratio in ratios:
-                    print(f"  ratio {label:<50} {ratio:6.0%}")
+                bench_backend(name, env, args, big, ceiling_port)
         finally:
             if postgres:
                 with admin.write() as conn:
                     conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
                 admin.dispose()
+            stack.close()
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from creatorpack import __version__
 from creatorpack.service.api import checks, errors, meta, packs
 from creatorpack.service.api.deps import Services
+from creatorpack.service.api.fastpath import RevisionFastPath
 from creatorpack.service.api.middleware import HeaderLimitMiddleware, RateLimitMiddleware
 from creatorpack.service.api.schemas import Problem
 from creatorpack.service.auth import Auth
@@ -77,6 +78,10 @@ def create_app(
     errors.install(app)
     for group in (meta, checks, packs):
         app.include_router(group.router)
+    services = app.state.services
+    app.add_middleware(
+        RevisionFastPath, auth=services.auth, packs=services.packs, ttl_seconds=settings.token_cache_seconds
+    )
     app.add_middleware(
         RateLimitMiddleware, limiter=limiter, per_token=settings.rate_per_token, per_ip=settings.rate_per_ip
     )

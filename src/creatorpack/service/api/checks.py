@@ -27,7 +27,7 @@ _ERRORS: Final[dict[int | str, dict[str, Any]]] = {k: PROBLEM_RESPONSES[k] for k
 async def validate(request: Request) -> Response:
     """Validate a pack against the contract version it declares (``creatorpack validate --format json``)."""
     body = await read_json_body(request)
-    return json_response(await cpu_bound(request, services(request).packs.validate, body))
+    return json_response(await cpu_bound(request, services(request).packs.validate, body, size=len(body)))
 
 
 @router.post("/lint", response_model=LintReport, responses=_ERRORS, openapi_extra=PACK_BODY)

@@ -19,7 +19,16 @@ from creatorpack.service.packs import Packs
 from creatorpack.service.ports import Scope, TokenRecord
 from creatorpack.service.settings import Settings
 
-__all__ = ["PROBLEM_RESPONSES", "Services", "cpu_bound", "json_response", "read_json_body", "require", "services"]
+__all__ = [
+    "INLINE_BYTES",
+    "PROBLEM_RESPONSES",
+    "Services",
+    "cpu_bound",
+    "json_response",
+    "read_json_body",
+    "require",
+    "services",
+]
 
 _JSON_TYPES: Final = ("application/json",)
 T = TypeVar("T")
@@ -54,12 +63,19 @@ def require(scope: Scope) -> Callable[[Request], Awaitable[TokenRecord]]:
     return dependency
 
 
-async def cpu_bound(request: Request, function: Callable[..., T], *args: Any) -> T:
+INLINE_BYTES: Final = 256 * 1024
+
+
+async def cpu_bound(request: Request, function: Callable[..., T], *args: Any, size: int | None = None) -> T:
     """Run ``function(*args)`` (validating, linting) in a worker thread of its own bounded pool.
 
     The pool has one thread per CPU, so that slow checks of big packs queue among themselves and never
-    take the threads that cheap requests (token checks, reads) use.
+    take the threads that cheap requests (token checks, reads) use. Work on an input of ``size`` at
+    most :data:`INLINE_BYTES` (a few milliseconds) runs on the event loop: handing it to a thread
+    would cost a good part of what the work itself does.
     """
+    if size is not None and size <= INLINE_BYTES:
+        return function(*args)
     limiter = getattr(request.app.state, "cpu_limiter", None)
     if limiter is None:
         limiter = request.app.state.cpu_limiter = CapacityLimiter(max(2, os.cpu_count() or 1))

@@ -1,0 +1,137 @@
+"""A raw-ASGI fast path for the hottest read: ``GET /v1/packs/{pack_id}/revisions/{revision}``.
+
+A stored revision never changes (its bytes are addressed by sha256), so once an owner has read it the
+answer can be kept in memory and served without the framework's routing, validation and thread
+hand-off. Only the happy path is served here: a token this process checked a moment ago holding the
+``creator`` (or ``admin``) scope, asking for a revision it owns. Everything else, errors included, goes
+on to the FastAPI route, which stays the single description of the route (and its OpenAPI entry).
+
+A ``DELETE`` of a revision forgets it here at once; other server processes forget it within
+``ttl_seconds`` (the same delay as a revoked token, see ``token_cache_seconds``).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Final
+
+from anyio import to_thread
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from creatorpack.service.auth import Auth
+from creatorpack.service.packs import Packs
+
+__all__ = ["RevisionFastPath"]
+
+_PATH: Final = re.compile(r"/v1/packs/([A-Za-z][A-Za-z0-9_.-]{0,79})/revisions/([1-9][0-9]{0,15})")
+_MAX_REVISION: Final = 9_007_199_254_740_991
+_SCOPES: Final = frozenset({"creator", "admin"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    account: str
+    etag: bytes
+    data: bytes
+    expires: float
+
+
+class RevisionFastPath:
+    """Serves owners' repeated revision reads from memory; passes every other request on."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        auth: Auth,
+        packs: Packs,
+        ttl_seconds: float = 1.0,
+        max_bytes: int = 64 * 1024 * 1024,
+        max_entry_bytes: int = 1024 * 1024,
+    ) -> None:
+        self.app = app
+        self.auth = auth
+        self.packs = packs
+        self.ttl = ttl_seconds
+        self.max_bytes = max_bytes
+        self.max_entry_bytes = max_entry_bytes
+        self._entries: OrderedDict[tuple[str, int], _Entry] = OrderedDict()
+        self._size = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Answer a cached owner's read, else hand the request to the application."""
+        if scope["type"] != "http" or self.ttl <= 0:
+            await self.app(scope, receive, send)
+            return
+        match = _PATH.fullmatch(scope["path"])
+        if match is None or int(match[2]) > _MAX_REVISION:
+            await self.app(scope, receive, send)
+            return
+        key = (match[1], int(match[2]))
+        method = scope["method"]
+        if method == "DELETE":
+            self._forget(key)
+        elif method == "GET" and await self._serve(key, scope, send):
+            return
+        await self.app(scope, receive, send)
+
+    async def _serve(self, key: tuple[str, int], scope: Scope, send: Send) -> bool:
+        authorization = None
+        if_none_match = None
+        for name, value in scope["headers"]:
+            if name == b"authorization":
+                authorization = value.decode("latin-1")
+            elif name == b"if-none-match":
+                if_none_match = value
+        token = self.auth.cached(authorization)
+        if token is None or token.scope not in _SCOPES:
+            return False
+        entry = self._entries.get(key)
+        if entry is None or entry.expires < time.monotonic():
+            entry = await self._load(key, token.account)
+            if entry is None:
+                return False
+        if entry.account != token.account:
+            return False
+        headers = [(b"etag", entry.etag), (b"cache-control", b"private, immutable")]
+        if if_none_match is not None and _matches(if_none_match, entry.etag):
+            await send({"type": "http.response.start", "status": 304, "headers": headers})
+            await send({"type": "http.response.body", "body": b""})
+            return True
+        headers += [(b"content-length", str(len(entry.data)).encode()), (b"content-type", b"application/json")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": entry.data})
+        return True
+
+    async def _load(self, key: tuple[str, int], account: str) -> _Entry | None:
+        try:
+            record, data = await to_thread.run_sync(self.packs.revision, account, *key)
+        except Exception:  # noqa: BLE001 - the route answers every failure (not found, storage) its own way
+            return None
+        if len(data) > self.max_entry_bytes:
+            return None
+        entry = _Entry(account, f'"{record.sha256}"'.encode(), data, time.monotonic() + self.ttl)
+        self._forget(key)
+        self._entries[key] = entry
+        self._size += len(data)
+        while self._size > self.max_bytes and self._entries:
+            _, evicted = self._entries.popitem(last=False)
+            self._size -= len(evicted.data)
+        return entry
+
+    def _forget(self, key: tuple[str, int]) -> None:
+        gone = self._entries.pop(key, None)
+        if gone is not None:
+            self._size -= len(gone.data)
+
+
+def _matches(header: bytes, etag: bytes) -> bool:
+    tag = etag.strip(b'"')
+    for part in header.split(b","):
+        candidate = part.strip().removeprefix(b"W/").strip(b'"')
+        if candidate in (tag, b"*"):
+            return True
+    return False
