@@ -26,6 +26,9 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
 
 def _controlling_terminal() -> None:  # pragma: no cover - runs in the child
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    # An interactive shell starts a command with Ctrl-C's signal at its default; CI's runner may have
+    # started this test process with SIGINT ignored (a background job), which the child would inherit.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 class Terminal:
