@@ -1,172 +1,175 @@
-"""Which achievements, endings and rules can a sequence of turns reach? A bounded breadth-first search.
+"""Decide, for every goal, whether some sequence of turns reaches it: a proof or a witness.
 
-States are what the runtime keeps between turns (state, answers, completed rules); moves are the
-narrator's answers, which are free inputs. When every combination of answers per turn is few
-enough (at most 512), every combination is a move and an exhausted search is a proof; otherwise
-a move changes at most one answer and the search can only show reachability, never its absence.
-Breadth first, so each witness is a shortest sequence of turns.
+Goals are achievements unlocking, endings being reached, rules being active and rules completing.
+First :mod:`~creatorpack.lint._abstract` over-approximates every reachable state from each entry;
+a goal whose condition cannot hold there is proved unreachable, with the reason. The others are
+searched for with the runtime itself (:mod:`~creatorpack.lint._witness`), within a budget of turns
+played, so the findings are the same on every machine. A wall-clock limit remains only as a safety
+net, and a finding it causes says so.
 """
 
 from __future__ import annotations
 
-import itertools
-from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Final
 
-import orjson
+from creatorpack.contract.findings import RawFinding
+from creatorpack.lint._abstract import Abstract, Analysis, analyse, holds, why_not
+from creatorpack.lint._witness import GoalKind, Reached, Search, Target
+from creatorpack.play.engine import Engine
 
-from creatorpack.play.conditions import json_equal
-from creatorpack.play.engine import Engine, SessionState, Turn
+__all__ = ["KINDS", "Outcome", "decide", "targets"]
 
-FULL_BRANCHING: Final = 512
+KINDS: Final[Mapping[GoalKind, str]] = {
+    "achievement": "achievement",
+    "ending": "ending",
+    "rule": "rule",
+    "completion": "the completion of rule",
+}
+"""How a finding names each kind of goal."""
 
-_Raw = tuple[tuple[str | int, ...], str, str]
-
-
-def _mentioned(node: Any, found: dict[str, list[Any]]) -> None:
-    if isinstance(node, Mapping):
-        if node.get("op") == "observed" and isinstance(node.get("id"), str):
-            values = found.setdefault(node["id"], [])
-            if not any(json_equal(node.get("value"), v) for v in values):
-                values.append(node.get("value"))
-        for value in node.values():
-            _mentioned(value, found)
-    elif isinstance(node, list):
-        for value in node:
-            _mentioned(value, found)
+SWEEP_SHARE: Final = 4
+"""The breadth-first sweep gets 1/SWEEP_SHARE of the budget; the goal-directed walk the rest."""
 
 
-def _options(engine: Engine) -> list[list[tuple[str, Any]]]:
-    # Answers that no condition tells apart are one class: the values some `observed` condition
-    # names, plus one representative of the rest (which also stands for "unanswered").
-    mentioned: dict[str, list[Any]] = {}
-    _mentioned(engine.pack, mentioned)
-    options: list[list[tuple[str, Any]]] = []
-    for ident, observation in engine.observations.items():
-        answers: list[Any] = (
-            [True, False] if observation.get("type") == "boolean" else list(observation.get("choices", {}))
-        )
-        named = [a for a in answers if any(json_equal(a, m) for m in mentioned.get(ident, []))]
-        rest = [a for a in answers if a not in named]
-        options.append([(ident, answer) for answer in named + rest[:1]])
-    return options
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What was decided: witnesses and proofs by target key, the findings, and the effort spent."""
+
+    targets: tuple[Target, ...]
+    witnesses: Mapping[str, Reached]
+    proofs: Mapping[str, str]
+    findings: tuple[RawFinding, ...]
+    turns_played: int = 0
+    timed_out: bool = False
+    entries: tuple[str, ...] = field(default=())
 
 
-def _moves(options: list[list[tuple[str, Any]]], answers: Mapping[str, Any]) -> list[dict[str, Any]]:
-    # "Leave it unanswered" is a move only while the observation is unanswered: afterwards it
-    # equals answering the same value again.
-    per: list[list[tuple[str | None, Any]]] = [
-        [*choices] if choices and choices[0][0] in answers else [(None, None), *choices] for choices in options
-    ]
-    return [{ident: value for ident, value in combo if ident is not None} for combo in itertools.product(*per)]
-
-
-def _single_moves(options: list[list[tuple[str, Any]]]) -> list[dict[str, Any]]:
-    moves: list[dict[str, Any]] = [{}]
-    moves += [{ident: value} for choices in options for ident, value in choices]
-    return moves
-
-
-def _key(session: SessionState) -> bytes:
-    return orjson.dumps([session.state, session.answers, sorted(session.completed)], option=orjson.OPT_SORT_KEYS)
-
-
-def search(
-    pack: Mapping[str, Any], max_states: int, max_seconds: float, clock: Callable[[], float]
-) -> tuple[dict[str, list[dict[str, Any]]], list[_Raw]]:
-    """Witnesses (target id to turns) and findings for the targets not reached."""
-    engine = Engine(pack)
+def targets(engine: Engine) -> list[Target]:
+    """Every goal of a pack, in document order: achievements, endings, rules, rule completions."""
+    pack, program = engine.pack, engine.program
     progression = pack.get("progression") if isinstance(pack.get("progression"), Mapping) else {}
     assert isinstance(progression, Mapping)
-    targets: dict[str, tuple[str | int, ...]] = {}
-    for name in ("achievements", "endings"):
-        for position, item in enumerate(progression.get(name, []) if isinstance(progression.get(name), list) else []):
-            if isinstance(item, Mapping) and isinstance(item.get("id"), str) and "when" in item:
-                targets[item["id"]] = ("progression", name, position)
-    for position, rule in enumerate(pack["runtime"].get("rules", [])):
-        if isinstance(rule, Mapping) and isinstance(rule.get("id"), str):
-            targets.setdefault(rule["id"], ("runtime", "rules", position))
-    witnesses: dict[str, list[dict[str, Any]]] = {}
+    found: list[Target] = []
+    for name, kind in (("achievements", "achievement"), ("endings", "ending")):
+        items = progression.get(name)
+        for position, item in enumerate(items if isinstance(items, list) else []):
+            if isinstance(item, Mapping) and isinstance(item.get("id"), str) and isinstance(item.get("when"), Mapping):
+                found.append(Target(kind, item["id"], ("progression", name, position), item["when"]))  # type: ignore[arg-type]
+    rules = pack["runtime"].get("rules", [])
+    compiled = iter(program.rules)
+    for position, raw in enumerate(rules):
+        if not isinstance(raw, Mapping):
+            continue
+        rule = next(compiled)
+        if not isinstance(raw.get("id"), str):
+            continue
+        found.append(Target("rule", rule.id, ("runtime", "rules", position), program.conditions[rule.when].source))
+        if rule.completion is not None:
+            where = ("runtime", "rules", position, "completion")
+            found.append(Target("completion", rule.id, where, program.conditions[rule.completion].source))
+    return found
+
+
+def decide(pack: Mapping[str, Any], max_states: int, max_seconds: float, clock: Callable[[], float]) -> Outcome:
+    """Prove or witness every goal of a valid 0.3-0.5 pack (see the module docstring)."""
     try:
-        start, result = engine.start()
-    except Exception:  # noqa: BLE001 - an unplayable start is reported by the other checks
-        return {}, []
-    for ident in (*result.achievements, *([result.ending] if result.ending else [])):
-        witnesses.setdefault(ident, [])
-    options = _options(engine)
-    total = 1
-    for choices in options:
-        total *= len(choices) + 1
-    complete = total <= FULL_BRANCHING
-    single = _single_moves(options)
-    deadline = clock() + max_seconds
-    seen = {_key(start)}
-    queue: deque[tuple[SessionState, list[dict[str, Any]]]] = deque([(start, [])])
-    bound = ""
-    while queue and len(witnesses) < len(targets):
-        if clock() > deadline:
-            bound = f"the time bound ({max_seconds:g} s)"
-            break
-        session, path = queue.popleft()
-        if session.ending is not None:
+        engine = Engine(pack)
+    except Exception:  # noqa: BLE001 - an unplayable pack is reported by the other checks
+        return Outcome((), {}, {}, ())
+    goals = targets(engine)
+    analyses = [
+        analyse(engine.program, entry, name) for entry, name in zip(engine.entries, engine.entry_ids(), strict=False)
+    ]
+    proofs = {t.key: reason for t in goals if (reason := _proof(t, analyses)) is not None}
+    search = Search(engine, [t for t in goals if t.key not in proofs], max_states, clock() + max_seconds, clock)
+    starts = search.starts()
+    search.sweep(starts, max_states // SWEEP_SHARE)
+    if not search.exhausted:
+        search.walk(starts)
+    findings: list[RawFinding] = []
+    for target in goals:
+        name = f"{KINDS[target.kind]} {target.ident!r}"
+        if target.key in proofs:
+            findings.append(RawFinding(target.where, "unreachable", f"{name} is unreachable: {proofs[target.key]}"))
+        elif target.key in search.found:
             continue
-        for move in _moves(options, session.answers) if complete else single:
-            if clock() > deadline:
-                bound = f"the time bound ({max_seconds:g} s)"
-                queue.clear()
-                break
-            after, active = engine.advance(session, Turn(move))
-            steps = [*path, move]
-            news = after.achievements[len(session.achievements) :]
-            for ident in (*active, *news, *([after.ending] if after.ending else [])):
-                witnesses.setdefault(ident, steps)
-            key = _key(after)
-            if key in seen:
-                continue
-            if len(seen) >= max_states:
-                bound = f"the state bound ({max_states:,} states)"
-                queue.clear()
-                break
-            seen.add(key)
-            queue.append((after, steps))
-    findings: list[_Raw] = []
-    for ident, where in targets.items():
-        if ident in witnesses:
-            continue
-        kind = str(where[1])[:-1] if where[0] == "progression" else "rule"
-        if bound:
-            findings.append(
-                (
-                    where,
-                    "reachability-bound",
-                    (
-                        f"{kind} {ident!r} was not reached before {bound}; "
-                        f"{len(seen):,} states explored: not proven unreachable"
-                    ),
-                )
+        elif search.exhausted:
+            message = (
+                f"{name} is unreachable: no sequence of turns reaches it "
+                f"(every reachable state explored, {search.spent:,} turns played)"
             )
-        elif complete:
-            findings.append(
-                (
-                    where,
-                    "unreachable",
-                    (
-                        f"no sequence of turns reaches {kind} {ident!r} "
-                        f"(all {len(seen):,} reachable states explored); "
-                        "check its conditions and the effects that feed them"
-                    ),
-                )
-            )
+            findings.append(RawFinding(target.where, "unreachable", message))
         else:
-            findings.append(
-                (
-                    where,
-                    "reachability-bound",
-                    (
-                        f"{kind} {ident!r} was not reached by turns that change one answer at a "
-                        f"time ({len(seen):,} states explored): not proven unreachable"
-                    ),
-                )
+            findings.append(RawFinding(target.where, "reachability-bound", _undecided(name, search, max_seconds)))
+    witnesses = {key: reached for key, reached in search.found.items() if key in search.targets}
+    return Outcome(
+        tuple(goals),
+        witnesses,
+        proofs,
+        tuple(findings),
+        search.spent,
+        search.timed_out,
+        tuple(engine.entry_ids()),
+    )
+
+
+def _undecided(name: str, search: Search, max_seconds: float) -> str:
+    if search.timed_out:
+        return (
+            f"{name} was not decided: the safety-net time limit ({max_seconds:g} s) stopped the search after "
+            f"{search.spent:,} turns, so this finding depends on the machine; raise --max-seconds"
+        )
+    return (
+        f"{name} was neither reached nor proven unreachable within the search bound "
+        f"({search.budget:,} turns played); raise --max-states to search further"
+    )
+
+
+def _proof(target: Target, analyses: Sequence[Analysis]) -> str | None:
+    """Why no entry reaches ``target``, or ``None`` when the over-approximation allows it."""
+    reasons: list[str] = []
+    for analysis in analyses:
+        reason = _blocked(target, analysis)
+        if reason is None:
+            return None
+        reasons.append(reason)
+    if not reasons:
+        return None
+    if len(set(reasons)) == 1:
+        return reasons[0]
+    return f"from entry {analyses[0].entry!r}, {reasons[0]} (and from every other entry as well)"
+
+
+def _blocked(target: Target, analysis: Analysis) -> str | None:
+    if target.kind == "rule":
+        if target.ident in analysis.completed:
+            return "its completion already holds at the start, so it is completed before any turn and never active"
+        if analysis.before is None:
+            return "an ending holds at the start, so the session takes no turn"
+        if holds(analysis, target.condition, analysis.before) is None:
+            return f"its `when` never holds before a turn: {why_not(analysis, target.condition, analysis.before)}"
+        return None
+    on = holds(analysis, target.condition, analysis.after)
+    if on is None:
+        return f"its `when` never holds: {why_not(analysis, target.condition, analysis.after)}"
+    if target.kind != "ending":
+        return None
+    program = analysis.program
+    position = next(i for i, g in enumerate(program.endings) if g.id == target.ident)
+    mine = program.endings[position]
+    beaters = [
+        g
+        for i, g in enumerate(program.endings)
+        if g.priority > mine.priority or (g.priority == mine.priority and i < position)
+    ]
+    current: Abstract | None = on
+    for goal in beaters:
+        current = holds(analysis, {"op": "not", "condition": program.conditions[goal.when].source}, current)
+        if current is None:
+            return (
+                f"whenever its `when` holds, ending {goal.id!r} holds too and wins "
+                "(a higher priority, or the same priority and earlier in the list)"
             )
-    return witnesses, findings
+    return None

@@ -2,7 +2,9 @@
 
 Files come from an :class:`AssetSource`: a directory (:class:`DirectoryAssets`, what ``--assets``
 gives) or anything else that can list and read them, such as the files a service was handed
-(:class:`MemoryAssets`).
+(:class:`MemoryAssets`) or has stored. A source that already knows a file's sha256, size and type
+(a store that checked them on upload) may also offer :meth:`DescribedAssetSource.describe`, so that
+the check does not read the bytes again.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Final, Protocol, runtime_checkable
 
@@ -18,7 +21,9 @@ from creatorpack.lint.index import PackIndex
 from creatorpack.lint.rules import Raw
 
 __all__ = [
+    "AssetFacts",
     "AssetSource",
+    "DescribedAssetSource",
     "DirectoryAssets",
     "MemoryAssets",
     "check_asset_files",
@@ -47,6 +52,24 @@ class AssetSource(Protocol):
 
     def read(self, name: str) -> bytes:
         """The content of the file ``name`` (one of :meth:`names` or found by :meth:`find`)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class AssetFacts:
+    """What the asset checks compare of a file: its sha256, size and sniffed MIME type (None: unknown)."""
+
+    sha256: str
+    size: int
+    mime_type: str | None
+
+
+@runtime_checkable
+class DescribedAssetSource(AssetSource, Protocol):
+    """An :class:`AssetSource` that knows its files' facts without reading them (a store that checked them)."""
+
+    def describe(self, name: str) -> AssetFacts:
+        """The facts of the file ``name`` (one of :meth:`names`)."""
         ...
 
 
@@ -136,27 +159,34 @@ def check_asset_files(index: PackIndex, source: AssetSource) -> Iterator[Raw]:
             continue
         name = candidates[0]
         named.add(PurePosixPath(name).name)
-        yield from _check_file(position, asset, name, source.read(name))
+        yield from _check_file(position, asset, name, _facts(source, name))
     uris = {PurePosixPath(str(a["uri"])).name for a in assets if isinstance(a.get("uri"), str) and a["uri"]}
     for name in sorted(files - named - uris):
         yield RawFinding((), "unlisted-file", f"{source.label}/{name} is not named by any asset's sha256 or uri")
 
 
-def _check_file(position: int, asset: Mapping[str, object], name: str, data: bytes) -> Iterator[Raw]:
-    digest = hashlib.sha256(data).hexdigest()
+def _facts(source: AssetSource, name: str) -> AssetFacts:
+    if isinstance(source, DescribedAssetSource):
+        return source.describe(name)
+    data = source.read(name)
+    return AssetFacts(hashlib.sha256(data).hexdigest(), len(data), sniff(data[:4096]))
+
+
+def _check_file(position: int, asset: Mapping[str, object], name: str, facts: AssetFacts) -> Iterator[Raw]:
+    digest = facts.sha256
     if digest != asset.get("sha256"):
         yield RawFinding(
             ("assets", position, "sha256"),
             "asset-sha256-mismatch",
             f"the file {name} has sha256 {digest}; update the pack or the file",
         )
-    if len(data) != asset.get("byte_size"):
+    if facts.size != asset.get("byte_size"):
         yield RawFinding(
             ("assets", position, "byte_size"),
             "asset-size-mismatch",
-            f"the file {name} is {len(data)} bytes, not {asset.get('byte_size')}",
+            f"the file {name} is {facts.size} bytes, not {asset.get('byte_size')}",
         )
-    found = sniff(data[:4096])
+    found = facts.mime_type
     if found != asset.get("mime_type"):
         yield RawFinding(
             ("assets", position, "mime_type"),

@@ -13,10 +13,9 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, TypeAlias
+from typing import Final, TypeAlias
 
-from creatorpack._json import JsonPath
-from creatorpack.contract.findings import RawFinding, locate_and_sort
+from creatorpack.contract.findings import locate_and_sort
 from creatorpack.contract.validation import Report, Source, Validator, Violation
 from creatorpack.lint.assets import (
     AssetSource,
@@ -121,21 +120,32 @@ def lint(source: Source, config: LintConfig | None = None, *, validator: Validat
     if assets is not None:
         raw.extend(finding for check in checks.assets for finding in check(index, assets))
     witnesses: dict[str, Witness] = {}
+    proofs: dict[str, str] = {}
     has_errors = any(RULES[r.code].severity == Severity.ERROR for r in raw)
     if config.reachability and checks.reachability and not has_errors:
-        found, extra = _search(index, config)
-        witnesses = {k: Witness(k, tuple(v)) for k, v in found.items()}
-        raw.extend(r if isinstance(r, RawFinding) else RawFinding(*r) for r in extra)
+        witnesses, proofs, extra = _decide(index, config)
+        raw.extend(extra)
     raw = [r for r in raw if r.code not in config.ignore]
-    return LintReport(report, _locate_findings(raw, text), witnesses)
+    return LintReport(report, _locate_findings(raw, text), witnesses, proofs)
 
 
-def _search(
-    index: PackIndex, config: LintConfig
-) -> tuple[Mapping[str, Sequence[Mapping[str, Any]]], Sequence[Raw | tuple[JsonPath, str, str]]]:
+def _decide(index: PackIndex, config: LintConfig) -> tuple[dict[str, Witness], dict[str, str], Sequence[Raw]]:
     from creatorpack.lint import _reach  # noqa: PLC0415 - the search imports the runtime, only needed here
 
-    return _reach.search(index.pack, config.max_states, config.max_seconds, time.monotonic)
+    outcome = _reach.decide(index.pack, config.max_states, config.max_seconds, time.monotonic)
+    default = outcome.entries[0] if outcome.entries else None
+    witnesses: dict[str, Witness] = {}
+    proofs: dict[str, str] = {}
+    for target in outcome.targets:
+        keys = (target.key, target.ident) if target.kind != "completion" else (target.key,)
+        reached = outcome.witnesses.get(target.key)
+        for key in keys:
+            if reached is not None and key not in witnesses and key not in proofs:
+                entry = reached.entry if reached.entry != default else None
+                witnesses[key] = Witness(target.key, tuple(reached.turns), entry)
+            elif target.key in outcome.proofs and key not in witnesses and key not in proofs:
+                proofs[key] = outcome.proofs[target.key]
+    return witnesses, proofs, outcome.findings
 
 
 def _asset_source(assets: os.PathLike[str] | AssetSource | None) -> AssetSource | None:

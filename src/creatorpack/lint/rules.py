@@ -107,31 +107,44 @@ class Finding(Violation):
 class LintConfig:
     """What to check: ignored codes, asset files, and the reachability search's bounds.
 
+    ``max_states`` bounds the witness search in turns played, so findings are the same on every
+    machine; ``max_seconds`` is only a safety net, and a finding it causes says so.
+
     ``assets`` is a directory or any :class:`~creatorpack.lint.assets.AssetSource`.
     """
 
     ignore: frozenset[str] = frozenset()
     assets: PathLike[str] | AssetSource | None = None
-    max_states: int = 20_000
-    max_seconds: float = 5.0
+    max_states: int = 2_000
+    max_seconds: float = 60.0
     reachability: bool = True
 
 
 @dataclass(frozen=True, slots=True)
 class Witness:
-    """A sequence of turns (observation answers) after which a goal is reached."""
+    """A sequence of turns (observation answers) after which a goal is reached.
+
+    ``entry`` is the runtime entry the turns start from (``None``: the default, the first).
+    """
 
     target: str
     turns: tuple[Mapping[str, Any], ...]
+    entry: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class LintReport:
-    """Findings for one pack; ``contract`` holds the contract report (invalid packs are not linted)."""
+    """Findings for one pack; ``contract`` holds the contract report (invalid packs are not linted).
+
+    Goals are keyed ``kind:id`` (``achievement:``, ``ending:``, ``rule:`` for a rule being active,
+    ``completion:`` for a rule completing) and, for the first three, by the bare id as well.
+    """
 
     contract: Report
     findings: tuple[Finding, ...] = ()
     witnesses: Mapping[str, Witness] = field(default_factory=dict)
+    proofs: Mapping[str, str] = field(default_factory=dict)
+    """Why each goal proved unreachable is so, by the same keys as :attr:`witnesses`."""
 
     @property
     def errors(self) -> tuple[Finding, ...]:

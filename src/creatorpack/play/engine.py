@@ -17,7 +17,7 @@ from creatorpack.play import saves
 from creatorpack.play.model import REVEAL_KINDS, SAVE_FORMAT, Requirement, SessionState, Turn, TurnResult
 from creatorpack.play.program import Goal, Program, compile_program
 from creatorpack.play.state import check_state
-from creatorpack.play.step import Applied, describe, locked_achievements, settle, step
+from creatorpack.play.step import Applied, describe, locked_achievements, reachable_assets, settle, step
 
 __all__ = [
     "REVEAL_KINDS",
@@ -116,6 +116,18 @@ class Engine:
         """
         after, applied, _, _ = step(self.program, session, turn)
         return after, applied.active
+
+    def describe(self, session: SessionState) -> TurnResult:
+        """What ``session`` shows now, as a turn that did nothing (no rule active, nothing new).
+
+        For a session just loaded or moved to another revision, whose last turn was played elsewhere.
+        """
+        nothing = Applied(session.state, (), (), (), frozenset())
+        return describe(self.program, session, session, nothing, (), None)
+
+    def reachable_assets(self, session: SessionState) -> tuple[str, ...]:
+        """The assets the reader of ``session`` may reach: revealed ones, a ``reward_only`` one after its reward."""
+        return reachable_assets(self.program, session)
 
     def locked_achievements(self, session: SessionState) -> tuple[str, ...]:
         """Achievements the reader may see as still locked: visible ones only, never hidden ones."""

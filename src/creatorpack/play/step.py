@@ -158,7 +158,8 @@ def settle(
         if values[reveal.when]:
             revealed[reveal.kind].add(reveal.ident)
     achievements = list(session.achievements)
-    achievements += [g.id for g in program.achievements if values[g.when] and g.id not in session.achievements_set]
+    unlocked = session.achievements_set
+    achievements += [g.id for g in program.achievements if values[g.when] and g.id not in unlocked]
     ending = session.ending if session.ending is not None else _ending(program, values)
     newly: list[Goal] = [g for g in program.achievements if g.id in achievements[len(session.achievements) :]]
     newly += [g for g in program.endings if g.id == ending and ending != session.ending]
@@ -224,7 +225,8 @@ def reachable_assets(program: Program, session: SessionState) -> tuple[str, ...]
 
 def locked_achievements(program: Program, session: SessionState) -> tuple[str, ...]:
     """Achievements the reader may see as still locked: visible ones only, never hidden ones."""
-    return tuple(g.id for g in program.achievements if not g.hidden and g.id not in session.achievements)
+    unlocked = session.achievements_set
+    return tuple(g.id for g in program.achievements if not g.hidden and g.id not in unlocked)
 
 
 def describe(
@@ -247,10 +249,9 @@ def describe(
     new_revealed = {
         kind: tuple(sorted(shown_after[kind] - shown_before.get(kind, frozenset()))) for kind in REVEAL_KINDS
     }
+    unlocked = after.achievements_set
     guidance = {
-        "achievements": [
-            _guidance(g, values) for g in program.achievements if g.guidance and g.id not in after.achievements
-        ],
+        "achievements": [_guidance(g, values) for g in program.achievements if g.guidance and g.id not in unlocked],
         "endings": [_guidance(g, values) for g in program.endings if g.guidance and after.ending is None],
     }
     return TurnResult(

@@ -1,0 +1,557 @@
+"""Witnesses: turns that reach a goal, found by playing the runtime itself.
+
+Two phases share one budget, counted in turns played (never in seconds, so that the same pack
+gives the same witnesses on any machine):
+
+1. a breadth-first sweep from every entry's start, which gives the shortest witnesses for the
+   goals near the start (when every combination of answers per turn is few enough it tries them
+   all, and a sweep that runs out of states is itself a proof);
+2. a goal-directed walk for the goals still open, nearest first: each turn answers the goal's own
+   observations, makes the rules whose effects bring its unmet parts closer active, and keeps the
+   rules that would undo them inactive, as far as answers can (:class:`Walk`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Literal, TypeAlias
+
+import orjson
+
+from creatorpack._json import JsonPath, parse_pointer
+from creatorpack.play.conditions import MISSING, compile_condition, json_equal, resolve
+from creatorpack.play.engine import Engine, SessionState, Turn
+from creatorpack.play.state import set_paths
+
+__all__ = ["FULL_BRANCHING", "GoalKind", "Reached", "Search", "Stop", "Target", "Walk"]
+
+FULL_BRANCHING: Final = 512
+"""Most answer combinations per turn that the sweep tries exhaustively."""
+
+MAX_WALK: Final = 32
+"""A walk longer than this starts over from the start, so that witnesses stay short."""
+
+GoalKind: TypeAlias = Literal["achievement", "ending", "rule", "completion"]
+Move: TypeAlias = dict[str, Any]
+_INF: Final = math.inf
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A goal: an achievement unlocks, an ending is reached, a rule is active, a rule completes."""
+
+    kind: GoalKind
+    ident: str
+    where: JsonPath
+    condition: Mapping[str, Any]
+
+    @property
+    def key(self) -> str:
+        """``kind:id``, unique across kinds."""
+        return f"{self.kind}:{self.ident}"
+
+
+class Stop(Exception):  # noqa: N818 - a control-flow signal, not an error
+    """The budget (or the safety-net deadline) is spent."""
+
+
+@dataclass(slots=True)
+class Reached:
+    """A witness: the entry it starts from and the turns."""
+
+    entry: str
+    turns: list[Move]
+
+
+class Search:
+    """Plays turns for witnesses; :attr:`found` maps target keys to them."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        targets: Sequence[Target],
+        budget: int,
+        deadline: float,
+        clock: Callable[[], float],
+    ) -> None:
+        self.engine = engine
+        self.targets = {t.key: t for t in targets}
+        self.found: dict[str, Reached] = {}
+        self.budget = budget
+        self.spent = 0
+        self.deadline = deadline
+        self.clock = clock
+        self.timed_out = False
+        self.exhausted = False  # the sweep explored every reachable state
+        self.default = engine.entry_ids()[0] if engine.entries else ""
+        self.options = _options(engine)
+        self.sets = set_paths(engine.schema)
+        self._atoms: dict[int, tuple[Mapping[str, Any], Callable[[Any, Any], bool]]] = {}
+        self._free: dict[str, Callable[[Any, Any], bool]] = {}
+
+    @property
+    def open(self) -> list[Target]:
+        """Targets without a witness, in document order."""
+        return [t for key, t in self.targets.items() if key not in self.found]
+
+    # --- playing ------------------------------------------------------------------------------
+
+    def starts(self) -> list[SessionState]:
+        """Every entry's start (entries whose initial state does not fit are skipped)."""
+        found = []
+        for entry in self.engine.entry_ids():
+            try:
+                start, _ = self.engine.start(entry)
+            except Exception:  # noqa: BLE001, S112 - an unplayable entry is reported by the other checks
+                continue
+            self._record(None, start, (), Reached(start.entry, []))
+            found.append(start)
+        return found
+
+    def play(self, session: SessionState, move: Move, path: Reached) -> tuple[SessionState, Reached]:
+        """One turn, counted against the budget; records every target it reaches."""
+        if self.spent >= self.budget:
+            raise Stop
+        if self.clock() > self.deadline:
+            self.timed_out = True
+            raise Stop
+        self.spent += 1
+        after, active = self.engine.advance(session, Turn(move))
+        steps = Reached(path.entry, [*path.turns, move])
+        self._record(session, after, active, steps)
+        return after, steps
+
+    def _record(self, before: SessionState | None, after: SessionState, active: Sequence[str], steps: Reached) -> None:
+        keys = [f"rule:{ident}" for ident in active]
+        keys += [f"achievement:{ident}" for ident in after.achievements[len(before.achievements) if before else 0 :]]
+        keys += [f"ending:{after.ending}"] if after.ending is not None else []
+        keys += [f"completion:{ident}" for ident in sorted(after.completed - (before.completed if before else set()))]
+        for key in keys:
+            known = self.found.get(key)
+            # The first witness wins, except that one from the default entry replaces one from another.
+            if known is None or (known.entry != self.default and steps.entry == self.default):
+                self.found[key] = steps
+
+    # --- phase 1: the sweep -------------------------------------------------------------------
+
+    def sweep(self, starts: Sequence[SessionState], budget: int) -> None:
+        """Breadth first from the starts until ``budget`` turns are played or nothing is open."""
+        total = math.prod(len(choices) + 1 for choices in self.options)
+        complete = total <= FULL_BRANCHING
+        single = _single_moves(self.options)
+        limit = min(self.budget, self.spent + budget)
+        seen = {_key(s) for s in starts}
+        queue = deque((s, Reached(s.entry, [])) for s in starts)
+        saved, self.budget = self.budget, limit
+        try:
+            while queue and self.open:
+                session, path = queue.popleft()
+                if session.ending is not None:
+                    continue
+                if not complete:
+                    harvested = self.harvest(session, path)
+                    if harvested is not None and _key(harvested[0]) not in seen:
+                        seen.add(_key(harvested[0]))
+                        queue.append(harvested)
+                for move in _moves(self.options, session.answers) if complete else single:
+                    after, steps = self.play(session, move, path)
+                    key = _key(after)
+                    if key not in seen:
+                        seen.add(key)
+                        queue.append((after, steps))
+            self.exhausted = complete and not queue
+        except Stop:
+            pass
+        finally:
+            self.budget = saved
+
+    # --- phase 2: the goal-directed walk ------------------------------------------------------
+
+    def walk(self, starts: Sequence[SessionState]) -> None:
+        """Walk towards each open target, nearest first, until the budget is spent."""
+        if not starts:
+            return
+        walk = Walk(self, starts[0])
+        order = sorted(self.open, key=lambda t: self.distance(t.condition, starts[0].state, want=True))
+        try:
+            for target in order:
+                if target.key in self.found or math.isinf(self.distance(target.condition, starts[0].state, want=True)):
+                    continue
+                walk.towards(target)
+                if target.key not in self.found and walk.path.turns:
+                    walk.restart()
+                    walk.towards(target)
+        except Stop:
+            pass
+
+    def harvest(self, session: SessionState, path: Reached) -> tuple[SessionState, Reached] | None:
+        """Play one turn whose answers reach every open target that answers alone can reach from ``session``."""
+        if session.ending is not None:
+            return None
+        fixed: Move = {}
+        hits = 0
+        for target in self.open:
+            if not self.free(target)(session.state, {}):
+                continue
+            trial = dict(fixed)
+            if self.satisfy(target.condition, session, trial, want=True):
+                fixed = trial
+                hits += 1
+        return self.play(session, fixed, path) if hits else None
+
+    def free(self, target: Target) -> Callable[[Any, Any], bool]:
+        """``target``'s condition with its observations free: whether answers alone can make it hold."""
+        found = self._free.get(target.key)
+        if found is None:
+            found = self._free[target.key] = compile_condition(
+                _free(target.condition, self.engine.observations, want=True), set_paths=self.sets
+            ).evaluate
+        return found
+
+    # --- conditions on concrete states --------------------------------------------------------
+
+    def atom(self, node: Mapping[str, Any], state: Any) -> bool:
+        """The runtime's own value of a comparison on ``state``."""
+        known = self._atoms.get(id(node))
+        if known is None:
+            known = self._atoms[id(node)] = (node, compile_condition(node, set_paths=self.sets).evaluate)
+        return known[1](state, {})
+
+    def distance(self, node: Mapping[str, Any], state: Any, *, want: bool) -> float:
+        """How far ``state`` is from ``node`` being ``want``: 0 when answers alone can make it so."""
+        op = node.get("op")
+        if op == "literal":
+            return 0 if (node.get("value") is True) == want else _INF
+        if op == "not":
+            child = node.get("condition")
+            return self.distance(child, state, want=not want) if isinstance(child, Mapping) else 0
+        if op in ("all", "any"):
+            parts = [self.distance(c, state, want=want) for c in node.get("conditions", []) if isinstance(c, Mapping)]
+            if (op == "all") == want:
+                return sum(parts)
+            return min(parts, default=_INF)
+        if op == "observed":
+            return 0 if not want or self._answerable(node) else _INF
+        if self.atom(node, state) == want:
+            return 0
+        return _gap(node, resolve(state, _tokens(node)), want=want)
+
+    def needs(self, node: Mapping[str, Any], state: Any, *, want: bool) -> Iterator[tuple[tuple[str, ...], Any]]:
+        """The changes that would bring ``node`` closer to ``want``: ``(path, "+"|"-"|("add"|"remove", m))``."""
+        op = node.get("op")
+        if op == "not":
+            child = node.get("condition")
+            if isinstance(child, Mapping):
+                yield from self.needs(child, state, want=not want)
+            return
+        if op in ("all", "any"):
+            children = [c for c in node.get("conditions", []) if isinstance(c, Mapping)]
+            if (op == "all") == want:
+                for child in children:
+                    yield from self.needs(child, state, want=want)
+            elif children:
+                best = min(children, key=lambda c: self.distance(c, state, want=want))
+                yield from self.needs(best, state, want=want)
+            return
+        if op in ("literal", "observed") or self.atom(node, state) == want:
+            return
+        tokens = _tokens(node)
+        current = resolve(state, tokens)
+        value = node.get("value")
+        if op == "contains" and isinstance(current, list) and isinstance(value, str):
+            yield tokens, ("add" if want else "remove", value)
+        elif type(current) is int and isinstance(value, int | float) and not isinstance(value, bool):
+            yield tokens, "+" if _gap_sign(str(op), current, value, want=want) > 0 else "-"
+
+    def satisfy(self, node: Mapping[str, Any], session: SessionState, fixed: Move, *, want: bool) -> bool:
+        """Extend ``fixed`` (this turn's answers) so that ``node`` is ``want`` on ``session``; False if it cannot."""
+        op = node.get("op")
+        if op == "literal":
+            return (node.get("value") is True) == want
+        if op == "not":
+            child = node.get("condition")
+            return self.satisfy(child, session, fixed, want=not want) if isinstance(child, Mapping) else want
+        if op in ("all", "any"):
+            children = [c for c in node.get("conditions", []) if isinstance(c, Mapping)]
+            if (op == "all") == want:
+                return all(self.satisfy(c, session, fixed, want=want) for c in children)
+            for child in children:
+                trial = dict(fixed)
+                if self.satisfy(child, session, trial, want=want):
+                    fixed.update(trial)
+                    return True
+            return False
+        if op == "observed":
+            return self._answer(node, session, fixed, want=want)
+        return self.atom(node, session.state) == want
+
+    def _answer(self, node: Mapping[str, Any], session: SessionState, fixed: Move, *, want: bool) -> bool:
+        ident, value = node.get("id"), node.get("value")
+        current = fixed.get(ident, session.answers.get(ident, MISSING)) if isinstance(ident, str) else MISSING
+        if (current is not MISSING and json_equal(current, value)) == want:
+            return True
+        if not isinstance(ident, str) or ident in fixed:
+            return False
+        observation = self.engine.observations.get(ident)
+        if observation is None:
+            return False
+        if want:
+            if not self._answerable(node):
+                return False
+            fixed[ident] = value
+            return True
+        other = _another_answer(observation, value)
+        if other is MISSING:
+            return False
+        fixed[ident] = other
+        return True
+
+    def _answerable(self, node: Mapping[str, Any]) -> bool:
+        observation = self.engine.observations.get(node.get("id"))  # type: ignore[arg-type]
+        if observation is None:
+            return False
+        value = node.get("value")
+        if observation.get("type") == "boolean":
+            return isinstance(value, bool)
+        if observation.get("type") == "choice":
+            return isinstance(value, str) and value in observation.get("choices", {})
+        return True
+
+
+class Walk:
+    """A session walked towards one target after another; it starts over when it gets long or ends."""
+
+    def __init__(self, search: Search, start: SessionState) -> None:
+        self.search = search
+        self.start = start
+        self.session = start
+        self.path = Reached(start.entry, [])
+        program = search.engine.program
+        self.helpers: dict[tuple[tuple[str, ...], Any], list[Any]] = {}
+        for rule in program.rules:
+            for effect in rule.effects:
+                if effect.error is not None:
+                    continue
+                if effect.op == "increment" and effect.by:
+                    change: Any = "+" if effect.by > 0 else "-"
+                elif effect.op in ("add", "remove"):
+                    change = (effect.op, effect.value)
+                else:
+                    continue
+                rules = self.helpers.setdefault((effect.tokens, change), [])
+                if not rules or rules[-1] is not rule:
+                    rules.append(rule)
+        self.conditions = program.conditions
+
+    def towards(self, target: Target) -> None:
+        """Play greedy turns towards ``target`` while they bring it closer."""
+        search = self.search
+        if len(self.path.turns) >= MAX_WALK or self.session.ending is not None:
+            self.restart()
+        stalls = 0
+        self.harvest()
+        while target.key not in search.found and stalls < 2:
+            before = search.distance(target.condition, self.session.state, want=True)
+            best: tuple[float, SessionState, Reached] | None = None
+            for move in self._moves(target):
+                after, steps = search.play(self.session, move, self.path)
+                if target.key in search.found:
+                    return
+                if after.ending is not None:
+                    continue
+                score = search.distance(target.condition, after.state, want=True)
+                if best is None or score < best[0]:
+                    best = (score, after, steps)
+                if score < before:
+                    break
+            if best is None:
+                return
+            stalls = stalls + 1 if best[0] >= before else 0
+            if best[0] <= before:
+                _, self.session, self.path = best
+                self.harvest()
+            if len(self.path.turns) >= 2 * MAX_WALK:
+                return
+
+    def restart(self) -> None:
+        """Go back to the start."""
+        self.session, self.path = self.start, Reached(self.start.entry, [])
+
+    def harvest(self) -> None:
+        """One turn that answers for every open target that answers alone can reach from here."""
+        reached = self.search.harvest(self.session, self.path)
+        if reached is not None and reached[0].ending is None and len(reached[1].turns) < MAX_WALK:
+            self.session, self.path = reached
+
+    def _moves(self, target: Target) -> Iterator[Move]:
+        """This turn's candidate answers: all helpers at once, then each helper alone."""
+        search, session = self.search, self.session
+        own: Move = {}
+        search.satisfy(target.condition, session, own, want=True)
+        helpers, spoilers = [], []
+        for tokens, change in dict.fromkeys(search.needs(target.condition, session.state, want=True)):
+            helpers += [r for r in self.helpers.get((tokens, change), ()) if r.id not in session.completed]
+            spoilers += [r for r in self.helpers.get((tokens, _opposite(change)), ()) if r.id not in session.completed]
+        combined = dict(own)
+        singles: list[Move] = []
+        for rule in dict.fromkeys(helpers):
+            trial = dict(combined)
+            if search.satisfy(self.conditions[rule.when].source, session, trial, want=True):
+                combined = trial
+                if len(singles) < 3:
+                    alone = dict(own)
+                    if search.satisfy(self.conditions[rule.when].source, session, alone, want=True):
+                        singles.append(alone)
+        for rule in dict.fromkeys(spoilers):
+            trial = dict(combined)
+            if search.satisfy(self.conditions[rule.when].source, session, trial, want=False):
+                combined = trial
+        yielded: list[Move] = []
+        for move in (combined, *singles, own):
+            if move not in yielded:
+                yielded.append(move)
+                yield move
+
+
+# --- helpers -------------------------------------------------------------------------------------
+
+
+def _free(node: Any, observations: Mapping[str, Mapping[str, Any]], *, want: bool) -> Mapping[str, Any]:
+    """A condition that holds where ``node`` can be made ``want`` by this turn's answers alone."""
+    if not isinstance(node, Mapping):
+        return {"op": "literal", "value": want}
+    op = node.get("op")
+    if op == "literal":
+        return {"op": "literal", "value": (node.get("value") is True) == want}
+    if op == "not":
+        return _free(node.get("condition"), observations, want=not want)
+    if op in ("all", "any"):
+        children = [_free(c, observations, want=want) for c in node.get("conditions", []) if isinstance(c, Mapping)]
+        joined = op if want else ("any" if op == "all" else "all")
+        return {"op": joined, "conditions": children} if children else {"op": "literal", "value": (op == "all") == want}
+    if op == "observed":
+        observation = observations.get(node.get("id"))  # type: ignore[arg-type]
+        value = node.get("value")
+        if observation is None:
+            possible = not want
+        elif want:
+            possible = observation.get("type") not in ("boolean", "choice") or (
+                isinstance(value, bool)
+                if observation.get("type") == "boolean"
+                else isinstance(value, str) and value in observation.get("choices", {})
+            )
+        else:
+            possible = _another_answer(observation, value) is not MISSING
+        return {"op": "literal", "value": possible}
+    return node if want else {"op": "not", "condition": node}
+
+
+def _opposite(change: Any) -> Any:
+    if change == "+":
+        return "-"
+    if change == "-":
+        return "+"
+    op, member = change
+    return ("remove" if op == "add" else "add", member)
+
+
+def _tokens(node: Mapping[str, Any]) -> tuple[str, ...]:
+    path = node.get("path")
+    tokens = parse_pointer(path) if isinstance(path, str) else None
+    return tuple(tokens) if tokens is not None else ("\0",)
+
+
+_FLIP: Final = {"gt": "lte", "gte": "lt", "lt": "gte", "lte": "gt", "eq": "ne", "ne": "eq"}
+
+
+def _gap_sign(op: str, current: int, value: float, *, want: bool) -> float:
+    """Positive when ``current`` must grow for ``current op value`` to be ``want``."""
+    op = op if want else _FLIP.get(op, op)
+    if op in ("gt", "gte"):
+        return 1
+    if op in ("lt", "lte"):
+        return -1
+    if op == "eq":
+        return value - current
+    return 1  # ne: either way
+
+
+def _gap(node: Mapping[str, Any], current: Any, *, want: bool) -> float:
+    op, value = str(node.get("op")), node.get("value")
+    if type(current) is not int or not isinstance(value, int | float) or isinstance(value, bool):
+        return 1
+    op = op if want else _FLIP.get(op, op)
+    if op == "gt":
+        return max(1, math.floor(value) + 1 - current)
+    if op == "gte":
+        return max(1, math.ceil(value) - current)
+    if op == "lt":
+        return max(1, current - math.ceil(value) + 1)
+    if op == "lte":
+        return max(1, current - math.floor(value))
+    if op == "eq":
+        return max(1, abs(value - current))
+    return 1
+
+
+def _another_answer(observation: Mapping[str, Any], value: Any) -> Any:
+    if observation.get("type") == "boolean":
+        return (not value) if isinstance(value, bool) else True
+    for choice in observation.get("choices", {}) if observation.get("type") == "choice" else ():
+        if choice != value:
+            return choice
+    return MISSING
+
+
+def _mentioned(node: Any, found: dict[str, list[Any]]) -> None:
+    if isinstance(node, Mapping):
+        if node.get("op") == "observed" and isinstance(node.get("id"), str):
+            values = found.setdefault(node["id"], [])
+            if not any(json_equal(node.get("value"), v) for v in values):
+                values.append(node.get("value"))
+        for value in node.values():
+            _mentioned(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            _mentioned(value, found)
+
+
+def _options(engine: Engine) -> list[list[tuple[str, Any]]]:
+    # Answers that no condition tells apart are one class: the values some `observed` condition
+    # names, plus one representative of the rest (which also stands for "unanswered").
+    mentioned: dict[str, list[Any]] = {}
+    _mentioned(engine.pack, mentioned)
+    options: list[list[tuple[str, Any]]] = []
+    for ident, observation in engine.observations.items():
+        answers: list[Any] = (
+            [True, False] if observation.get("type") == "boolean" else list(observation.get("choices", {}))
+        )
+        named = [a for a in answers if any(json_equal(a, m) for m in mentioned.get(ident, []))]
+        rest = [a for a in answers if a not in named]
+        options.append([(ident, answer) for answer in named + rest[:1]])
+    return options
+
+
+def _moves(options: list[list[tuple[str, Any]]], answers: Mapping[str, Any]) -> list[Move]:
+    # "Leave it unanswered" is a move only while the observation is unanswered: afterwards it
+    # equals answering the same value again.
+    per: list[list[tuple[str | None, Any]]] = [
+        [*choices] if choices and choices[0][0] in answers else [(None, None), *choices] for choices in options
+    ]
+    return [{ident: value for ident, value in combo if ident is not None} for combo in itertools.product(*per)]
+
+
+def _single_moves(options: list[list[tuple[str, Any]]]) -> list[Move]:
+    moves: list[Move] = [{}]
+    moves += [{ident: value} for choices in options for ident, value in choices]
+    return moves
+
+
+def _key(session: SessionState) -> bytes:
+    return orjson.dumps(
+        [session.entry, session.state, session.answers, sorted(session.completed)], option=orjson.OPT_SORT_KEYS
+    )

@@ -1,0 +1,379 @@
+"""Reachability decided: proofs with reasons, witnesses that replay, the same findings on every machine."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from creatorpack.cli import app
+from creatorpack.lint import LintConfig, LintReport, Witness, _reach, _witness, lint
+from creatorpack.lint._abstract import IntRange, analyse
+from creatorpack.play.engine import Engine
+from creatorpack.testing import play
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+RICH = {version: EXAMPLES / version / "rich.json" for version in ("0.3", "0.4", "0.5")}
+runner = CliRunner()
+Doc = dict[str, Any]
+
+
+def rich05() -> Doc:
+    doc: Doc = json.loads(RICH["0.5"].read_text())
+    return doc
+
+
+def _member(doc: Doc, name: str, schema: Doc, initial: Any) -> None:
+    doc["runtime"]["state"]["schema"]["properties"][name] = schema
+    doc["runtime"]["state"]["schema"]["required"].append(name)
+    for entry in doc["runtime"]["entries"]:
+        entry["initial_state"][name] = initial
+
+
+def _achievement(doc: Doc, ident: str, when: Doc) -> None:
+    doc["progression"]["achievements"].append(
+        {
+            "id": ident,
+            "visibility": "visible",
+            "title": ident,
+            "description": "Planted.",
+            "when": when,
+            "artwork_asset_id": "first_light_art",
+        }
+    )
+
+
+def constant_flag() -> Doc:
+    """A boolean that no effect changes, and an achievement that needs it true."""
+    doc = rich05()
+    _member(doc, "bell_rung", {"type": "boolean"}, initial=False)
+    _achievement(doc, "bell_ringer", {"op": "eq", "path": "/bell_rung", "value": True})
+    return doc
+
+
+def clamped_counter() -> Doc:
+    """A counter whose only increment stops at 8, and achievements at 8 (reachable) and 9 (not)."""
+    doc = rich05()
+    _member(doc, "lanterns", {"type": "integer", "minimum": 0, "maximum": 20}, initial=0)
+    doc["runtime"]["rules"].append(
+        {
+            "kind": "effect",
+            "id": "light_lantern",
+            "when": {"op": "observed", "id": "met_mara", "value": True},
+            "effects": [{"op": "increment", "path": "/lanterns", "by": 1, "limit": 8, "overflow": "clamp"}],
+        }
+    )
+    _achievement(doc, "eight_lanterns", {"op": "gte", "path": "/lanterns", "value": 8})
+    _achievement(doc, "nine_lanterns", {"op": "gte", "path": "/lanterns", "value": 9})
+    return doc
+
+
+def ending_first() -> Doc:
+    """A value that an ending always stops the session before: the alarm ends it at 3, a goal needs 4."""
+    doc = rich05()
+    _member(doc, "alarm", {"type": "integer", "minimum": 0, "maximum": 10}, initial=0)
+    doc["runtime"]["rules"].append(
+        {
+            "kind": "effect",
+            "id": "raise_alarm",
+            "when": {"op": "observed", "id": "found_key", "value": True},
+            "effects": [{"op": "increment", "path": "/alarm", "by": 1}],
+        }
+    )
+    doc["progression"]["endings"].append(
+        {
+            "id": "alarm_raised",
+            "title": "The Alarm",
+            "when": {"op": "gte", "path": "/alarm", "value": 3},
+            "priority": 0,
+            "closing_text": "Bells everywhere.",
+            "artwork_asset_id": "dark_ending_art",
+            "guidance": {
+                "summary": "S.",
+                "next_step": "N.",
+                "requirements": [{"id": "all", "hint": "H.", "condition_ref": ""}],
+            },
+        }
+    )
+    _achievement(doc, "loud_night", {"op": "gte", "path": "/alarm", "value": 4})
+    return doc
+
+
+PLANTED: dict[str, tuple[Callable[[], Doc], str, str]] = {
+    "constant-flag": (
+        constant_flag,
+        "/progression/achievements/4",
+        "`/bell_rung` is always false: no effect changes it, so `/bell_rung` = true never holds",
+    ),
+    "clamped-counter": (
+        clamped_counter,
+        "/progression/achievements/5",
+        "`/lanterns` stays within 0..8 in every reachable state (effects of rule `light_lantern`)",
+    ),
+    "ending-first": (
+        ending_first,
+        "/progression/achievements/4",
+        (
+            "`/alarm` stays within 0..3 in every reachable state (effects of rule `raise_alarm`; "
+            "an ending stops the session first)"
+        ),
+    ),
+}
+
+
+def packs() -> Iterator[tuple[str, Doc]]:
+    for version, path in RICH.items():
+        yield f"rich-{version}", json.loads(path.read_text())
+    for name, (make, _, _) in PLANTED.items():
+        yield name, make()
+
+
+ALL = list(packs())
+
+
+def _report(doc: Doc, config: LintConfig | None = None) -> LintReport:
+    return lint(json.dumps(doc), config)
+
+
+@pytest.mark.parametrize("name", list(PLANTED))
+def test_planted_unreachable_goal_is_proved_with_its_reason(name: str) -> None:
+    make, pointer, reason = PLANTED[name]
+    report = _report(make())
+    assert [(f.code, f.pointer) for f in report.findings] == [("unreachable", pointer)]
+    (finding,) = report.findings
+    assert reason in finding.message
+    assert finding.message.startswith("achievement ")
+
+
+@pytest.mark.parametrize(("name", "doc"), ALL, ids=[n for n, _ in ALL])
+def test_every_goal_is_decided_by_a_default_lint(name: str, doc: Doc) -> None:
+    report = _report(doc)
+    assert not [f for f in report.findings if f.code == "reachability-bound"], name
+    engine = Engine(doc)
+    for target in _reach.targets(engine):
+        assert (target.key in report.witnesses) != (target.key in report.proofs), target.key
+
+
+def _reached(doc: Doc, key: str, witness: Witness) -> bool:
+    run = play(json.dumps(doc), [{"observations": dict(t)} for t in witness.turns], entry=witness.entry)
+    kind, _, ident = key.partition(":")
+    last = run.last
+    if kind == "achievement":
+        return ident in last.new_achievements or (not witness.turns and ident in last.achievements)
+    if kind == "ending":
+        return last.ending == ident
+    if kind == "rule":
+        return ident in last.active_rules
+    return ident in last.new_completed_rules
+
+
+@pytest.mark.parametrize(("name", "doc"), ALL, ids=[n for n, _ in ALL])
+def test_every_witness_replays_to_its_goal_on_its_last_turn(name: str, doc: Doc) -> None:
+    report = _report(doc)
+    qualified = {k: w for k, w in report.witnesses.items() if ":" in k}
+    assert qualified, name
+    for key, witness in qualified.items():
+        assert _reached(doc, key, witness), (name, key, witness)
+
+
+@pytest.mark.parametrize(("name", "doc"), ALL, ids=[n for n, _ in ALL])
+def test_proofs_are_sound_a_wider_search_never_reaches_a_proved_goal(name: str, doc: Doc) -> None:
+    report = _report(doc)
+    engine = Engine(doc)
+    search = _witness.Search(engine, _reach.targets(engine), 3_000, time.monotonic() + 600, time.monotonic)
+    starts = search.starts()
+    search.sweep(starts, 1_500)
+    search.walk(starts)
+    proved = {k for k in report.proofs if ":" in k}
+    assert proved == set() or name in PLANTED
+    assert not proved & set(search.found), name
+
+
+def test_the_same_pack_gives_the_same_findings_however_slow_the_machine() -> None:
+    doc = clamped_counter()
+    ticks = itertools.count()
+    slow = _reach.decide(doc, 2_000, 1e12, lambda: float(next(ticks)) * 5.0)  # 5 s pass per clock read
+    fast = _reach.decide(doc, 2_000, 1e12, time.monotonic)
+    assert slow.findings == fast.findings
+    assert slow.witnesses == fast.witnesses
+    assert slow.turns_played == fast.turns_played
+    assert not slow.timed_out
+
+
+def test_the_safety_net_says_it_is_one() -> None:
+    doc = rich05()
+    ticks = itertools.count()
+    outcome = _reach.decide(doc, 2_000, 10.0, lambda: float(next(ticks)))
+    assert outcome.timed_out
+    bound = [f for f in outcome.findings if f.code == "reachability-bound"]
+    assert bound
+    assert all("safety-net time limit (10 s)" in f.message and "depends on the machine" in f.message for f in bound)
+
+
+def test_state_bound_findings_name_the_bound_in_turns() -> None:
+    outcome = _reach.decide(rich05(), 3, 1e9, time.monotonic)
+    bound = [f for f in outcome.findings if f.code == "reachability-bound"]
+    assert bound
+    assert all("within the search bound (3 turns played)" in f.message for f in bound)
+
+
+def test_witness_lengths_are_short() -> None:
+    report = _report(clamped_counter())
+    assert len(report.witnesses["achievement:eight_lanterns"].turns) == 8  # one lantern a turn, from 0
+    assert all(len(w.turns) <= 2 * _witness.MAX_WALK for w in report.witnesses.values())
+
+
+def test_analysis_tracks_only_what_effects_write() -> None:
+    doc = clamped_counter()
+    engine = Engine(doc)
+    analysis = analyse(engine.program, engine.entries[0], "opening")
+    ranges = dict(zip(analysis.variables, analysis.after, strict=True))
+    assert ranges[("lanterns",)] == IntRange(0, 8)
+    assert ("lamp_lit",) not in ranges  # no effect writes it: a constant
+
+
+def test_a_rule_completed_at_the_start_is_never_active() -> None:
+    doc = rich05()
+    doc["runtime"]["rules"].append(
+        {
+            "kind": "guidance",
+            "id": "already_done",
+            "when": {"op": "literal", "value": True},
+            "instruction": "Never said.",
+            "completion": {"op": "gte", "path": "/trust", "value": 0},
+        }
+    )
+    report = _report(doc)
+    (finding,) = report.findings
+    assert (finding.code, finding.pointer) == ("unreachable", f"/runtime/rules/{len(doc['runtime']['rules']) - 1}")
+    assert "completed before any turn and never active" in finding.message
+    assert "completion:already_done" in report.witnesses  # the completion itself happens at turn 0
+
+
+def test_an_ending_that_always_loses_to_a_higher_one_is_unreachable() -> None:
+    doc = rich05()
+    doc["progression"]["endings"].append(
+        {
+            "id": "shadow",
+            "title": "Shadow",
+            "when": {
+                "op": "all",
+                "conditions": [
+                    {"op": "gte", "path": "/harbour/storm_level", "value": 3},
+                    {"op": "lte", "path": "/trust", "value": 1},
+                ],
+            },
+            "priority": 0,
+            "closing_text": "Never.",
+            "artwork_asset_id": "dark_ending_art",
+            "guidance": {
+                "summary": "S.",
+                "next_step": "N.",
+                "requirements": [{"id": "all", "hint": "H.", "condition_ref": ""}],
+            },
+        }
+    )
+    report = _report(doc)
+    (finding,) = report.findings
+    assert finding.code == "unreachable"
+    assert "ending 'dark_harbour' holds too and wins" in finding.message
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "first_light",
+        "achievement:first_light",
+        "dark_harbour",
+        "ending:dark_harbour",
+        "help_stranger",
+        "rule:help_stranger",
+        "completion:relight_lamp",
+    ],
+)
+def test_cli_explain_replays_for_every_goal_kind(target: str, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["lint", str(RICH["0.5"]), "--explain", target])
+    assert result.exit_code == 0, result.output
+    header = result.output.splitlines()[0]
+    assert header.startswith("# ")
+    assert "turn(s) reach" in header
+    script = tmp_path / "w.jsonl"
+    script.write_text(result.output)
+    args = ["play", str(RICH["0.5"]), "--script", str(script), "-f", "json"]
+    if "--entry" in header:
+        args += ["--entry", header.split("--entry ")[1].split()[0]]
+    played = runner.invoke(app, args)
+    assert played.exit_code == 0, played.output
+    turns = json.loads(played.output)["turns"]
+    last = turns[-1] if turns else json.loads(played.output)["start"]
+    kind, _, ident = target.rpartition(":")
+    if kind in ("", "achievement") and ident == "first_light":
+        assert ident in last["new"]["unlocked_achievements"]
+    elif ident == "dark_harbour":
+        assert last["ending"] == "dark_harbour"
+    elif kind == "completion":
+        assert ident in last["new"]["completed_rules"]
+    else:
+        assert ident in last["active_rules"]
+
+
+def test_cli_explain_of_an_unreachable_goal_says_why(tmp_path: Path) -> None:
+    pack = tmp_path / "planted.json"
+    pack.write_text(json.dumps(clamped_counter()))
+    result = runner.invoke(app, ["lint", str(pack), "--explain", "nine_lanterns"])
+    assert result.exit_code == 1
+    assert "'nine_lanterns' is unreachable" in result.output
+    assert "`/lanterns` stays within 0..8" in result.output
+
+
+def test_cli_explain_rejects_an_unknown_completion(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["lint", str(RICH["0.5"]), "--explain", "completion:help_stranger"])
+    assert result.exit_code == 2  # help_stranger has no completion
+    del tmp_path
+
+
+def test_planted_variants_do_not_change_the_originals() -> None:
+    before = rich05()
+    for make, _, _ in PLANTED.values():
+        make()
+    assert rich05() == before
+    assert copy.deepcopy(before) == before
+
+
+def test_a_rule_that_an_effect_always_rejects_is_not_a_rule_that_must_fire() -> None:
+    # `raise_bar` always holds, but its second effect (on a boolean) is always rejected, which undoes the
+    # first: the counter never rises, and `lower_bar` can take it to 0.
+    doc = rich05()
+    _member(doc, "bar", {"type": "integer", "minimum": 0, "maximum": 10}, initial=5)
+    doc["runtime"]["rules"] += [
+        {
+            "kind": "effect",
+            "id": "raise_bar",
+            "when": {"op": "literal", "value": True},
+            "effects": [
+                {"op": "increment", "path": "/bar", "by": 1},
+                {"op": "increment", "path": "/lamp_lit", "by": 1},
+            ],
+        },
+        {
+            "kind": "effect",
+            "id": "lower_bar",
+            "when": {"op": "observed", "id": "met_mara", "value": True},
+            "effects": [{"op": "increment", "path": "/bar", "by": -1}],
+        },
+    ]
+    engine = Engine(doc)
+    analysis = analyse(engine.program, engine.entries[0], "opening")
+    ranges = dict(zip(analysis.variables, analysis.after, strict=True))
+    bar = ranges[("bar",)]
+    assert isinstance(bar, IntRange)
+    assert bar.low == 0
+    run = play(json.dumps(doc), [{"observations": {"met_mara": True}}] * 5)
+    assert run.last.state["bar"] == 0
