@@ -1,4 +1,10 @@
-"""``creatorpack play``: scripted playthroughs and the interactive terminal playtest."""
+"""``creatorpack play``: scripted playthroughs and the interactive terminal playtest.
+
+``--load SAVE`` goes on from a saved session instead of starting one; a save of another revision of
+the pack is first moved to the pack's revision by :func:`creatorpack.diff.load_migrating` (the plan
+the service's ``POST /v1/sessions/{id}/migrate`` uses), or refused naming each value that no longer
+fits. ``--save-to FILE`` writes the session's save when the playthrough stops.
+"""
 
 from __future__ import annotations
 
@@ -14,10 +20,11 @@ from rich.text import Text
 from creatorpack import _json as json_helpers
 from creatorpack.contract import suggest
 from creatorpack.contract.validation import Source
+from creatorpack.errors import TurnError
 from creatorpack.play.engine import Engine, Session, TurnResult
 from creatorpack.testing import parse_script, play
 
-__all__ = ["INTERRUPTED", "interactive", "reader_panel", "scripted", "state_changes"]
+__all__ = ["INTERRUPTED", "Loaded", "interactive", "load", "reader_panel", "scripted", "state_changes"]
 
 INTERRUPTED: Final = 130
 """The exit code of a playtest ended with Ctrl-C (128 + SIGINT), as shells report it."""
@@ -27,15 +34,75 @@ _NO: Final = frozenset({"n", "no", "false", "0"})
 _QUIT: Final = frozenset({"q", "quit", "exit"})
 
 
-def scripted(pack: Source, script: str | Sequence[str], entry: str | None, fmt: str) -> str:
-    """Play a JSON Lines script (its text or lines) and return the transcript (JSON) or a summary (text)."""
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """A session restored from a save: the session, how it shows now, and its migration (None: same revision)."""
+
+    session: Session
+    start: TurnResult
+    migration: Mapping[str, Any] | None
+
+
+def load(engine: Engine, saved: Any) -> Loaded:
+    """Restore a save into ``engine``'s revision, migrating it by the diff's plan if it is of another revision.
+
+    Raises :class:`~creatorpack.errors.SessionLoadError` (a :class:`~creatorpack.diff.MigrationError`
+    naming each value that no longer fits, for a save that cannot move).
+    """
+    from creatorpack.diff import load_migrating  # noqa: PLC0415 - the diff loads only for --load
+
+    session, report = load_migrating(engine, saved)
+    moved = report.from_revision != report.to_revision
+    return Loaded(session, engine.describe(session.state), report.to_json() if moved else None)
+
+
+def scripted(
+    pack: Source,
+    script: str | Sequence[str],
+    entry: str | None,
+    fmt: str,
+    *,
+    saved: Any = None,
+    save_to: Callable[[Mapping[str, Any]], None] | None = None,
+) -> str:
+    """Play a JSON Lines script (its text or lines) and return the transcript (JSON) or a summary (text).
+
+    With ``saved`` the script goes on from that save (migrated first if it is of another revision);
+    the transcript's ``start`` is the loaded session as it shows now, and ``migration`` says what
+    the migration did. ``save_to`` receives the session's save at the end.
+    """
     turns = parse_script(script)
-    run = play(Engine.from_source(pack), turns, entry=entry)
+    engine = Engine.from_source(pack)
+    migration: Mapping[str, Any] | None = None
+    if saved is None:
+        run = play(engine, turns, entry=entry)
+        start, results, session = run.start, list(run.turns), run.session
+    else:
+        loaded = load(engine, saved)
+        start, session, migration = loaded.start, loaded.session, loaded.migration
+        results = []
+        for number, turn in enumerate(turns, start=1):
+            try:
+                results.append(session.turn(turn.observations, turn.illustration_matches))
+            except TurnError as exc:
+                raise type(exc)(f"turn {number}: {exc.message}", exc.problems) from None
+    if save_to is not None:
+        save_to(session.save())
     if fmt == "json":
-        return orjson.dumps(run.transcript(), option=orjson.OPT_INDENT_2).decode() + "\n"
-    lines = [_summary(run.start)]
-    lines += [_summary(result) for result in run.turns]
+        transcript: dict[str, Any] = {"start": start.to_json(), "turns": [r.to_json() for r in results]}
+        if migration is not None:
+            transcript["migration"] = dict(migration)
+        return orjson.dumps(transcript, option=orjson.OPT_INDENT_2).decode() + "\n"
+    lines = [_migration_summary(migration)] if migration is not None else []
+    lines += [_summary(start)]
+    lines += [_summary(result) for result in results]
     return "\n".join(lines) + "\n"
+
+
+def _migration_summary(migration: Mapping[str, Any]) -> str:
+    head = f"migrated the save from revision {migration['from_revision']} to {migration['to_revision']}"
+    steps = [f"  {s['action']} {s['pointer']}: {s['detail']}" for s in migration["steps"]]
+    return "\n".join([head + ("" if steps else ": as it was"), *steps])
 
 
 def _summary(result: TurnResult) -> str:
@@ -353,20 +420,36 @@ class _Asker:
             )
 
 
-def interactive(pack: Source, entry: str | None, *, console: Console | None = None) -> int:
+def interactive(
+    pack: Source,
+    entry: str | None,
+    *,
+    console: Console | None = None,
+    saved: Any = None,
+    save_to: Callable[[Mapping[str, Any]], None] | None = None,
+) -> int:
     """Play turn by turn, prompting for each observation, until an ending, end of input or q.
 
+    With ``saved`` the playtest goes on from that save (migrated first if it is of another
+    revision); ``save_to`` receives the session's save when the playtest stops (not on Ctrl-C).
     Returns the exit code: 0 (an ending, q, or end of input such as Ctrl-D), 130 for Ctrl-C.
     """
     console = console or Console(highlight=False)
     engine = Engine.from_source(pack)
-    session = Session.start(engine, entry)
+    if saved is None:
+        session = Session.start(engine, entry)
+        start = session.last
+    else:
+        loaded = load(engine, saved)
+        session, start = loaded.session, loaded.start
+        if loaded.migration is not None:
+            console.print(Text(_migration_summary(loaded.migration), style="dim"))
     names = _Pack.of(engine.pack)
     screen = _Screen(console, engine, names)
     asker = _Asker(console, engine, names, console.input)
-    start = session.last
     if start is None:  # pragma: no cover - Session.start always records the start
         return 0
+    code = 0
     try:
         screen.opening(session, start)
         screen.reader(start)
@@ -383,11 +466,12 @@ def interactive(pack: Source, entry: str | None, *, console: Console | None = No
             screen.turn(result, before, content, session.state.entry)
             content = list(result.content)
     except _QuitRequest:
-        return 0
+        pass
     except EOFError:
         console.print(Text("\nend of input: the playtest stops here", style="dim"))
-        return 0
     except KeyboardInterrupt:
         console.print(Text("\ninterrupted", style="dim"))
-        return INTERRUPTED
-    return 0
+        code = INTERRUPTED
+    if save_to is not None and code == 0:
+        save_to(session.save())
+    return code

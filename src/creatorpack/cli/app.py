@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -23,7 +23,7 @@ from creatorpack import __version__
 from creatorpack.cli import _diff, _output, _settings, _walk, _workflow
 from creatorpack.contract import schema, suggest
 from creatorpack.contract.validation import MAX_BYTES, validate
-from creatorpack.errors import CreatorpackError, DocumentError, InvalidPackError, TurnError
+from creatorpack.errors import CreatorpackError, DocumentError, InvalidPackError, SessionLoadError, TurnError
 from creatorpack.service import cli as service_cli
 
 __all__ = ["app", "main"]
@@ -175,16 +175,29 @@ def _lint(
         Path | None, typer.Option("--assets", help="Check asset files (named by sha256 or uri) in this directory.")
     ] = None,
     explain: Annotated[
-        str | None, typer.Option("--explain", help="Print turns that reach this achievement, ending or rule id.")
+        str | None,
+        typer.Option(
+            "--explain",
+            help=(
+                "Print turns that reach this achievement, ending or rule (active) id, or say why it is unreachable; "
+                "kind:ID names one kind (achievement:, ending:, rule:, completion: for a rule completing)."
+            ),
+        ),
     ] = None,
     max_states: Annotated[
         int | None,
-        typer.Option("--max-states", min=1, help="Reachability search: state bound (default: the table, else 20000)."),
+        typer.Option(
+            "--max-states",
+            min=1,
+            help="Reachability search: turns it may play; deterministic (default: the table, else 2000).",
+        ),
     ] = None,
     max_seconds: Annotated[
         float | None,
         typer.Option(
-            "--max-seconds", min=0.0, help="Reachability search: seconds per pack (default: the table, else 5)."
+            "--max-seconds",
+            min=0.0,
+            help="Reachability search: a safety-net time limit per pack (default: the table, else 60).",
         ),
     ] = None,
     max_bytes: Annotated[
@@ -197,7 +210,6 @@ def _lint(
 ) -> None:
     """Find what the contract cannot say: broken references, impossible conditions, unreachable goals."""
     from creatorpack.lint.linter import RULES, LintConfig  # noqa: PLC0415 - lint loads the runtime: only when linting
-    from creatorpack.lint.linter import explain as explain_target  # noqa: PLC0415
 
     fmt = output_format
     if assets is not None and not assets.is_dir():
@@ -228,15 +240,32 @@ def _lint(
         if len(files) != 1 or files[0] == _output.STDIN:
             raise typer.BadParameter("--explain takes exactly one pack file", param_hint="--explain")
         _check_explain_target(files[0], explain)
-        witness = explain_target(Path(files[0]), explain, config)
-        if witness is None:
-            typer.echo(f"creatorpack: {explain!r} was not reached by the search (see the lint findings)", err=True)
-            raise typer.Exit(1)
-        typer.echo(f"# {len(witness.turns)} turn(s) reach {explain!r}; one turn per line (creatorpack play --script)")
-        for turn in witness.turns:
-            typer.echo(orjson.dumps({"observations": turn}).decode())
-        raise typer.Exit(0)
+        raise typer.Exit(_explain(Path(files[0]), explain, config))
     _report(files, fmt, jobs, max_bytes, partial(_lint_check, config, strict), "linting")
+
+
+def _explain(path: Path, target: str, config: Any) -> int:
+    """Print a witness for ``target`` as a play script (exit 0), or why it is unreachable or undecided (1)."""
+    from creatorpack.lint.linter import lint  # noqa: PLC0415
+
+    report = lint(path, config)
+    witness = report.witnesses.get(target)
+    if witness is None:
+        reason = report.proofs.get(target)
+        if reason is not None:
+            typer.echo(f"creatorpack: {target!r} is unreachable: {reason}", err=True)
+        else:
+            typer.echo(
+                f"creatorpack: {target!r} was neither reached nor proven unreachable within the search bound "
+                f"({config.max_states:,} turns); raise --max-states",
+                err=True,
+            )
+        return 1
+    replay = f"creatorpack play --entry {witness.entry} --script" if witness.entry else "creatorpack play --script"
+    typer.echo(f"# {len(witness.turns)} turn(s) reach {target!r}; one turn per line ({replay})")
+    for turn in witness.turns:
+        typer.echo(orjson.dumps({"observations": turn}).decode())
+    return 0
 
 
 def _check_explain_target(path: str, target: str) -> None:
@@ -263,6 +292,10 @@ def _check_explain_target(path: str, target: str) -> None:
         if isinstance(items, list)
     }
     if any(target in ids for ids in known.values()):
+        return
+    kind, _, ident = target.partition(":")
+    completable = [r["id"] for r in kinds["rule"] if isinstance(r, dict) and isinstance(r.get("completion"), dict)]
+    if ident in (completable if kind == "completion" else known.get(kind, [])):
         return
     listed = "; ".join(f"{kind}s: {suggest.known(ids)}" for kind, ids in known.items() if ids) or "it has none"
     guess = suggest.nearest(target, [i for ids in known.values() for i in ids])
@@ -302,6 +335,16 @@ def _play_command(
         _output.TranscriptFormat,
         typer.Option("--format", "-f", help="With --script: a summary or a JSON transcript.", case_sensitive=False),
     ] = _output.TranscriptFormat.TEXT,
+    load: Annotated[
+        Path | None,
+        typer.Option(
+            "--load",
+            help="Go on from this saved session; a save of another revision is migrated first (see creatorpack diff).",
+        ),
+    ] = None,
+    save_to: Annotated[
+        Path | None, typer.Option("--save-to", help="Write the session's save to this file when play stops.")
+    ] = None,
 ) -> None:
     """Playtest a pack: prompt for each observation turn by turn, or run a scripted playthrough."""
     if pack == _output.STDIN and script in (None, _output.STDIN):
@@ -309,15 +352,19 @@ def _play_command(
         raise typer.BadParameter(
             f"cannot read both the pack and {what} from standard input; give the pack as a file", param_hint="PACK"
         )
+    if load is not None and entry is not None:
+        raise typer.BadParameter("a loaded session goes on at its own entry; leave out --entry", param_hint="--entry")
     from creatorpack.cli import _play  # noqa: PLC0415 - the runtime and Rich load only for play
 
     try:
         source = _play_source(pack)
+        saved = _read_save(load) if load is not None else None
+        writer = _save_writer(save_to) if save_to is not None else None
         if script is not None:
             text = sys.stdin.read() if script == _output.STDIN else _read_script(script)
-            sys.stdout.write(_play.scripted(source, text, entry, fmt))
+            sys.stdout.write(_play.scripted(source, text, entry, fmt, saved=saved, save_to=writer))
         else:
-            code = _play.interactive(source, entry)
+            code = _play.interactive(source, entry, saved=saved, save_to=writer)
             if code:
                 raise typer.Exit(code)
     except InvalidPackError as exc:
@@ -336,6 +383,25 @@ def _play_source(pack: str) -> bytes:
     """The pack to play: a file, or standard input for ``-``."""
     stdin = sys.stdin.buffer.read(MAX_BYTES + 1) if pack == _output.STDIN else None
     return _output.read_input(pack, MAX_BYTES, stdin)
+
+
+def _read_save(path: Path) -> Any:
+    try:
+        return orjson.loads(path.read_bytes())
+    except OSError as exc:
+        raise SessionLoadError(f"cannot read the save {path}: {exc.strerror or exc}") from None
+    except orjson.JSONDecodeError as exc:
+        raise SessionLoadError(f"the save {path} is not JSON: {exc}") from None
+
+
+def _save_writer(path: Path) -> Callable[[Mapping[str, Any]], None]:
+    def write(saved: Mapping[str, Any]) -> None:
+        try:
+            path.write_bytes(orjson.dumps(saved, option=orjson.OPT_INDENT_2) + b"\n")
+        except OSError as exc:
+            raise CreatorpackError(f"cannot write the save {path}: {exc.strerror or exc}") from None
+
+    return write
 
 
 def _read_script(script: str) -> str:

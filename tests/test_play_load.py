@@ -1,0 +1,133 @@
+"""``creatorpack play --load SAVE`` (migrating a save of another revision) and ``--save-to FILE``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from creatorpack.cli import app
+from creatorpack.diff import migration_plan
+from creatorpack.testing import parse_script, play
+
+from .conftest import EXAMPLES, example
+
+runner = CliRunner()
+RICH = EXAMPLES / "0.5" / "rich.json"
+SCRIPT = EXAMPLES / "0.5" / "playthrough.jsonl"
+
+
+def _lines() -> list[str]:
+    return [line for line in SCRIPT.read_text().splitlines() if line.strip() and not line.startswith("#")]
+
+
+def _write(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _invoke(*args: str, stdin: str | None = None) -> Any:
+    return runner.invoke(app, ["play", *args], input=stdin)
+
+
+def test_a_save_goes_on_exactly_where_it_stopped(tmp_path: Path) -> None:
+    lines = _lines()
+    first = _write(tmp_path / "first.jsonl", lines[:1])
+    rest = _write(tmp_path / "rest.jsonl", lines[1:])
+    saved = tmp_path / "save.json"
+    assert _invoke(str(RICH), "--script", str(first), "--save-to", str(saved)).exit_code == 0
+    whole = play(RICH, parse_script(SCRIPT))
+    assert json.loads(saved.read_text()) == play(RICH, parse_script(first)).session.save()
+    result = _invoke(str(RICH), "--load", str(saved), "--script", str(rest), "--format", "json")
+    assert result.exit_code == 0, result.output
+    transcript = json.loads(result.stdout)
+    assert "migration" not in transcript  # the same revision: nothing to migrate
+    assert transcript["start"]["turn"] == 1
+    assert transcript["start"]["state"] == whole.turns[0].state
+    assert transcript["turns"] == [t.to_json() for t in whole.turns[1:]]
+
+
+def _grown(tmp_path: Path) -> Path:
+    new = example("0.5", "rich")
+    new["manifest"]["revision"] += 1
+    schema = new["runtime"]["state"]["schema"]
+    schema["properties"]["courage"] = {"type": "integer", "minimum": 0, "maximum": 5}
+    schema["required"].append("courage")
+    for entry in new["runtime"]["entries"]:
+        entry["initial_state"]["courage"] = 3
+    path = tmp_path / "new.json"
+    path.write_text(json.dumps(new))
+    return path
+
+
+def test_a_save_of_another_revision_is_migrated_by_the_diffs_plan(tmp_path: Path) -> None:
+    saved = tmp_path / "save.json"
+    first = _write(tmp_path / "first.jsonl", _lines()[:1])
+    assert _invoke(str(RICH), "--script", str(first), "--save-to", str(saved)).exit_code == 0
+    new = _grown(tmp_path)
+    empty = _write(tmp_path / "empty.jsonl", ['{"observations": {}}'])
+    moved = tmp_path / "moved.json"
+    result = _invoke(str(new), "--load", str(saved), "--script", str(empty), "-f", "json", "--save-to", str(moved))
+    assert result.exit_code == 0, result.output
+    transcript = json.loads(result.stdout)
+    expected, report = migration_plan(None, json.loads(new.read_text())).apply(json.loads(saved.read_text()))
+    assert transcript["migration"] == report.to_json()
+    assert transcript["migration"]["steps"][0]["pointer"] == "/state/courage"
+    assert transcript["start"]["state"] == expected["state"]
+    assert transcript["start"]["state"]["courage"] == 3
+    assert transcript["turns"][0]["turn"] == 2
+    assert json.loads(moved.read_text())["revision"] == expected["revision"]
+    text = _invoke(str(new), "--load", str(saved), "--script", str(empty))
+    assert text.exit_code == 0
+    assert text.stdout.startswith(
+        "migrated the save from revision 3 to 4\n  add /state/courage: a member now required: "
+        "the entry's initial_state value\nturn 1: state"
+    )
+
+
+def test_a_save_that_no_longer_fits_is_refused_naming_each_value(tmp_path: Path) -> None:
+    saved = tmp_path / "save.json"
+    first = _write(tmp_path / "first.jsonl", _lines()[:1])
+    assert _invoke(str(RICH), "--script", str(first), "--save-to", str(saved)).exit_code == 0
+    narrowed = example("0.5", "rich")
+    narrowed["manifest"]["revision"] += 1
+    narrowed["runtime"]["state"]["schema"]["properties"]["trust"]["maximum"] = 1
+    path = tmp_path / "narrowed.json"
+    path.write_text(json.dumps(narrowed))
+    result = _invoke(str(path), "--load", str(saved), "--script", str(first))
+    assert result.exit_code == 2
+    assert "cannot move to revision 4: 1 value no longer fits" in result.stderr
+    assert "/state/trust: 2 is outside 0..1" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_bad_saves_and_options_exit_2(tmp_path: Path) -> None:
+    script = _write(tmp_path / "one.jsonl", _lines()[:1])
+    (tmp_path / "not.json").write_text("{")
+    (tmp_path / "other.json").write_text('{"format": "something else"}')
+    cases = {
+        str(tmp_path / "missing.json"): "cannot read the save",
+        str(tmp_path / "not.json"): "is not JSON",
+        str(tmp_path / "other.json"): "not a saved session",
+    }
+    for save, words in cases.items():
+        result = _invoke(str(RICH), "--load", save, "--script", str(script))
+        assert result.exit_code == 2, save
+        assert words in result.stderr
+    mixed = _invoke(str(RICH), "--load", str(tmp_path / "other.json"), "--entry", "opening", "--script", str(script))
+    assert mixed.exit_code == 2
+    assert "a loaded session goes on at its own entry" in mixed.output
+
+
+def test_interactive_play_loads_and_saves(tmp_path: Path) -> None:
+    saved = tmp_path / "save.json"
+    first = _write(tmp_path / "first.jsonl", _lines()[:1])
+    assert _invoke(str(RICH), "--script", str(first), "--save-to", str(saved)).exit_code == 0
+    after = tmp_path / "after.json"
+    result = _invoke(str(_grown(tmp_path)), "--load", str(saved), "--save-to", str(after), stdin="q\n")
+    assert result.exit_code == 0, result.output
+    assert "migrated the save from revision 3 to 4" in result.stdout
+    assert json.loads(after.read_text())["state"]["courage"] == 3
+    assert json.loads(after.read_text())["turn"] == 1
