@@ -8,12 +8,21 @@ and prints requests/s, p50 and p99:
   the ceiling of the 100 KB revision read);
 - GET of a stored revision (200) and with If-None-Match (304);
 - POST /v1/validate of a 100 KB pack, beside in-process creatorpack.validate of the same bytes;
-- POST /v1/packs of new revisions (a 1 KB pack).
+- POST /v1/packs of new revisions (a 1 KB pack);
+- POST /v1/sessions/{id}/turns (a host playing sessions) on the rich 0.5 example and on the runtime
+  benchmark pack (benchmarks/_packgen.py), one connection (latency) and four (turns/s), beside the
+  in-process engine's Engine.step on the very same turns;
+- with --packs published packs (10,000 by default, each uploaded and published through the domain:
+  validated, linted, its reader view built): GET of a reader view (anonymous, a different pack on
+  every request, beside the same-size ceiling) and GET /v1/catalog searches (a different word on
+  every request, from rare to very common), the newest-first front page and a tag filter.
 
 On SQLite (the embedded default) and, when CREATORPACK_TEST_POSTGRES_URL is set, on PostgreSQL.
 Bars (issue 9): revision GET >= 50% of the ceiling; /v1/validate >= 70% of in-process validate.
+Bars (issue 10): reader view >= 50% of the ceiling; catalog search p99 <= 50 ms at 10,000 packs.
+Bar (issue 11): p50 HTTP turn (one connection) <= in-process turn + 5 ms on the rich example.
 
-Usage: python benchmarks/service.py [--seconds 4] [--connections 8]
+Usage: python benchmarks/service.py [--seconds 4] [--connections 8] [--packs 10000] [--only TEXT]
 """
 
 from __future__ import annotations
@@ -24,6 +33,7 @@ import contextlib
 import itertools
 import json
 import os
+import random
 import secrets
 import socket
 import statistics
@@ -34,16 +44,20 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+from urllib.parse import quote
 
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import creatorpack
-from _packgen import make_pack
+from _packgen import make_pack, make_runtime_pack
+from creatorpack.play import Engine, Turn
 
 ROOT = Path(__file__).resolve().parent.parent
 MINIMAL = json.loads((ROOT / "examples" / "0.5" / "minimal.json").read_text(encoding="utf-8"))
+RICH = json.loads((ROOT / "examples" / "0.5" / "rich.json").read_text(encoding="utf-8"))
 
 Request = Callable[[int], bytes]  # the connection's index -> the next request
 ROUNDS = 3  # each scenario alternates with its peer this many times
@@ -95,6 +109,28 @@ def load(port: int, make: Request, seconds: float, connections: int) -> tuple[fl
     return len(latencies) / elapsed, cuts[49] * 1000, cuts[98] * 1000, statuses
 
 
+def warm(port: int, requests: list[bytes], connections: int) -> None:
+    """Send each request once (spread over ``connections``), e.g. to fill a cache."""
+
+    async def one(share: list[bytes]) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        try:
+            for request in share:
+                writer.write(request)
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = next(
+                    (int(line[15:]) for line in head.split(b"\r\n") if line[:15].lower() == b"content-length:"), 0
+                )
+                await reader.readexactly(length)
+        finally:
+            writer.close()
+
+    async def run() -> None:
+        await asyncio.gather(*(one(requests[i::connections]) for i in range(connections)))
+
+    asyncio.run(run())
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -143,19 +179,198 @@ def _constant(request: bytes) -> Request:
     return lambda _: request
 
 
+# -- play sessions (issue 11) ----------------------------------------------------------------------
+
+
+class Scripts:
+    """Turn bodies for sessions that never reach an ending, and the in-process engine's time for each turn.
+
+    Each session gets random answers (seeded) to a few observations per turn, as a narrator gives them;
+    an answer that would end the session is drawn again, and the script stops when none is found.
+    """
+
+    def __init__(self, pack: dict[str, object], turns: int, answers: int, longest: int, seed: int = 11) -> None:
+        rng = random.Random(seed)
+        engine = Engine(pack)
+        observations = list(engine.observations.values())
+        self.sessions: list[tuple[str, list[bytes]]] = []
+        self.in_process: list[float] = []
+        made = 0
+        while made < turns:
+            entry = rng.choice(engine.entry_ids())
+            state, _ = engine.start(entry)
+            script: list[bytes] = []
+            while made < turns and len(script) < longest:
+                for _ in range(10):
+                    asked: dict[str, bool | str] = {}
+                    for observation in rng.sample(observations, min(answers, len(observations))):
+                        ident = str(observation["id"])
+                        if observation["type"] == "boolean":
+                            asked[ident] = rng.random() < 0.5
+                        else:
+                            asked[ident] = rng.choice(list(observation["choices"]))
+                    began = time.perf_counter()
+                    after, _ = engine.step(state, Turn(asked))
+                    elapsed = time.perf_counter() - began
+                    if after.ending is None:
+                        break
+                else:
+                    break
+                self.in_process.append(elapsed)
+                state = after
+                script.append(orjson.dumps({"turn": len(script) + 1, "observations": asked}))
+                made += 1
+            if script:
+                self.sessions.append((entry, script))
+
+    def p50_ms(self) -> float:
+        """The in-process engine's median turn."""
+        return statistics.median(self.in_process) * 1000
+
+
+def start_sessions(port: int, pack_id: str, auth: dict[str, str], scripts: Scripts) -> list[tuple[str, list[bytes]]]:
+    """Start one session per script over HTTP (so the server holds them as a host's would); ids and scripts.
+
+    The last session is played once, untimed, to compile the engine, and is not returned.
+    """
+    import httpx
+
+    started = []
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=auth, timeout=120) as client:
+        for entry, script in scripts.sessions:
+            response = client.post(f"/v1/packs/{pack_id}/sessions", json={"entry": entry})
+            response.raise_for_status()
+            started.append((str(response.json()["session_id"]), script))
+        warm_id, warm = started.pop()  # the server compiles the pack's engine on its first turn: not timed
+        client.post(f"/v1/sessions/{warm_id}/turns", content=warm[0]).raise_for_status()
+    return started
+
+
+def turns_of(sessions: list[tuple[str, list[bytes]]], auth: dict[str, str]) -> Request:
+    """Each connection plays its own sessions' scripts in order, taking the next session when one is done."""
+    pool = iter(sessions)
+    current: dict[int, tuple[str, Iterator[bytes]]] = {}
+    headers = {**auth, "Content-Type": "application/json"}
+
+    def make(index: int) -> bytes:
+        while True:
+            if index not in current:
+                session_id, script = next(pool)  # sized so that it lasts: StopIteration means too few turns
+                current[index] = (session_id, iter(script))
+            session_id, bodies = current[index]
+            body = next(bodies, None)
+            if body is not None:
+                return _request("POST", f"/v1/sessions/{session_id}/turns", headers, body)
+            del current[index]
+
+    return make
+
+
+Playable = dict[str, tuple[str, dict[str, object]]]  # label -> (pack_id, pack)
+
+
+def bench_turns(port: int, args: argparse.Namespace, host: dict[str, str], packs: Playable) -> dict[str, float]:
+    """Turns over HTTP beside Engine.step, per pack; the bar on the rich example."""
+    figures: dict[str, float] = {}
+    for label, (pack_id, pack) in packs.items():
+        rich = label == "rich"
+        for connections in (1, 4):
+            title = f"POST turn, {label} ({connections} conn.)"
+            if args.only and args.only not in title:
+                continue
+            budget = int(args.seconds * (3000 if rich else 120) * (1 if connections == 1 else 2))
+            # At least two sessions per connection (and one to warm up), so that no connection runs dry.
+            scripts = Scripts(pack, budget, answers=2 if rich else 3, longest=min(200, budget // (2 * connections + 1)))
+            sessions = start_sessions(port, pack_id, host, scripts)
+            rps, p50, p99, statuses = load(port, turns_of(sessions, host), args.seconds, connections)
+            _row(title, rps, p50, p99, statuses)
+            figures[title] = p50
+            if connections == 1:
+                inproc = scripts.p50_ms()
+                verdict = "met" if p50 <= inproc + 5 else "NOT met"
+                bar = f"; bar p50 <= in-process + 5 ms: {verdict}" if rich else ""
+                print(
+                    f"    in-process Engine.step p50 {inproc:.2f} ms; HTTP adds {p50 - inproc:.2f} ms{bar}", flush=True
+                )
+    return figures
+
+
+def _vocabulary(size: int, rng: random.Random) -> list[str]:
+    syllables = ["ka", "lo", "mer", "sal", "tin", "vor", "el", "an", "dri", "qu", "os", "ne", "ha", "rim", "to"]
+    words: set[str] = set()
+    while len(words) < size:
+        words.add("".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))))
+    return sorted(words)
+
+
+def _zipf(words: list[str], rng: random.Random, count: int) -> str:
+    # word i is drawn with weight 1/(i+1): a few very common words, a long tail of rare ones
+    return " ".join(rng.choices(words, weights=[1 / (i + 1) for i in range(len(words))], k=count))
+
+
+def seed_catalog(services: Any, count: int) -> tuple[list[str], list[str], list[str]]:
+    """``count`` public packs uploaded and published through the domain; their ids, search words and tags."""
+    from creatorpack.service.ports import Actor
+
+    rng = random.Random(10)
+    words = _vocabulary(2000, rng)
+    tags = [f"tag{n}" for n in range(200)]
+    ids = []
+    start = time.perf_counter()
+    for n in range(count):
+        pack_id = f"catalog.{n:05}"
+        publication = {
+            "tagline": _zipf(words, rng, 8).capitalize(),
+            "description": _zipf(words, rng, 40).capitalize() + ".",
+            "creator_credit": f"Author {n % 300}",
+            "rights": {"basis": "original", "statement": "Original work."},
+            "genres": [rng.choice(["Mystery", "Drama", "Cozy", "Horror", "Romance"])],
+            "tags": rng.sample(tags, 4),
+            "age_rating": "adult" if n % 20 == 0 else "general",
+            "visibility": "public",
+        }
+        manifest = {**MINIMAL["manifest"], "pack_id": pack_id, "title": _zipf(words, rng, 4).title()}
+        body = orjson.dumps({**MINIMAL, "manifest": manifest, "publication": publication})
+        services.packs.submit("publisher", body)
+        services.packs.publish(Actor("publisher"), pack_id, manifest["revision"])
+        ids.append(pack_id)
+    elapsed = time.perf_counter() - start
+    print(f"  published {count:,} packs in {elapsed:.0f} s ({elapsed / max(count, 1) * 1000:.1f} ms each)", flush=True)
+    # Searches that never repeat within a run (the service remembers pages until the catalog changes):
+    # every word once per sort, from the most common (in nearly every pack) to the rarest, interleaved
+    # with two-word searches among the 300 most common words.
+    singles = [f"q={quote(w)}&sort={sort}" for sort in ("relevance", "newest", "title") for w in words]
+    pairs = [f"q={quote(a + ' ' + b)}" for a in words[:300] for b in words[:300] if a < b]
+    random.Random(3).shuffle(singles)
+    random.Random(4).shuffle(pairs)
+    queries = [q for pair in zip(singles, pairs, strict=False) for q in pair]
+    return ids, queries, tags
+
+
 def bench_backend(
     name: str, env: dict[str, str], args: argparse.Namespace, big: bytes, ceiling_port: int
 ) -> dict[str, float]:
     from creatorpack.service.app import open_database, wire
     from creatorpack.service.settings import Settings
+    from creatorpack.service.store import SqlPackStore
 
     settings = Settings.from_env(env, migrate=True)
     database = open_database(settings)
     services = wire(settings, database)
     token, _ = services.auth.issue("bench", "creator")
+    host_token, _ = services.auth.issue("host", "host")
     stored = services.packs.submit("bench", big)
     small = orjson.dumps({**MINIMAL, "manifest": {**MINIMAL["manifest"], "pack_id": "small.bench"}})
     small_stored = services.packs.submit("bench", small)
+    playable = {"rich": RICH, "runtime pack": make_runtime_pack()}
+    for pack in playable.values():
+        played = services.packs.submit("bench", orjson.dumps(pack)).revision
+        SqlPackStore(database).set_published(played.pack_id, played.revision, "public")  # until publishing lands
+    ids, queries, tags = seed_catalog(services, args.packs) if args.packs else ([], [], [])
+    reader_size = len(services.packs.reader(None, ids[0]).data) if ids else 0
+    if not database.is_sqlite:  # fresh statistics, as autovacuum would gather them a little later
+        with database.write() as conn:
+            conn.exec_driver_sql("ANALYZE")
     database.dispose()
     auth = {"Authorization": f"Bearer {token}"}
     path = f"/v1/packs/{stored.revision.pack_id}/revisions/{stored.revision.revision}"
@@ -176,6 +391,28 @@ def bench_backend(
 
     ceiling_small = _request("GET", "/", {})
     ceiling_big = _request("GET", f"/bytes/{len(big)}", {})
+    ceiling_reader = _request("GET", f"/bytes/{reader_size}", {})
+    readers = itertools.count()
+    searches = itertools.count()
+
+    def reader_view(_index: int) -> bytes:
+        return _request("GET", f"/v1/packs/{ids[next(readers) % len(ids)]}/reader", {})
+
+    def search(_index: int) -> bytes:
+        return _request("GET", f"/v1/catalog?{queries[next(searches) % len(queries)]}", {})
+
+    popular = [_request("GET", f"/v1/catalog?{q}", {}) for q in queries[:50]]
+
+    def popular_search(_index: int) -> bytes:
+        return popular[next(searches) % len(popular)]
+
+    tag_queries = [f"tag={t}&sort={o}&limit={n}" for n in range(10, 31) for o in ("title", "newest") for t in tags]
+    random.Random(5).shuffle(tag_queries)
+
+    def tagged(_index: int) -> bytes:
+        return _request("GET", f"/v1/catalog?{tag_queries[next(searches) % len(tag_queries)]}", {})
+
+    catalog_front = _request("GET", "/v1/catalog", {})
     figures: dict[str, float] = {}
     print(f"\n{name}: one uvicorn worker, {args.connections} connections, {args.seconds:g} s per scenario", flush=True)
     print("  (each GET alternates with its ceiling, /v1/validate with in-process validate: ratios are paired)")
@@ -187,9 +424,22 @@ def bench_backend(
             ("GET revision (304)", lambda _: get304, args.connections, ceiling_small),
             ("POST /v1/validate (100 KB)", lambda _: validate, 4, None),
             ("POST /v1/packs (new revision, 1 KB)", upload, 4, None),
+            *(
+                [
+                    (f"GET reader view ({reader_size:,} B, warm)", reader_view, args.connections, ceiling_reader),
+                    ("GET /v1/catalog?q= (search, never repeated)", search, args.connections, None),
+                    ("GET /v1/catalog?q= (search, 50 popular)", popular_search, args.connections, None),
+                    ("GET /v1/catalog (front page, remembered)", lambda _: catalog_front, args.connections, None),
+                    ("GET /v1/catalog?tag= (never repeated)", tagged, args.connections, None),
+                ]
+                if ids
+                else []
+            ),
         ):
-            if args.only and args.only not in label:
+            if args.only and not any(part in label for part in args.only.split(",")):
                 continue
+            if make is reader_view:  # every pack's reader view read once: the warm cache the bar is about
+                warm(port, [_request("GET", f"/v1/packs/{i}/reader", {}) for i in ids], connections)
             rounds: list[tuple[float, float]] = []
             shown: list[tuple[float, float, float, dict[int, int]]] = []
             for _ in range(ROUNDS):
@@ -212,6 +462,9 @@ def bench_backend(
                     else ("its ceiling" if peer is ceiling_small else "the same-size ceiling")
                 )
                 print(f"    ratio to {what}: {ratio:.0%} (median of {ROUNDS} paired rounds)", flush=True)
+        host = {"Authorization": f"Bearer {host_token}"}
+        packs = {label: (str(pack["manifest"]["pack_id"]), pack) for label, pack in playable.items()}
+        figures |= bench_turns(port, args, host, packs)
     return figures
 
 
@@ -219,7 +472,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=4.0)
     parser.add_argument("--connections", type=int, default=8)
-    parser.add_argument("--only", help="run only the scenarios whose label contains this text")
+    parser.add_argument("--only", help="run only the scenarios whose label contains this text (comma: any of)")
+    parser.add_argument("--packs", type=int, default=10_000, help="published packs for the catalog (0: none)")
     args = parser.parse_args()
 
     pack = make_pack(100_000)

@@ -120,3 +120,34 @@ def stateless_client(tmp_path: Path) -> Iterator[TestClient]:
     settings = Settings(data_dir=tmp_path / "data", rate_per_ip=OFF, rate_per_token=OFF)
     with TestClient(create_app(settings)) as test_client:
         yield test_client
+
+
+def publication(visibility: str | None = "public", **fields: Any) -> dict[str, Any]:
+    """A publication section (tagline, description, credit, rights) with ``visibility`` (None: left out)."""
+    section: dict[str, Any] = {
+        "tagline": "A quiet supper by the sea.",
+        "description": "Bring a supper along and decide whether to stay while the evening passes.",
+        "creator_credit": "Written by Test Author",
+        "rights": {"basis": "original", "statement": "Original work."},
+    }
+    if visibility is not None:
+        section["visibility"] = visibility
+    return {**section, **fields}
+
+
+def published_bytes(
+    pack_id: str = "moon.garden",
+    revision: int = 1,
+    visibility: str | None = "public",
+    *,
+    title: str | None = None,
+    language: str = "en",
+    **fields: Any,
+) -> bytes:
+    """The minimal 0.5 example with a publication section, ready to publish."""
+    doc = example("0.5", "minimal")
+    doc["manifest"].update({"pack_id": pack_id, "revision": revision, "language": language})
+    if title is not None:
+        doc["manifest"]["title"] = title
+    doc["publication"] = publication(visibility, **fields)
+    return json.dumps(doc).encode()

@@ -133,3 +133,19 @@ def test_unknown_routes_and_methods(client: TestClient) -> None:
 def test_query_garbage_is_400(client: TestClient) -> None:
     response = client.post("/v1/lint?strict=maybe", content=pack_bytes(), headers=JSON)
     _assert_problem(response, 400)
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["q=lamp&q=storm", "limit=2&limit=3", "sort=title&sort=newest", "language=en&language=zh", "cursor=a&cursor=b"],
+)
+def test_a_single_valued_query_parameter_sent_twice_is_400(client: TestClient, query: str) -> None:
+    response = client.get(f"/v1/catalog?{query}")
+    _assert_problem(response, 400)
+    name = query.split("=", 1)[0]
+    assert response.json()["detail"] == f"query.{name}: takes one value, not 2"
+
+
+def test_repeatable_query_parameters_stay_repeatable(client: TestClient) -> None:
+    response = client.get("/v1/catalog?tag=harbour&tag=storm&genre=Mystery&genre=Drama&age_rating=general")
+    assert response.status_code == 200, response.text

@@ -23,7 +23,7 @@ from schemathesis.checks import positive_data_acceptance
 from creatorpack.service.app import create_app
 from creatorpack.service.settings import Settings
 from creatorpack.service.store import connect
-from tests.service.conftest import JSON, NO_POSTGRES, OFF, POSTGRES_URL, issue, pack_bytes
+from tests.service.conftest import JSON, NO_POSTGRES, OFF, POSTGRES_URL, issue, published_bytes
 
 _DATA = tempfile.TemporaryDirectory(prefix="creatorpack-schemathesis-")
 atexit.register(_DATA.cleanup)
@@ -33,7 +33,8 @@ def _app(name: str, **settings: Any) -> tuple[FastAPI, dict[str, str]]:
     app = create_app(Settings(data_dir=Path(_DATA.name) / name, rate_per_ip=OFF, rate_per_token=OFF, **settings))
     with TestClient(app) as client:
         headers = issue(client)
-        client.post("/v1/packs", content=pack_bytes(pack_id="a"), headers={**headers, **JSON})
+        client.post("/v1/packs", content=published_bytes(pack_id="a"), headers={**headers, **JSON})
+        client.post("/v1/packs/a/publish", json={"revision": 1}, headers=headers)  # the reader routes have a pack
     return app, headers
 
 

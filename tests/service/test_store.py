@@ -21,7 +21,7 @@ from creatorpack.service.packs import Packs
 from creatorpack.service.ports import AddOutcome, NewRevision, SystemClock, TokenRecord
 from creatorpack.service.settings import Settings
 from creatorpack.service.store import Database, SqlPackStore, SqlTokenStore
-from creatorpack.service.store.tables import metadata
+from creatorpack.service.store.tables import include_name, metadata
 from tests.service.conftest import JSON, pack_bytes
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -34,7 +34,7 @@ def new(revision: int = 1, sha: str = "a" * 64) -> NewRevision:
 def test_migrations_match_the_tables_and_are_idempotent(database: Database) -> None:
     database.upgrade()
     with database.engine.connect() as conn:
-        assert compare_metadata(MigrationContext.configure(conn), metadata) == []
+        assert compare_metadata(MigrationContext.configure(conn, opts={"include_name": include_name}), metadata) == []
 
 
 def test_pack_store_round_trip(database: Database) -> None:

@@ -6,21 +6,35 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 
 from creatorpack import __version__
-from creatorpack.service.api import checks, errors, meta, packs
-from creatorpack.service.api.deps import Services
+from creatorpack.service.api import assets, catalog, checks, errors, meta, packs, publishing, sessions
+from creatorpack.service.api.deps import Services, single_values
 from creatorpack.service.api.fastpath import RevisionFastPath
 from creatorpack.service.api.middleware import HeaderLimitMiddleware, RateLimitMiddleware
+from creatorpack.service.api.readerpath import ReaderFastPath
 from creatorpack.service.api.schemas import Problem
+from creatorpack.service.assets import Assets
 from creatorpack.service.auth import Auth
 from creatorpack.service.blobs import blob_store_from_url
+from creatorpack.service.catalog import Catalog
+from creatorpack.service.engines import Engines
 from creatorpack.service.packs import Packs
 from creatorpack.service.ports import Clock, SystemClock
 from creatorpack.service.ratelimit import Limiter, MemoryLimiter, RedisLimiter
+from creatorpack.service.sessions import Sessions
 from creatorpack.service.settings import Settings
-from creatorpack.service.store import Database, SqlPackStore, SqlTokenStore, connect
+from creatorpack.service.store import (
+    Database,
+    SqlAssetStore,
+    SqlCatalogStore,
+    SqlKeyStore,
+    SqlPackStore,
+    SqlSessionStore,
+    SqlTokenStore,
+    connect,
+)
 
 __all__ = ["create_app", "open_database", "openapi_json", "wire"]
 
@@ -46,8 +60,24 @@ def wire(settings: Settings, database: Database, clock: Clock | None = None) -> 
     from creatorpack import Validator  # noqa: PLC0415
 
     validator = Validator(max_bytes=settings.max_body_bytes)
-    domain = Packs(SqlPackStore(database), blobs, clock, validator=validator, lint_config=lint_config)
-    return Services(settings, domain, Auth(SqlTokenStore(database), clock, cache_seconds=settings.token_cache_seconds))
+    pack_store, asset_store = SqlPackStore(database), SqlAssetStore(database)
+    domain = Packs(pack_store, blobs, clock, validator=validator, lint_config=lint_config, assets=asset_store)
+    sessions = Sessions(
+        SqlSessionStore(database),
+        pack_store,
+        blobs,
+        Engines(blobs),
+        clock,
+        revision_seconds=settings.token_cache_seconds,
+    )
+    return Services(
+        settings,
+        domain,
+        Auth(SqlTokenStore(database), clock, cache_seconds=settings.token_cache_seconds),
+        sessions=sessions,
+        catalog=Catalog(SqlCatalogStore(database), SqlKeyStore(database)),
+        assets=Assets(asset_store, pack_store, blobs, clock),
+    )
 
 
 def create_app(
@@ -72,15 +102,19 @@ def create_app(
         lifespan=lifespan,
         docs_url=None,
         redoc_url=None,
+        dependencies=[Depends(single_values)],
     )
     app.state.services = wire(settings, database, clock)
     app.state.database = database
     errors.install(app)
-    for group in (meta, checks, packs):
+    for group in (meta, checks, packs, publishing, catalog, assets, sessions):
         app.include_router(group.router)
     services = app.state.services
     app.add_middleware(
         RevisionFastPath, auth=services.auth, packs=services.packs, ttl_seconds=settings.token_cache_seconds
+    )
+    app.add_middleware(
+        ReaderFastPath, auth=services.auth, packs=services.packs, ttl_seconds=settings.token_cache_seconds
     )
     app.add_middleware(
         RateLimitMiddleware, limiter=limiter, per_token=settings.rate_per_token, per_ip=settings.rate_per_ip
@@ -118,7 +152,7 @@ def _document(app: FastAPI) -> dict[str, Any]:
             responses["429"] = {"description": "Rate limited (rate-limited)", **problem}
             responses["431"] = {"description": "Request headers too large (headers-too-large)", **problem}
             if "401" in responses:
-                operation["security"] = [{"bearer": []}]
+                operation.setdefault("security", [{"bearer": []}])  # routes open to anonymous callers set their own
     return document
 
 

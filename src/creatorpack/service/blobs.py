@@ -72,6 +72,15 @@ class LocalBlobStore:
         with contextlib.suppress(FileNotFoundError):
             self._path(sha256).unlink()
 
+    def read_range(self, sha256: str, start: int, stop: int) -> bytes | None:
+        """Bytes ``start`` to ``stop - 1`` (fewer at the end), or None."""
+        try:
+            with self._path(sha256).open("rb") as handle:
+                handle.seek(start)
+                return handle.read(max(0, stop - start))
+        except FileNotFoundError:
+            return None
+
     def list(self) -> Iterator[tuple[str, datetime]]:
         """Every stored sha256 with its write time."""
         for path in self.root.glob("??/??/*"):
@@ -122,6 +131,29 @@ class S3BlobStore:
     def delete(self, sha256: str) -> None:
         """Remove the object (a no-op when absent)."""
         self._client.delete_object(Bucket=self.bucket, Key=self._key(sha256))
+
+    def read_range(self, sha256: str, start: int, stop: int) -> bytes | None:
+        """Bytes ``start`` to ``stop - 1`` (fewer at the end) by a ranged GET, or None."""
+        if stop <= start:
+            return b"" if self.get_size(sha256) is not None else None
+        try:
+            answer = self._client.get_object(
+                Bucket=self.bucket, Key=self._key(sha256), Range=f"bytes={start}-{stop - 1}"
+            )
+        except self._client.exceptions.NoSuchKey:
+            return None
+        data: bytes = answer["Body"].read()
+        return data
+
+    def get_size(self, sha256: str) -> int | None:
+        """The object's size, or None if there is none."""
+        from botocore.exceptions import ClientError  # noqa: PLC0415
+
+        try:
+            answer = self._client.head_object(Bucket=self.bucket, Key=self._key(sha256))
+        except ClientError:
+            return None
+        return int(answer["ContentLength"])
 
     def list(self) -> Iterator[tuple[str, datetime]]:
         """Every stored sha256 with its write time."""

@@ -8,14 +8,25 @@ from typing import Any
 from creatorpack import CreatorpackError
 
 __all__ = [
+    "AssetMismatchError",
     "ConflictError",
     "ForbiddenError",
+    "InvalidCursorError",
+    "InvalidTurnError",
+    "LintFailedError",
+    "MigrationConflictError",
     "MissingPackIdError",
     "NotFoundError",
     "PayloadTooLargeError",
+    "ProblemError",
+    "RangeNotSatisfiableError",
     "ServiceError",
+    "SessionEndedError",
+    "TurnConflictError",
     "UnauthorizedError",
+    "UnplayableError",
     "UnreadablePackError",
+    "UnsupportedAssetError",
 ]
 
 
@@ -65,3 +76,89 @@ class UnreadablePackError(ServiceError, ValueError):
 
 class MissingPackIdError(ServiceError, ValueError):
     """A valid pack whose version (0.2) has no ``manifest.pack_id``, so it cannot be stored."""
+
+
+# -- play sessions (part 3) ------------------------------------------------------------------------
+
+
+class ProblemError(ServiceError):
+    """An error that names its problem type (``problem``) and extension members (``details``) itself."""
+
+    problem = "internal-error"
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+
+class TurnConflictError(ProblemError, ValueError):
+    """The turn's number is not the next one, or the session's last turn was played with another body."""
+
+    problem = "turn-conflict"
+
+
+class SessionEndedError(ProblemError, ValueError):
+    """A turn of a session that reached its ending."""
+
+    problem = "session-over"
+
+
+class MigrationConflictError(ProblemError, ValueError):
+    """The session's save cannot move to the revision asked for; ``misfits`` name each value (narrator only)."""
+
+    problem = "migration-conflict"
+
+
+class InvalidTurnError(ProblemError, ValueError):
+    """The turn's observations or illustration matches do not fit the pack (``creatorpack play``'s message)."""
+
+    problem = "invalid-turn"
+
+
+class UnplayableError(ProblemError, ValueError):
+    """The revision cannot be started at that entry (no such entry, or an initial state outside its schema)."""
+
+    problem = "not-playable"
+
+
+# -- part 2: publishing, the catalog, assets ------------------------------------------------------
+
+
+class LintFailedError(ServiceError, ValueError):
+    """Publishing refused: the revision has lint errors (``errors``); ``warnings`` do not block."""
+
+    def __init__(self, message: str, errors: Sequence[dict[str, Any]], warnings: Sequence[dict[str, Any]]) -> None:
+        super().__init__(message)
+        self.message = message
+        self.errors = list(errors)
+        self.warnings = list(warnings)
+
+
+class InvalidCursorError(ServiceError, ValueError):
+    """A catalog cursor that this service did not issue, or issued for another search."""
+
+
+class AssetMismatchError(ServiceError, ValueError):
+    """Uploaded bytes whose sha256 is not the one named in the path."""
+
+    def __init__(self, expected: str, actual: str) -> None:
+        super().__init__(f"the bytes have sha256 {actual}, not {expected}; upload them under their own sha256")
+        self.expected = expected
+        self.actual = actual
+
+
+class UnsupportedAssetError(ServiceError, ValueError):
+    """Uploaded bytes whose content is none of the contract's asset types."""
+
+    def __init__(self, allowed: Sequence[str]) -> None:
+        super().__init__(f"the content is none of the contract's asset types ({', '.join(allowed)})")
+        self.allowed = list(allowed)
+
+
+class RangeNotSatisfiableError(ServiceError, ValueError):
+    """A ``Range`` header that names no byte of the asset."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(f"the range names no byte of the {size:,}-byte asset")
+        self.size = size

@@ -1,26 +1,59 @@
-"""Packs: check, submit, read, list and delete revisions; knows the library and the ports, nothing else.
+"""Packs: check, submit, read, list and delete revisions; publish them; knows the library and the ports only.
 
 Submitting writes the bytes to the blob store first and then the rows in one transaction, so a crash
 in between leaves at most an orphan blob (swept by :meth:`Packs.collect_garbage`), never a row
 without its bytes.
+
+Publishing lints the revision first (any error refuses it; warnings are returned), then stores, in
+one transaction, the published revision, its serialized reader view (:mod:`~creatorpack.service.reader`),
+its catalog listing (public packs only) and a journal entry. Readers are then served the stored
+reader view as it is, never the pack.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
-from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any, Final
 
-from creatorpack import DocumentError, InvalidPackError, Report, Validator
-from creatorpack.service.errors import ConflictError, MissingPackIdError, NotFoundError, UnreadablePackError
-from creatorpack.service.ports import AddOutcome, BlobStore, Clock, NewRevision, PackRecord, PackStore, RevisionRecord
+import orjson
+
+from creatorpack import DocumentError, InvalidPackError, NotPlayableError, Report, Validator
+from creatorpack.service.assets import BlobAssets, asset_sha256
+from creatorpack.service.catalog import listing_for
+from creatorpack.service.errors import (
+    ConflictError,
+    LintFailedError,
+    MissingPackIdError,
+    NotFoundError,
+    UnreadablePackError,
+)
+from creatorpack.service.ports import (
+    Actor,
+    AddOutcome,
+    AssetStore,
+    BlobStore,
+    Clock,
+    NewPublication,
+    NewRevision,
+    PackEvent,
+    PackRecord,
+    PackStore,
+    PublicationRecord,
+    RevisionRecord,
+    Visibility,
+)
+from creatorpack.service.reader import ReaderPack, publication_visibility, reader_view
 from creatorpack.service.reports import document_error_json, lint_json, validate_json
 
 if TYPE_CHECKING:
     from creatorpack import LintConfig
 
-__all__ = ["Packs", "Submitted"]
+__all__ = ["Packs", "Published", "ReaderDocument", "Submitted"]
+
+_MISSING_FILE: Final = "asset-file-missing"  # at publication: not uploaded *yet*, so a warning
 
 _READ_ERRORS = ("duplicate-key",)  # violations that mean the document itself is ambiguous: 400, not 422
 
@@ -31,6 +64,40 @@ class Submitted:
 
     revision: RevisionRecord
     created: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    """The outcome of publishing: the revision, its visibility and time, and the lint warnings."""
+
+    pack_id: str
+    revision: int
+    visibility: Visibility
+    published: datetime
+    warnings: tuple[Mapping[str, Any], ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON."""
+        return {
+            "pack_id": self.pack_id,
+            "revision": self.revision,
+            "visibility": self.visibility,
+            "published": self.published.isoformat(),
+            "warnings": [dict(w) for w in self.warnings],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderDocument:
+    """A stored reader view (the bytes :meth:`~creatorpack.service.reader.ReaderPack.serialize` made)."""
+
+    data: bytes
+    public: bool
+
+    @property
+    def etag(self) -> str:
+        """A strong ETag of the bytes."""
+        return f'"{hashlib.sha256(self.data).hexdigest()}"'
 
 
 class Packs:
@@ -44,12 +111,14 @@ class Packs:
         *,
         validator: Validator | None = None,
         lint_config: LintConfig | None = None,
+        assets: AssetStore | None = None,
     ) -> None:
         self._store = store
         self._blobs = blobs
         self._clock = clock
         self._validator = validator or Validator()
         self._lint_config = lint_config
+        self._assets = assets
 
     # -- checking, nothing stored --------------------------------------------------------------
 
@@ -72,8 +141,11 @@ class Packs:
 
     # -- storing --------------------------------------------------------------------------------
 
-    def submit(self, account: str, body: bytes) -> Submitted:
-        """Store ``body`` as revision ``manifest.revision`` of ``manifest.pack_id`` for ``account``."""
+    def submit(self, account: str, body: bytes, *, token_id: str | None = None) -> Submitted:
+        """Store ``body`` as revision ``manifest.revision`` of ``manifest.pack_id`` for ``account``.
+
+        A new revision is journaled with ``token_id`` (the token that uploaded it).
+        """
         report = self._checked(body)
         manifest = report.document.get("manifest") if report.document is not None else None
         if report.version == "0.2" or not isinstance(manifest, dict) or "pack_id" not in manifest:
@@ -85,7 +157,7 @@ class Packs:
         digest = self._blobs.put(body)  # the bytes first: a crash after this leaves only an orphan blob
         if digest != hashlib.sha256(body).hexdigest():
             raise RuntimeError("the blob store returned a different sha256")  # pragma: no cover - a broken store
-        new = NewRevision(pack_id, number, digest, len(body), str(report.version), self._clock.now())
+        new = NewRevision(pack_id, number, digest, len(body), str(report.version), self._clock.now(), token_id)
         outcome = self._store.add_revision(account, new)
         if outcome is AddOutcome.OTHER_OWNER:
             raise _no_pack(pack_id)
@@ -133,22 +205,118 @@ class Packs:
             raise NotFoundError(f"pack {pack_id!r} has no revision {revision}")
         return record, data
 
-    def delete(self, account: str, pack_id: str, revision: int) -> None:
-        """Delete an unpublished revision; its number is never used again."""
+    def delete(self, account: str, pack_id: str, revision: int, *, token_id: str | None = None) -> None:
+        """Delete an unpublished revision (journaled with ``token_id``); its number is never used again."""
         pack = self.pack(account, pack_id)
         if pack.published_revision == revision:
             raise ConflictError(
                 f"revision {revision} of {pack_id!r} is published; unpublish it first", reason="revision-published"
             )
-        if not self._store.delete_revision(pack_id, revision, self._clock.now()):
+        if not self._store.delete_revision(pack_id, revision, self._clock.now(), Actor(account, token_id)):
             raise NotFoundError(f"pack {pack_id!r} has no revision {revision}")
 
-    def collect_garbage(self, older_than: timedelta = timedelta(hours=1)) -> list[str]:
-        """Remove blobs no live revision references and older than ``older_than``; return their sha256.
+    # -- publishing -------------------------------------------------------------------------------
 
-        The grace period keeps the bytes of an upload whose rows are being written right now.
+    def publish(self, actor: Actor, pack_id: str, revision: int) -> Published:
+        """Publish a live revision of a pack ``actor`` owns, once lint finds no error in it.
+
+        :class:`LintFailedError` carries the errors (and warnings); files of the revision's assets
+        not uploaded yet are warnings (``asset-file-missing``).
         """
-        keep = self._store.referenced_blobs()
+        record, body = self.revision(actor.account, pack_id, revision)
+        document = orjson.loads(body)  # stored revisions are valid packs
+        findings = self._publication_findings(body, document)
+        errors = [f for f in findings if f["severity"] == "error"]
+        warnings = tuple(f for f in findings if f["severity"] != "error")
+        now = self._clock.now()
+        view = self._reader_view(document, now, errors)
+        if errors or view is None:
+            raise LintFailedError(
+                f"revision {revision} of {pack_id!r} has {len(errors)} lint error(s); "
+                "fix them and upload a new revision",
+                errors,
+                warnings,
+            )
+        visibility = publication_visibility(document)
+        covers = {a: sha for a in view.cover_asset_ids if (sha := asset_sha256(document, a)) is not None}
+        listing = listing_for(view) if visibility == "public" else None
+        publication = NewPublication(pack_id, record.revision, visibility, now, view.serialize(), covers, listing)
+        if not self._store.publish(publication, actor):
+            raise NotFoundError(f"pack {pack_id!r} has no revision {revision}")  # deleted meanwhile
+        return Published(pack_id, record.revision, visibility, now, warnings)
+
+    def unpublish(self, actor: Actor, pack_id: str) -> int:
+        """Withdraw the published revision of a pack ``actor`` owns; the revision that was published."""
+        self.pack(actor.account, pack_id)
+        withdrawn = self._store.unpublish(pack_id, actor, self._clock.now())
+        if withdrawn is None:
+            raise NotFoundError(f"pack {pack_id!r} has no published revision")
+        return withdrawn
+
+    def events(self, account: str, pack_id: str, *, after: int = 0, limit: int = 100) -> list[PackEvent]:
+        """The audit journal of a pack ``account`` owns, oldest first."""
+        self.pack(account, pack_id)
+        return self._store.events(pack_id, after=after, limit=limit)
+
+    def reader(self, account: str | None, pack_id: str) -> ReaderDocument:
+        """The reader view of the published revision: anyone's if public or unlisted, the owner's if private."""
+        publication = self._store.publication(pack_id)
+        if publication is None or (publication.visibility == "private" and publication.owner != account):
+            raise NotFoundError(f"no published pack {pack_id!r}")
+        return ReaderDocument(publication.reader, public=publication.visibility == "public")
+
+    def publication(self, pack_id: str) -> PublicationRecord | None:
+        """The pack's current publication (owner, visibility, serialized reader view), for the reader fast path."""
+        return self._store.publication(pack_id)
+
+    def publications_version(self) -> int:
+        """A number that grows whenever any pack is published or unpublished."""
+        return self._store.publications_version()
+
+    def _publication_findings(self, body: bytes, document: Mapping[str, Any]) -> list[dict[str, Any]]:
+        import creatorpack  # noqa: PLC0415 - the linter (and the runtime under it) loads on first use
+        from creatorpack import LintConfig  # noqa: PLC0415
+
+        config = self._lint_config or LintConfig()
+        report = creatorpack.lint(body, config, validator=self._validator)
+        findings = [f.to_dict() for f in report.findings]
+        if self._assets is None:
+            return findings
+        # The asset files, as `lint --assets` checks them, from what has been uploaded. The search is
+        # not run again: the first pass ran it (the linter skips it once a missing file is an error).
+        hashes = [a.get("sha256") for a in document.get("assets", []) if isinstance(a, Mapping)]
+        source = BlobAssets((h for h in hashes if isinstance(h, str)), self._assets, self._blobs)
+        files = creatorpack.lint(body, replace(config, assets=source, reachability=False), validator=self._validator)
+        seen = {(f.pointer, f.code, f.message) for f in report.findings}
+        for finding in files.findings:
+            if (finding.pointer, finding.code, finding.message) in seen:
+                continue
+            entry = finding.to_dict()
+            if finding.code == _MISSING_FILE:
+                entry["severity"] = "warning"
+            findings.append(entry)
+        return findings
+
+    @staticmethod
+    def _reader_view(document: Mapping[str, Any], now: datetime, errors: list[dict[str, Any]]) -> ReaderPack | None:
+        from creatorpack import Engine  # noqa: PLC0415 - the runtime loads on first use
+
+        try:
+            _, start = Engine(document).start()
+        except NotPlayableError as exc:
+            errors.append(
+                {"pointer": "/runtime/entries/0", "code": "not-playable", "message": str(exc), "severity": "error"}
+            )
+            return None
+        return reader_view(document, start.reader_view(), now.isoformat())
+
+    def collect_garbage(self, older_than: timedelta = timedelta(hours=1)) -> list[str]:
+        """Remove blobs no live revision references and no uploaded asset is, older than ``older_than``.
+
+        Returns their sha256. The grace period keeps the bytes of an upload whose rows are being
+        written right now.
+        """
+        keep = self._store.referenced_blobs() | (self._assets.asset_hashes() if self._assets else set())
         cutoff = self._clock.now() - older_than
         swept = [digest for digest, written in self._blobs.list() if digest not in keep and written <= cutoff]
         for digest in swept:

@@ -1,34 +1,62 @@
-"""The seams of the service: the pack store, the token store, the blob store and the clock.
+"""The seams of the service: the pack store, the token store, the blob store, the session store and the clock.
+
+Part 2 adds the catalog (:class:`CatalogStore`), uploaded assets (:class:`AssetStore`) and the
+service's own signing keys (:class:`KeyStore`); publishing and the audit journal extend the pack store.
 
 Each Protocol has an in-memory fake here, so that the domain (:mod:`~creatorpack.service.packs`,
-:mod:`~creatorpack.service.auth`) is tested without a database; :mod:`~creatorpack.service.store` and
-:mod:`~creatorpack.service.blobs` hold the real implementations.
+:mod:`~creatorpack.service.auth`, :mod:`~creatorpack.service.sessions`) is tested without a database;
+:mod:`~creatorpack.service.store` and :mod:`~creatorpack.service.blobs` hold the real implementations.
 """
 
 from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
-from typing import Literal, Protocol, TypeAlias
+from typing import Any, Literal, Protocol, TypeAlias
 
 __all__ = [
+    "AGE_RATINGS",
     "SCOPES",
+    "VISIBILITIES",
+    "Actor",
     "AddOutcome",
+    "AgeRating",
+    "AssetRecord",
+    "AssetStore",
     "BlobStore",
+    "CatalogHit",
+    "CatalogKey",
+    "CatalogPage",
+    "CatalogQuery",
+    "CatalogSort",
+    "CatalogStore",
     "Clock",
+    "EventKind",
     "FixedClock",
+    "KeyStore",
+    "Listing",
+    "MemoryAssetStore",
     "MemoryBlobStore",
+    "MemoryKeyStore",
     "MemoryPackStore",
+    "MemorySessionStore",
     "MemoryTokenStore",
+    "NewPublication",
     "NewRevision",
+    "PackEvent",
+    "PackEventKind",
     "PackRecord",
     "PackStore",
+    "PublicationRecord",
     "RevisionRecord",
     "Scope",
+    "SessionEvent",
+    "SessionRecord",
+    "SessionStore",
     "SystemClock",
     "TokenRecord",
     "TokenStore",
@@ -38,6 +66,10 @@ __all__ = [
 Scope: TypeAlias = Literal["creator", "reader", "host", "admin"]
 SCOPES: tuple[Scope, ...] = ("creator", "reader", "host", "admin")
 Visibility: TypeAlias = Literal["public", "unlisted", "private"]
+EventKind: TypeAlias = Literal["start", "turn", "migrate"]
+VISIBILITIES: tuple[Visibility, ...] = ("public", "unlisted", "private")
+AgeRating: TypeAlias = Literal["general", "adult"]
+AGE_RATINGS: tuple[AgeRating, ...] = ("general", "adult")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +93,7 @@ class NewRevision:
     size: int
     version: str
     created: datetime
+    token_id: str | None = None  # the uploader's token, for the audit journal
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,12 +160,35 @@ class PackStore(Protocol):
         """The pack's owner and one of its revisions (deleted or not), in one read; None if either is missing."""
         ...
 
-    def delete_revision(self, pack_id: str, revision: int, when: datetime) -> bool:
-        """Mark an unpublished, undeleted revision deleted; False if there was none to delete."""
+    def delete_revision(self, pack_id: str, revision: int, when: datetime, actor: Actor | None = None) -> bool:
+        """Mark an unpublished, undeleted revision deleted (journaled for ``actor``); False if there was none."""
         ...
 
     def referenced_blobs(self) -> set[str]:
         """The sha256 of every revision not deleted (what the blob collector must keep)."""
+        ...
+
+    def publish(self, publication: NewPublication, actor: Actor) -> bool:
+        """Make ``publication`` the pack's published revision, its listing and a journal entry, atomically.
+
+        False (and nothing changed) when the revision is not live any more (deleted meanwhile).
+        """
+        ...
+
+    def unpublish(self, pack_id: str, actor: Actor, when: datetime) -> int | None:
+        """Withdraw the published revision (journaled); the revision that was published, or None."""
+        ...
+
+    def publication(self, pack_id: str) -> PublicationRecord | None:
+        """The pack's current publication, or None when nothing is published."""
+        ...
+
+    def events(self, pack_id: str, *, after: int = 0, limit: int = 100) -> list[PackEvent]:
+        """The pack's journal entries with an id above ``after``, oldest first, at most ``limit``."""
+        ...
+
+    def publications_version(self) -> int:
+        """A number that grows whenever any pack is published or unpublished (the catalog's clock)."""
         ...
 
 
@@ -173,6 +229,10 @@ class BlobStore(Protocol):
 
     def list(self) -> Iterator[tuple[str, datetime]]:
         """Every stored sha256 with the time it was written."""
+        ...
+
+    def read_range(self, sha256: str, start: int, stop: int) -> bytes | None:
+        """Bytes ``start`` to ``stop - 1`` of the blob (fewer at its end), or None if there is no such blob."""
         ...
 
 
@@ -228,6 +288,11 @@ class MemoryBlobStore:
         """Every sha256 with its write time."""
         return iter([(digest, when) for digest, (_, when) in self._blobs.items()])
 
+    def read_range(self, sha256: str, start: int, stop: int) -> bytes | None:
+        """A slice of the bytes, or None."""
+        found = self._blobs.get(sha256)
+        return found[0][start:stop] if found else None
+
 
 class MemoryPackStore:
     """Packs in dicts, one lock for atomicity."""
@@ -235,6 +300,14 @@ class MemoryPackStore:
     def __init__(self) -> None:
         self._packs: dict[str, PackRecord] = {}
         self._lock = threading.Lock()
+        self._events: list[PackEvent] = []
+        self._publications: dict[str, PublicationRecord] = {}
+        self._listings: list[_ListingVersion] = []
+        self._seq = 0
+
+    def _journal(self, kind: PackEventKind, pack_id: str, actor: Actor, when: datetime, revision: int | None) -> None:
+        event_id = len(self._events) + 1
+        self._events.append(PackEvent(event_id, pack_id, kind, actor.account, actor.token_id, when, revision))
 
     def add_revision(self, account: str, new: NewRevision) -> AddOutcome:
         """See :meth:`PackStore.add_revision`."""
@@ -253,6 +326,7 @@ class MemoryPackStore:
                 return AddOutcome.NOT_ABOVE_LATEST
             stored = RevisionRecord(new.pack_id, new.revision, new.sha256, new.size, new.version, new.created)
             self._packs[new.pack_id] = replace(pack, latest_revision=new.revision, revisions=(*pack.revisions, stored))
+            self._journal(PackEventKind.UPLOAD, new.pack_id, Actor(account, new.token_id), new.created, new.revision)
             return AddOutcome.CREATED
 
     def pack(self, pack_id: str) -> PackRecord | None:
@@ -270,7 +344,7 @@ class MemoryPackStore:
         found = self.revision(pack_id, revision)
         return (pack.owner, found) if pack is not None and found is not None else None
 
-    def delete_revision(self, pack_id: str, revision: int, when: datetime) -> bool:
+    def delete_revision(self, pack_id: str, revision: int, when: datetime, actor: Actor | None = None) -> bool:
         """See :meth:`PackStore.delete_revision`."""
         with self._lock:
             pack = self._packs.get(pack_id)
@@ -284,11 +358,100 @@ class MemoryPackStore:
                     done = True
                 kept.append(r)
             self._packs[pack_id] = replace(pack, revisions=tuple(kept))
+            if done:
+                self._journal(PackEventKind.DELETE, pack_id, actor or Actor(pack.owner), when, revision)
             return done
+
+    def publish(self, publication: NewPublication, actor: Actor) -> bool:
+        """See :meth:`PackStore.publish`."""
+        with self._lock:
+            pack = self._packs.get(publication.pack_id)
+            live = pack is not None and any(
+                r.revision == publication.revision and r.deleted is None for r in pack.revisions
+            )
+            if pack is None or not live:
+                return False
+            self._seq += 1
+            self._close_listing(publication.pack_id)
+            if publication.listing is not None:
+                self._listings.append(_ListingVersion(publication.pack_id, self._seq, publication.listing))
+            self._packs[pack.pack_id] = replace(
+                pack, published_revision=publication.revision, visibility=publication.visibility
+            )
+            self._publications[pack.pack_id] = PublicationRecord(
+                pack.pack_id,
+                pack.owner,
+                publication.revision,
+                publication.visibility,
+                publication.published,
+                publication.reader,
+                publication.covers,
+            )
+            self._journal(PackEventKind.PUBLISH, pack.pack_id, actor, publication.published, publication.revision)
+            return True
+
+    def unpublish(self, pack_id: str, actor: Actor, when: datetime) -> int | None:
+        """See :meth:`PackStore.unpublish`."""
+        with self._lock:
+            pack = self._packs.get(pack_id)
+            current = self._publications.pop(pack_id, None)
+            if pack is None or current is None:
+                return None
+            self._seq += 1
+            self._close_listing(pack_id)
+            self._packs[pack_id] = replace(pack, published_revision=None, visibility="private")
+            self._journal(PackEventKind.UNPUBLISH, pack_id, actor, when, current.revision)
+            return current.revision
+
+    def _close_listing(self, pack_id: str) -> None:
+        self._listings = [
+            replace(v, valid_to=self._seq) if v.pack_id == pack_id and v.valid_to is None else v for v in self._listings
+        ]
+
+    def publication(self, pack_id: str) -> PublicationRecord | None:
+        """See :meth:`PackStore.publication`."""
+        return self._publications.get(pack_id)
+
+    def events(self, pack_id: str, *, after: int = 0, limit: int = 100) -> list[PackEvent]:
+        """See :meth:`PackStore.events`."""
+        found = [e for e in self._events if e.pack_id == pack_id and e.id > after]
+        return found[:limit]
+
+    def publications_version(self) -> int:
+        """See :meth:`PackStore.publications_version`."""
+        return self._seq
+
+    def version(self) -> int:
+        """See :meth:`CatalogStore.version`."""
+        return self._seq
+
+    def search(self, query: CatalogQuery) -> CatalogPage:
+        """See :meth:`CatalogStore.search`: the same answers as the SQL catalog, computed in Python."""
+        with self._lock:
+            snapshot = self._seq if query.snapshot is None else query.snapshot
+            current = {v.pack_id for v in self._listings if v.valid_to is None}
+            hits = [
+                CatalogHit(v.listing.entry, CatalogKey(_score(v.listing, query.terms), v.listing.title_key, v.seq))
+                for v in self._listings
+                if v.seq <= snapshot
+                and (v.valid_to is None or v.valid_to > snapshot)
+                and v.pack_id in current
+                and _matches(v.listing, query)
+            ]
+        hits.sort(key=lambda hit: _order(hit.key, query.sort))
+        if query.after is not None:
+            mark = _order(query.after, query.sort)
+            hits = [hit for hit in hits if _order(hit.key, query.sort) > mark]
+        return CatalogPage(tuple(hits[: query.limit]), snapshot, more=len(hits) > query.limit)
 
     def referenced_blobs(self) -> set[str]:
         """See :meth:`PackStore.referenced_blobs`."""
         return {r.sha256 for p in self._packs.values() for r in p.revisions if r.deleted is None}
+
+    def set_published(self, pack_id: str, revision: int | None, visibility: Visibility) -> None:
+        """Set the published revision and visibility (until publishing lands, tests publish this way)."""
+        with self._lock:
+            self._packs[pack_id] = replace(self._packs[pack_id], published_revision=revision, visibility=visibility)
 
 
 class MemoryTokenStore:
@@ -320,3 +483,392 @@ class MemoryTokenStore:
                     self._by_hash[digest] = replace(record, revoked=when)
                     return True
             return False
+
+
+# -- play sessions (part 3) ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRecord:
+    """A play session: whose it is, on which revision, how far it got and its save.
+
+    ``saved`` is the library's save (``SessionState.to_json()``); ``seq`` numbers the session's
+    events (its start is 0, each turn and migration adds one), so that a change computed from one
+    ``seq`` is stored only if no other change was stored since (see :meth:`SessionStore.append`).
+    """
+
+    id: str
+    account: str
+    pack_id: str
+    revision: int
+    turn: int
+    seq: int
+    saved: Mapping[str, Any]
+    created: datetime
+    updated: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SessionEvent:
+    """One entry of a session's transcript: its start, a turn or a migration.
+
+    ``request`` is what was asked (the turn's body, the migration's target) and ``request_hash``
+    its digest, which tells a retried turn from a different one; ``result`` is what was answered,
+    kept so that a retry gets the very same answer.
+    """
+
+    session_id: str
+    seq: int
+    kind: EventKind
+    turn: int
+    revision: int
+    request: Mapping[str, Any] | None
+    request_hash: str | None
+    result: Mapping[str, Any]
+    created: datetime
+
+
+class SessionStore(Protocol):
+    """Play sessions and their transcripts; every method is one transaction."""
+
+    def create(self, session: SessionRecord, start: SessionEvent) -> None:
+        """Store a new session and its first event (``seq`` 0) together."""
+        ...
+
+    def session(self, session_id: str) -> SessionRecord | None:
+        """The session, or None."""
+        ...
+
+    def event(self, session_id: str, seq: int) -> SessionEvent | None:
+        """One event of a session, or None."""
+        ...
+
+    def turn_event(self, session_id: str, turn: int) -> SessionEvent | None:
+        """The event that played turn ``turn`` (kind ``turn``), or None."""
+        ...
+
+    def events(self, session_id: str) -> list[SessionEvent]:
+        """Every event of a session, in order."""
+        ...
+
+    def append(self, session: SessionRecord, event: SessionEvent) -> bool:
+        """Replace the session by ``session`` and add ``event`` (both at ``event.seq``) atomically.
+
+        Only if the stored session is still at ``event.seq - 1``: two changes computed from the same
+        session never both land. False, and nothing stored, if another change came first.
+        """
+        ...
+
+
+class MemorySessionStore:
+    """Sessions and events in dicts, one lock for atomicity."""
+
+    def __init__(self) -> None:
+        self._sessions: dict[str, SessionRecord] = {}
+        self._events: dict[str, list[SessionEvent]] = {}
+        self._lock = threading.Lock()
+
+    def create(self, session: SessionRecord, start: SessionEvent) -> None:
+        """See :meth:`SessionStore.create`."""
+        with self._lock:
+            if session.id in self._sessions:
+                raise KeyError(f"session {session.id!r} exists")
+            self._sessions[session.id] = session
+            self._events[session.id] = [start]
+
+    def session(self, session_id: str) -> SessionRecord | None:
+        """See :meth:`SessionStore.session`."""
+        return self._sessions.get(session_id)
+
+    def event(self, session_id: str, seq: int) -> SessionEvent | None:
+        """See :meth:`SessionStore.event`."""
+        events = self._events.get(session_id, [])
+        return events[seq] if 0 <= seq < len(events) else None
+
+    def turn_event(self, session_id: str, turn: int) -> SessionEvent | None:
+        """See :meth:`SessionStore.turn_event`."""
+        found = [e for e in self._events.get(session_id, []) if e.kind == "turn" and e.turn == turn]
+        return found[-1] if found else None
+
+    def events(self, session_id: str) -> list[SessionEvent]:
+        """See :meth:`SessionStore.events`."""
+        return list(self._events.get(session_id, []))
+
+    def append(self, session: SessionRecord, event: SessionEvent) -> bool:
+        """See :meth:`SessionStore.append`."""
+        with self._lock:
+            stored = self._sessions.get(session.id)
+            if stored is None or stored.seq != event.seq - 1 or session.seq != event.seq:
+                return False
+            self._sessions[session.id] = session
+            self._events[session.id].append(event)
+            return True
+
+
+# -- publishing, the audit journal, the catalog, assets and keys (part 2) ------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who does something, for the audit journal: the account and the token it used (None: a command line)."""
+
+    account: str
+    token_id: str | None = None
+
+
+class PackEventKind(StrEnum):
+    """What an audit journal entry records."""
+
+    UPLOAD = "upload"
+    DELETE = "delete"
+    PUBLISH = "publish"
+    UNPUBLISH = "unpublish"
+
+
+@dataclass(frozen=True, slots=True)
+class PackEvent:
+    """One entry of a pack's audit journal."""
+
+    id: int
+    pack_id: str
+    kind: PackEventKind
+    account: str
+    token_id: str | None
+    at: datetime
+    revision: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """What the catalog indexes of a public published revision; all text already normalized by the domain.
+
+    ``entry`` is the serialized catalog entry (a reader-view type) the catalog answers with;
+    ``*_terms`` are the words of the title, tagline and description, ``genres`` and ``tags`` casefolded.
+    """
+
+    entry: bytes
+    title_key: str
+    language: str
+    age_rating: AgeRating
+    genres: tuple[str, ...]
+    tags: tuple[str, ...]
+    title_terms: tuple[str, ...]
+    tagline_terms: tuple[str, ...]
+    description_terms: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NewPublication:
+    """A revision about to be published: its visibility, its serialized reader view, covers and listing.
+
+    ``covers`` maps the cover and cover-motion asset ids to their sha256; ``listing`` is None unless
+    the visibility is ``public``.
+    """
+
+    pack_id: str
+    revision: int
+    visibility: Visibility
+    published: datetime
+    reader: bytes
+    covers: Mapping[str, str] = field(default_factory=dict)
+    listing: Listing | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PublicationRecord:
+    """A pack's current publication: revision, visibility, owner, reader view and covers."""
+
+    pack_id: str
+    owner: str
+    revision: int
+    visibility: Visibility
+    published: datetime
+    reader: bytes
+    covers: Mapping[str, str]
+
+
+class CatalogSort(StrEnum):
+    """The orders of the catalog."""
+
+    RELEVANCE = "relevance"
+    NEWEST = "newest"
+    TITLE = "title"
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogKey:
+    """Where a listing sits in every order: its relevance score, title key and publication sequence number."""
+
+    score: int
+    title_key: str
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogQuery:
+    """A catalog search, normalized by the domain.
+
+    Every term must occur in the title, tagline or description; each scores 4 in the title, else 2
+    in the tagline, else 1. ``genres``: any of them; ``tags``: all of them; ``exclude_tags``: none
+    of them. ``snapshot``: the publication sequence number the search sees (None: now); ``after``:
+    the key of the last listing of the previous page.
+    """
+
+    terms: tuple[str, ...] = ()
+    language: str | None = None
+    genres: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    exclude_tags: tuple[str, ...] = ()
+    age_ratings: tuple[AgeRating, ...] = ("general",)
+    sort: CatalogSort = CatalogSort.NEWEST
+    limit: int = 20
+    snapshot: int | None = None
+    after: CatalogKey | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogHit:
+    """One listing found: its serialized entry and its key."""
+
+    entry: bytes
+    key: CatalogKey
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogPage:
+    """A page of listings, the snapshot it was read at, and whether more follow."""
+
+    hits: tuple[CatalogHit, ...]
+    snapshot: int
+    more: bool
+
+
+class CatalogStore(Protocol):
+    """The public listings, searchable as of any publication sequence number (paging never shifts)."""
+
+    def search(self, query: CatalogQuery) -> CatalogPage:
+        """The listings that were public at ``query.snapshot`` and still are, in ``query.sort`` order."""
+        ...
+
+    def version(self) -> int:
+        """The catalog's clock: it moves whenever any pack is published or unpublished."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class AssetRecord:
+    """An uploaded asset file: its sha256, size, sniffed MIME type and upload time."""
+
+    sha256: str
+    size: int
+    mime_type: str
+    created: datetime
+
+
+class AssetStore(Protocol):
+    """Which asset files have been uploaded (their bytes are in the blob store, shared by hash)."""
+
+    def add_asset(self, record: AssetRecord) -> bool:
+        """Record an uploaded file; False if it was already recorded (nothing changes)."""
+        ...
+
+    def asset(self, sha256: str) -> AssetRecord | None:
+        """The uploaded file with this sha256, or None."""
+        ...
+
+    def assets(self, hashes: Iterable[str]) -> dict[str, AssetRecord]:
+        """The uploaded files among ``hashes``, by sha256."""
+        ...
+
+    def asset_hashes(self) -> set[str]:
+        """Every uploaded sha256 (what the blob collector must keep)."""
+        ...
+
+
+class KeyStore(Protocol):
+    """Secrets the service makes for itself (the catalog cursor's signing key), shared by every process."""
+
+    def secret(self, name: str, candidate: str) -> str:
+        """The secret stored under ``name``; ``candidate`` is stored first if there is none yet."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class _ListingVersion:
+    pack_id: str
+    seq: int
+    listing: Listing
+    valid_to: int | None = None
+
+
+def _score(listing: Listing, terms: tuple[str, ...]) -> int:
+    score = 0
+    for term in terms:
+        if term in listing.title_terms:
+            score += 4
+        elif term in listing.tagline_terms:
+            score += 2
+        elif term in listing.description_terms:
+            score += 1
+    return score
+
+
+def _matches(listing: Listing, query: CatalogQuery) -> bool:
+    words = {*listing.title_terms, *listing.tagline_terms, *listing.description_terms}
+    return (
+        all(term in words for term in query.terms)
+        and (query.language is None or listing.language == query.language)
+        and listing.age_rating in query.age_ratings
+        and (not query.genres or any(g in listing.genres for g in query.genres))
+        and all(t in listing.tags for t in query.tags)
+        and not any(t in listing.tags for t in query.exclude_tags)
+    )
+
+
+def _order(key: CatalogKey, sort: CatalogSort) -> tuple[int | str, ...]:
+    if sort is CatalogSort.RELEVANCE:
+        return (-key.score, -key.seq)
+    if sort is CatalogSort.TITLE:
+        return (key.title_key, key.seq)
+    return (-key.seq,)
+
+
+class MemoryAssetStore:
+    """Uploaded assets in a dict."""
+
+    def __init__(self) -> None:
+        self._assets: dict[str, AssetRecord] = {}
+        self._lock = threading.Lock()
+
+    def add_asset(self, record: AssetRecord) -> bool:
+        """See :meth:`AssetStore.add_asset`."""
+        with self._lock:
+            if record.sha256 in self._assets:
+                return False
+            self._assets[record.sha256] = record
+            return True
+
+    def asset(self, sha256: str) -> AssetRecord | None:
+        """See :meth:`AssetStore.asset`."""
+        return self._assets.get(sha256)
+
+    def assets(self, hashes: Iterable[str]) -> dict[str, AssetRecord]:
+        """See :meth:`AssetStore.assets`."""
+        return {h: self._assets[h] for h in hashes if h in self._assets}
+
+    def asset_hashes(self) -> set[str]:
+        """See :meth:`AssetStore.asset_hashes`."""
+        return set(self._assets)
+
+
+class MemoryKeyStore:
+    """Secrets in a dict."""
+
+    def __init__(self) -> None:
+        self._secrets: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def secret(self, name: str, candidate: str) -> str:
+        """See :meth:`KeyStore.secret`."""
+        with self._lock:
+            return self._secrets.setdefault(name, candidate)

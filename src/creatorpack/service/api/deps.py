@@ -5,29 +5,42 @@ from __future__ import annotations
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar
+from types import UnionType
+from typing import Any, Final, TypeVar, Union, get_args, get_origin
 
 import orjson
 from anyio import CapacityLimiter, to_thread
 from fastapi import Request
+from fastapi.exceptions import RequestValidationError
 from starlette.responses import Response
 
 from creatorpack.service.api.errors import PROBLEM_MEDIA_TYPE, UnsupportedMediaTypeError
+from creatorpack.service.assets import Assets
 from creatorpack.service.auth import Auth
+from creatorpack.service.catalog import Catalog
 from creatorpack.service.errors import PayloadTooLargeError
 from creatorpack.service.packs import Packs
 from creatorpack.service.ports import Scope, TokenRecord
+from creatorpack.service.sessions import Sessions
 from creatorpack.service.settings import Settings
 
 __all__ = [
+    "ANONYMOUS",
+    "ASSET_RESPONSES",
+    "CATALOG_RESPONSES",
     "INLINE_BYTES",
     "PROBLEM_RESPONSES",
+    "PUBLISH_RESPONSES",
     "Services",
+    "authenticated",
     "cpu_bound",
     "json_response",
+    "optional_token",
+    "read_body",
     "read_json_body",
     "require",
     "services",
+    "single_values",
 ]
 
 _JSON_TYPES: Final = ("application/json",)
@@ -41,6 +54,9 @@ class Services:
     settings: Settings
     packs: Packs
     auth: Auth
+    sessions: Sessions
+    catalog: Catalog
+    assets: Assets
 
 
 def services(request: Request) -> Services:
@@ -61,6 +77,70 @@ def require(scope: Scope) -> Callable[[Request], Awaitable[TokenRecord]]:
         return auth.require(record, scope)
 
     return dependency
+
+
+async def authenticated(request: Request) -> TokenRecord:
+    """A dependency: the request's live token, of any scope (401 otherwise); the domain decides what it may do."""
+    auth = services(request).auth
+    header = request.headers.get("authorization")
+    record = auth.cached(header)
+    if record is None:  # not checked in the last moment: ask the store, off the event loop
+        record = await to_thread.run_sync(auth.authenticate, header)
+    return record
+
+
+async def optional_token(request: Request) -> TokenRecord | None:
+    """A dependency: None for an anonymous request; a token sent must be live (401 otherwise), of any scope."""
+    header = request.headers.get("authorization")
+    if header is None:
+        return None
+    auth = services(request).auth
+    record = auth.cached(header)
+    if record is None:
+        record = await to_thread.run_sync(auth.authenticate, header)
+    return record
+
+
+async def single_values(request: Request) -> None:
+    """An app-wide dependency: a query parameter that takes one value, sent more than once, is a 400.
+
+    FastAPI would silently keep the last value; a client that sends two ``q`` or two ``limit``
+    meant something this service cannot know.
+    """
+    route = request.scope.get("route")
+    names = _SCALARS.get(id(route)) if route is not None else ()
+    if names is None:
+        names = _SCALARS[id(route)] = _scalar_query_names(route)
+    errors = [
+        {"type": "value_error", "loc": ("query", name), "msg": f"takes one value, not {count}", "input": None}
+        for name in names
+        if (count := len(request.query_params.getlist(name))) > 1
+    ]
+    if errors:
+        raise RequestValidationError(errors)
+
+
+_SCALARS: dict[int, tuple[str, ...]] = {}
+
+
+def _scalar_query_names(route: Any) -> tuple[str, ...]:
+    dependant = getattr(route, "dependant", None)
+    if dependant is None:
+        return ()
+    names = []
+    for param in _query_params(dependant):
+        annotation = param.field_info.annotation
+        kinds = [annotation, *get_args(annotation)] if get_origin(annotation) in (Union, UnionType) else [annotation]
+        if not any(get_origin(kind) in (list, tuple, set, frozenset) or kind in (list, tuple, set) for kind in kinds):
+            names.append(param.alias)
+    return tuple(names)
+
+
+def _query_params(dependant: Any) -> list[Any]:
+    found = list(dependant.query_params)
+    for sub in dependant.dependencies:
+        found += _query_params(sub)
+    return found
 
 
 INLINE_BYTES: Final = 256 * 1024
@@ -89,7 +169,11 @@ async def read_json_body(request: Request) -> bytes:
         media = declared.split(";", 1)[0].strip().lower()
         if media not in _JSON_TYPES and not media.endswith("+json"):
             raise UnsupportedMediaTypeError(f"send the pack as application/json, not {media or 'an empty type'!r}")
-    limit = services(request).settings.max_body_bytes
+    return await read_body(request, services(request).settings.max_body_bytes)
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The body, of any type, read up to ``limit`` bytes (413 beyond it)."""
     length = request.headers.get("content-length")
     if length is not None and length.isdigit() and int(length) > limit:
         raise PayloadTooLargeError(limit)
@@ -122,4 +206,17 @@ PROBLEM_RESPONSES: Final[dict[int | str, dict[str, Any]]] = {
     413: _problem("The body is larger than the limit"),
     415: _problem("The body is not declared as JSON"),
     422: _problem("The pack breaks its contract (invalid-pack) or has no pack_id (pack-id-missing)"),
+}
+ANONYMOUS: Final[dict[str, Any]] = {"security": [{"bearer": []}, {}]}
+"""``openapi_extra`` of routes anonymous callers may use too (a token sent must be live)."""
+PUBLISH_RESPONSES: Final[dict[int | str, dict[str, Any]]] = {
+    422: _problem("The revision has lint errors (lint-failed): the findings are in errors"),
+}
+ASSET_RESPONSES: Final[dict[int | str, dict[str, Any]]] = {
+    413: _problem("The file is larger than 32,000,000 bytes"),
+    416: _problem("The range names no byte of the file (range-not-satisfiable)"),
+    422: _problem("The bytes have another sha256 (asset-mismatch) or are none of the contract's types (asset-type)"),
+}
+CATALOG_RESPONSES: Final[dict[int | str, dict[str, Any]]] = {
+    400: _problem("Malformed parameters (invalid-request) or a cursor this service did not issue (invalid-cursor)"),
 }

@@ -14,13 +14,19 @@ from starlette.routing import Match
 
 from creatorpack import InvalidPackError
 from creatorpack.service.errors import (
+    AssetMismatchError,
     ConflictError,
     ForbiddenError,
+    InvalidCursorError,
+    LintFailedError,
     MissingPackIdError,
     NotFoundError,
     PayloadTooLargeError,
+    ProblemError,
+    RangeNotSatisfiableError,
     UnauthorizedError,
     UnreadablePackError,
+    UnsupportedAssetError,
 )
 
 __all__ = [
@@ -67,6 +73,18 @@ PROBLEMS: Final = {
         ProblemType("rate-limited", 429, "Too many requests"),
         ProblemType("headers-too-large", 431, "The request headers are too large"),
         ProblemType("internal-error", 500, "Internal server error"),
+        # Play sessions (part 3)
+        ProblemType("turn-conflict", 409, "The turn is not the session's next turn"),
+        ProblemType("session-over", 409, "The session reached its ending"),
+        ProblemType("migration-conflict", 409, "The session's save does not fit that revision"),
+        ProblemType("invalid-turn", 422, "The turn does not fit the pack"),
+        ProblemType("not-playable", 422, "The pack cannot be started there"),
+        # Publishing, the catalog and assets (part 2)
+        ProblemType("invalid-cursor", 400, "The cursor is not valid for this search"),
+        ProblemType("range-not-satisfiable", 416, "The range names no byte of the file"),
+        ProblemType("lint-failed", 422, "The revision has lint errors"),
+        ProblemType("asset-mismatch", 422, "The bytes do not have the sha256 named"),
+        ProblemType("asset-type", 422, "The bytes are none of the contract's asset types"),
     )
 }
 
@@ -111,87 +129,135 @@ def _allowed(request: Request) -> list[str]:
     return sorted(methods)
 
 
+async def _unauthorized(request: Request, exc: Exception) -> Response:
+    return problem_response(
+        "unauthorized",
+        str(exc),
+        instance=_path(request),
+        headers={"WWW-Authenticate": 'Bearer realm="creatorpack"'},
+    )
+
+
+async def _forbidden(request: Request, exc: Exception) -> Response:
+    return problem_response("forbidden", str(exc), instance=_path(request))
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    return problem_response("not-found", str(exc), instance=_path(request))
+
+
+async def _conflict(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ConflictError)
+    return problem_response("revision-conflict", exc.message, instance=_path(request), reason=exc.reason, **exc.details)
+
+
+async def _too_large(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, PayloadTooLargeError)
+    return problem_response("payload-too-large", str(exc), instance=_path(request), limit=exc.limit)
+
+
+async def _media_type(request: Request, exc: Exception) -> Response:
+    return problem_response("unsupported-media-type", str(exc), instance=_path(request))
+
+
+async def _unreadable(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, UnreadablePackError)
+    return problem_response("unreadable-pack", exc.message, instance=_path(request), code=exc.code, errors=exc.errors)
+
+
+async def _invalid(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, InvalidPackError)
+    report = exc.report
+    return problem_response(
+        "invalid-pack",
+        str(exc),
+        instance=_path(request),
+        version=report.version,
+        errors=[v.to_dict() for v in report.violations],
+    )
+
+
+async def _no_pack_id(request: Request, exc: Exception) -> Response:
+    return problem_response("pack-id-missing", str(exc), instance=_path(request))
+
+
+async def _bad_request(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    detail, errors = _validation_detail(exc)
+    return problem_response("invalid-request", detail, instance=_path(request), errors=errors)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, StarletteHTTPException)
+    names = {404: "not-found", 405: "method-not-allowed", 413: "payload-too-large", 415: "unsupported-media-type"}
+    name = names.get(exc.status_code, "invalid-request" if exc.status_code < 500 else "internal-error")
+    detail = "no such route" if exc.status_code == 404 else str(exc.detail)
+    headers = dict(exc.headers or {})
+    if exc.status_code == 405:
+        headers["Allow"] = ", ".join(_allowed(request))
+    return problem_response(name, detail, instance=_path(request), headers=headers)
+
+
+async def _named(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ProblemError)
+    return problem_response(exc.problem, exc.message, instance=_path(request), **exc.details)
+
+
+async def _lint_failed(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, LintFailedError)
+    return problem_response(
+        "lint-failed", exc.message, instance=_path(request), errors=exc.errors, warnings=exc.warnings
+    )
+
+
+async def _invalid_cursor(request: Request, exc: Exception) -> Response:
+    return problem_response("invalid-cursor", str(exc), instance=_path(request))
+
+
+async def _asset_mismatch(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, AssetMismatchError)
+    return problem_response("asset-mismatch", str(exc), instance=_path(request), sha256=exc.actual)
+
+
+async def _asset_type(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, UnsupportedAssetError)
+    return problem_response("asset-type", str(exc), instance=_path(request), allowed=exc.allowed)
+
+
+async def _unsatisfiable(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RangeNotSatisfiableError)
+    headers = {"Content-Range": f"bytes */{exc.size}"}
+    return problem_response("range-not-satisfiable", str(exc), instance=_path(request), headers=headers)
+
+
+async def _internal(request: Request, _exc: Exception) -> Response:
+    return problem_response("internal-error", "the server failed; the error was logged", instance=_path(request))
+
+
+_HANDLERS: Final[tuple[tuple[type[Exception], Any], ...]] = (
+    (UnauthorizedError, _unauthorized),
+    (ForbiddenError, _forbidden),
+    (NotFoundError, _not_found),
+    (ConflictError, _conflict),
+    (PayloadTooLargeError, _too_large),
+    (UnsupportedMediaTypeError, _media_type),
+    (UnreadablePackError, _unreadable),
+    (InvalidPackError, _invalid),
+    (MissingPackIdError, _no_pack_id),
+    (ProblemError, _named),
+    (LintFailedError, _lint_failed),
+    (InvalidCursorError, _invalid_cursor),
+    (AssetMismatchError, _asset_mismatch),
+    (UnsupportedAssetError, _asset_type),
+    (RangeNotSatisfiableError, _unsatisfiable),
+    (RequestValidationError, _bad_request),
+    (StarletteHTTPException, _http_error),
+    (Exception, _internal),
+)
+"""Each exception a request can end with, and its problem+json handler (the most specific first)."""
+
+
 def install(app: FastAPI) -> None:
     """Register a handler for every exception a request can end with."""
-
-    async def unauthorized(request: Request, exc: Exception) -> Response:
-        return problem_response(
-            "unauthorized",
-            str(exc),
-            instance=_path(request),
-            headers={"WWW-Authenticate": 'Bearer realm="creatorpack"'},
-        )
-
-    async def forbidden(request: Request, exc: Exception) -> Response:
-        return problem_response("forbidden", str(exc), instance=_path(request))
-
-    async def not_found(request: Request, exc: Exception) -> Response:
-        return problem_response("not-found", str(exc), instance=_path(request))
-
-    async def conflict(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, ConflictError)
-        return problem_response(
-            "revision-conflict", exc.message, instance=_path(request), reason=exc.reason, **exc.details
-        )
-
-    async def too_large(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, PayloadTooLargeError)
-        return problem_response("payload-too-large", str(exc), instance=_path(request), limit=exc.limit)
-
-    async def media_type(request: Request, exc: Exception) -> Response:
-        return problem_response("unsupported-media-type", str(exc), instance=_path(request))
-
-    async def unreadable(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, UnreadablePackError)
-        return problem_response(
-            "unreadable-pack", exc.message, instance=_path(request), code=exc.code, errors=exc.errors
-        )
-
-    async def invalid(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, InvalidPackError)
-        report = exc.report
-        return problem_response(
-            "invalid-pack",
-            str(exc),
-            instance=_path(request),
-            version=report.version,
-            errors=[v.to_dict() for v in report.violations],
-        )
-
-    async def no_pack_id(request: Request, exc: Exception) -> Response:
-        return problem_response("pack-id-missing", str(exc), instance=_path(request))
-
-    async def bad_request(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, RequestValidationError)
-        detail, errors = _validation_detail(exc)
-        return problem_response("invalid-request", detail, instance=_path(request), errors=errors)
-
-    async def http_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, StarletteHTTPException)
-        names = {404: "not-found", 405: "method-not-allowed", 413: "payload-too-large", 415: "unsupported-media-type"}
-        name = names.get(exc.status_code, "invalid-request" if exc.status_code < 500 else "internal-error")
-        detail = "no such route" if exc.status_code == 404 else str(exc.detail)
-        headers = dict(exc.headers or {})
-        if exc.status_code == 405:
-            headers["Allow"] = ", ".join(_allowed(request))
-        return problem_response(name, detail, instance=_path(request), headers=headers)
-
-    async def internal(request: Request, _exc: Exception) -> Response:
-        return problem_response("internal-error", "the server failed; the error was logged", instance=_path(request))
-
-    handlers: list[tuple[type[Exception], Any]] = [
-        (UnauthorizedError, unauthorized),
-        (ForbiddenError, forbidden),
-        (NotFoundError, not_found),
-        (ConflictError, conflict),
-        (PayloadTooLargeError, too_large),
-        (UnsupportedMediaTypeError, media_type),
-        (UnreadablePackError, unreadable),
-        (InvalidPackError, invalid),
-        (MissingPackIdError, no_pack_id),
-        (RequestValidationError, bad_request),
-        (StarletteHTTPException, http_error),
-        (Exception, internal),
-    ]
-    for kind, handler in handlers:
+    for kind, handler in _HANDLERS:
         app.add_exception_handler(kind, handler)

@@ -57,7 +57,8 @@ def _location(record: RevisionRecord) -> str:
 async def upload(request: Request, token: Creator) -> Response:
     """Store the pack as revision ``manifest.revision`` of ``manifest.pack_id`` (same bytes again: 200)."""
     body = await read_json_body(request)
-    done = await cpu_bound(request, services(request).packs.submit, token.account, body)
+    submit = services(request).packs.submit
+    done = await cpu_bound(request, lambda: submit(token.account, body, token_id=token.id))
     headers = {"Location": _location(done.revision), "ETag": f'"{done.revision.sha256}"'}
     return json_response(_revision_json(done.revision), 201 if done.created else 200, headers)
 
@@ -110,7 +111,7 @@ def revision(
 )
 def delete(request: Request, pack_id: PackId, revision: RevisionNumber, token: Creator) -> Response:
     """Delete an unpublished revision; its number is never reused."""
-    services(request).packs.delete(token.account, pack_id, revision)
+    services(request).packs.delete(token.account, pack_id, revision, token_id=token.id)
     return Response(status_code=204)
 
 

@@ -33,6 +33,18 @@ class Database:
                 yield conn
 
     @contextlib.contextmanager
+    def snapshot(self) -> Iterator[Connection]:
+        """A read-only transaction whose statements all see one state of the database.
+
+        SQLite: a deferred transaction (WAL keeps its snapshot); PostgreSQL: REPEATABLE READ.
+        """
+        with self.engine.connect() as conn:
+            if not self.is_sqlite:
+                conn = conn.execution_options(isolation_level="REPEATABLE READ")  # noqa: PLW2901 - the same one
+            with conn.begin():
+                yield conn
+
+    @contextlib.contextmanager
     def write(self) -> Iterator[Connection]:
         """A write transaction: committed on success, rolled back on error."""
         with self.engine.connect() as conn:

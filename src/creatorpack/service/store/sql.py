@@ -5,14 +5,39 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from sqlalchemy import Connection, bindparam, insert, select, update
+import orjson
+from sqlalchemy import Connection, bindparam, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from creatorpack.service.ports import AddOutcome, NewRevision, PackRecord, RevisionRecord, TokenRecord
+from creatorpack.service.ports import (
+    Actor,
+    AddOutcome,
+    NewPublication,
+    NewRevision,
+    PackEvent,
+    PackEventKind,
+    PackRecord,
+    PublicationRecord,
+    RevisionRecord,
+    TokenRecord,
+    Visibility,
+)
+from creatorpack.service.store.catalog import close_listing, next_seq, write_listing
 from creatorpack.service.store.database import Database
-from creatorpack.service.store.tables import accounts, packs, revisions, tokens
+from creatorpack.service.store.tables import (
+    accounts,
+    catalog_clock,
+    pack_events,
+    packs,
+    publications,
+    revisions,
+    tokens,
+)
 
-__all__ = ["SqlPackStore", "SqlTokenStore"]
+__all__ = [
+    "SqlPackStore",
+    "SqlTokenStore",
+]
 
 _ATTEMPTS: Final = 5  # a unique-key race (two first uploads of one pack) is retried
 
@@ -23,6 +48,13 @@ _OWNED_REVISION: Final = (
     .join(accounts, accounts.c.id == packs.c.account_id)
     .where(revisions.c.pack_id == bindparam("pack_id"), revisions.c.revision == bindparam("revision"))
 )
+_PUBLICATION: Final = (
+    select(publications, accounts.c.name)
+    .join(packs, packs.c.pack_id == publications.c.pack_id)
+    .join(accounts, accounts.c.id == packs.c.account_id)
+    .where(publications.c.pack_id == bindparam("pack_id"))
+)
+_CLOCK: Final = select(catalog_clock.c.seq).where(catalog_clock.c.id == 1)
 _TOKEN_BY_HASH: Final = (
     select(tokens.c.id, accounts.c.name, tokens.c.scope, tokens.c.created, tokens.c.revoked)
     .join(accounts, accounts.c.id == tokens.c.account_id)
@@ -40,6 +72,21 @@ def _revision(row: Any) -> RevisionRecord:
     created = _utc(row.created)
     assert created is not None
     return RevisionRecord(row.pack_id, row.revision, row.sha256, row.size, row.version, created, _utc(row.deleted))
+
+
+def _journal(
+    conn: Connection, kind: PackEventKind, pack_id: str, actor: Actor, when: datetime, revision: int | None
+) -> None:
+    conn.execute(
+        insert(pack_events).values(
+            pack_id=pack_id,
+            kind=str(kind),
+            account=actor.account,
+            token_id=actor.token_id,
+            at=when,
+            revision=revision,
+        )
+    )
 
 
 def _account_id(conn: Connection, name: str, when: datetime) -> int:
@@ -111,6 +158,7 @@ class SqlPackStore:
             )
         )
         conn.execute(update(packs).where(packs.c.pack_id == new.pack_id).values(latest_revision=new.revision))
+        _journal(conn, PackEventKind.UPLOAD, new.pack_id, Actor(account, new.token_id), new.created, new.revision)
         return AddOutcome.CREATED
 
     def pack(self, pack_id: str) -> PackRecord | None:
@@ -152,25 +200,134 @@ class SqlPackStore:
             row = conn.execute(_OWNED_REVISION, {"pack_id": pack_id, "revision": revision}).one_or_none()
         return (row.name, _revision(row)) if row is not None else None
 
-    def delete_revision(self, pack_id: str, revision: int, when: datetime) -> bool:
+    def delete_revision(self, pack_id: str, revision: int, when: datetime, actor: Actor | None = None) -> bool:
         """See :meth:`~creatorpack.service.ports.PackStore.delete_revision`."""
         with self._db.write() as conn:
-            published = conn.execute(
-                select(packs.c.published_revision).where(packs.c.pack_id == pack_id).with_for_update()
-            ).scalar()
-            if published == revision:
+            row = conn.execute(
+                select(packs.c.published_revision, accounts.c.name)
+                .join(accounts, accounts.c.id == packs.c.account_id)
+                .where(packs.c.pack_id == pack_id)
+                .with_for_update(of=packs)
+            ).one_or_none()
+            if row is None or row.published_revision == revision:
                 return False
             done = conn.execute(
                 update(revisions)
                 .where(revisions.c.pack_id == pack_id, revisions.c.revision == revision, revisions.c.deleted.is_(None))
                 .values(deleted=when)
             )
+            if done.rowcount:
+                _journal(conn, PackEventKind.DELETE, pack_id, actor or Actor(row.name), when, revision)
             return bool(done.rowcount)
+
+    def publish(self, publication: NewPublication, actor: Actor) -> bool:
+        """See :meth:`~creatorpack.service.ports.PackStore.publish`."""
+        pack_id = publication.pack_id
+        with self._db.write() as conn:
+            locked = conn.execute(select(packs.c.pack_id).where(packs.c.pack_id == pack_id).with_for_update()).scalar()
+            live = conn.execute(
+                select(revisions.c.revision).where(
+                    revisions.c.pack_id == pack_id,
+                    revisions.c.revision == publication.revision,
+                    revisions.c.deleted.is_(None),
+                )
+            ).scalar()
+            if locked is None or live is None:
+                return False
+            seq = next_seq(conn)
+            close_listing(conn, pack_id, seq)
+            if publication.listing is not None:
+                write_listing(conn, pack_id, seq, publication.listing)
+            conn.execute(
+                update(packs)
+                .where(packs.c.pack_id == pack_id)
+                .values(published_revision=publication.revision, visibility=publication.visibility)
+            )
+            conn.execute(delete(publications).where(publications.c.pack_id == pack_id))
+            conn.execute(
+                insert(publications).values(
+                    pack_id=pack_id,
+                    revision=publication.revision,
+                    visibility=publication.visibility,
+                    published=publication.published,
+                    reader=publication.reader.decode("utf-8"),
+                    covers=orjson.dumps(dict(publication.covers)).decode("utf-8"),
+                )
+            )
+            _journal(conn, PackEventKind.PUBLISH, pack_id, actor, publication.published, publication.revision)
+            return True
+
+    def unpublish(self, pack_id: str, actor: Actor, when: datetime) -> int | None:
+        """See :meth:`~creatorpack.service.ports.PackStore.unpublish`."""
+        with self._db.write() as conn:
+            published = conn.execute(
+                select(packs.c.published_revision).where(packs.c.pack_id == pack_id).with_for_update()
+            ).scalar()
+            if published is None:
+                return None
+            seq = next_seq(conn)
+            close_listing(conn, pack_id, seq)
+            conn.execute(delete(publications).where(publications.c.pack_id == pack_id))
+            conn.execute(
+                update(packs).where(packs.c.pack_id == pack_id).values(published_revision=None, visibility="private")
+            )
+            _journal(conn, PackEventKind.UNPUBLISH, pack_id, actor, when, int(published))
+            return int(published)
+
+    def publication(self, pack_id: str) -> PublicationRecord | None:
+        """See :meth:`~creatorpack.service.ports.PackStore.publication`."""
+        with self._db.read() as conn:
+            row = conn.execute(_PUBLICATION, {"pack_id": pack_id}).one_or_none()
+        if row is None:
+            return None
+        published = _utc(row.published)
+        assert published is not None
+        covers = orjson.loads(row.covers)
+        return PublicationRecord(
+            row.pack_id,
+            row.name,
+            int(row.revision),
+            row.visibility,
+            published,
+            row.reader.encode("utf-8"),
+            covers,
+        )
+
+    def publications_version(self) -> int:
+        """See :meth:`~creatorpack.service.ports.PackStore.publications_version`."""
+        with self._db.read() as conn:
+            return int(conn.execute(_CLOCK).scalar_one())
+
+    def events(self, pack_id: str, *, after: int = 0, limit: int = 100) -> list[PackEvent]:
+        """See :meth:`~creatorpack.service.ports.PackStore.events`."""
+        with self._db.read() as conn:
+            rows = conn.execute(
+                select(pack_events)
+                .where(pack_events.c.pack_id == pack_id, pack_events.c.id > after)
+                .order_by(pack_events.c.id)
+                .limit(limit)
+            ).all()
+        found = []
+        for row in rows:
+            at = _utc(row.at)
+            assert at is not None
+            kind = PackEventKind(row.kind)
+            found.append(PackEvent(int(row.id), row.pack_id, kind, row.account, row.token_id, at, row.revision))
+        return found
 
     def referenced_blobs(self) -> set[str]:
         """See :meth:`~creatorpack.service.ports.PackStore.referenced_blobs`."""
         with self._db.read() as conn:
             return set(conn.execute(select(revisions.c.sha256).where(revisions.c.deleted.is_(None))).scalars())
+
+    def set_published(self, pack_id: str, revision: int | None, visibility: Visibility) -> None:
+        """Set the published revision and visibility (until publishing lands, tests publish this way)."""
+        with self._db.write() as conn:
+            conn.execute(
+                update(packs)
+                .where(packs.c.pack_id == pack_id)
+                .values(published_revision=revision, visibility=visibility)
+            )
 
 
 class SqlTokenStore:

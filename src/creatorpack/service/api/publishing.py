@@ -1,0 +1,59 @@
+"""Publishing and the audit journal (owner only; other accounts get 404)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Final
+
+from fastapi import APIRouter, Query, Request
+from starlette.responses import Response
+
+from creatorpack.service.api.deps import PROBLEM_RESPONSES, PUBLISH_RESPONSES, cpu_bound, json_response, services
+from creatorpack.service.api.packs import Creator, PackId
+from creatorpack.service.api.schemas import Events, Published, PublishRequest
+from creatorpack.service.ports import Actor, PackEvent
+
+__all__ = ["events", "publish", "router", "unpublish"]
+
+router = APIRouter(prefix="/v1/packs", tags=["publishing"])
+
+_ERRORS: Final[dict[int | str, dict[str, Any]]] = {k: PROBLEM_RESPONSES[k] for k in (400, 401, 403, 404)}
+
+
+def _event_json(event: PackEvent) -> dict[str, Any]:
+    return {
+        "id": event.id,
+        "kind": str(event.kind),
+        "account": event.account,
+        "token_id": event.token_id,
+        "at": event.at.isoformat(),
+        "revision": event.revision,
+    }
+
+
+@router.post("/{pack_id}/publish", response_model=Published, responses={**_ERRORS, **PUBLISH_RESPONSES})
+async def publish(request: Request, pack_id: PackId, body: PublishRequest, token: Creator) -> Response:
+    """Lint the revision and, with no error, make it the published one (warnings are returned)."""
+    actor = Actor(token.account, token.id)
+    done = await cpu_bound(request, services(request).packs.publish, actor, pack_id, body.revision)
+    return json_response(done.to_json())
+
+
+@router.delete("/{pack_id}/publish", status_code=204, responses=_ERRORS)
+def unpublish(request: Request, pack_id: PackId, token: Creator) -> Response:
+    """Withdraw the published revision: the pack leaves the catalog and its reader view is gone."""
+    services(request).packs.unpublish(Actor(token.account, token.id), pack_id)
+    return Response(status_code=204)
+
+
+@router.get("/{pack_id}/events", response_model=Events, responses=_ERRORS)
+def events(
+    request: Request,
+    pack_id: PackId,
+    token: Creator,
+    after: Annotated[int, Query(ge=0, le=2**62, description="Entries after this id")] = 0,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> Response:
+    """The audit journal: every upload, delete, publish and unpublish, with account, token id, time and revision."""
+    found = services(request).packs.events(token.account, pack_id, after=after, limit=limit)
+    following = found[-1].id if len(found) == limit else None
+    return json_response({"events": [_event_json(e) for e in found], "next": following})

@@ -1,0 +1,207 @@
+"""Asset files: upload by sha256 (checked, sniffed, stored once), serve to who may see them, and lint against them.
+
+:class:`BlobAssets` is the :class:`~creatorpack.lint.AssetSource` over what has been uploaded:
+publishing lints a revision with it, so a file not uploaded yet is the very finding
+``creatorpack lint --assets DIR`` reports for a file missing from ``DIR`` (``asset-file-missing``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+import orjson
+
+from creatorpack.lint.assets import AssetFacts, sniff
+from creatorpack.service.errors import (
+    AssetMismatchError,
+    NotFoundError,
+    PayloadTooLargeError,
+    RangeNotSatisfiableError,
+    UnsupportedAssetError,
+)
+from creatorpack.service.ports import AssetRecord, AssetStore, BlobStore, Clock, PackStore
+
+__all__ = [
+    "ASSET_TYPES",
+    "MAX_ASSET_BYTES",
+    "AssetFile",
+    "Assets",
+    "BlobAssets",
+    "Uploaded",
+    "asset_sha256",
+    "byte_range",
+]
+
+MAX_ASSET_BYTES: Final = 32_000_000
+"""The contract's largest ``byte_size``."""
+ASSET_TYPES: Final = ("image/png", "image/apng", "image/jpeg", "image/webp", "audio/wav", "audio/mpeg", "video/mp4")
+"""The contract's asset MIME types (0.5's list; ``image/apng`` is new in 0.5)."""
+_RANGED: Final = ("audio/", "video/")
+_RANGE: Final = re.compile(r"bytes=(\d*)-(\d*)")
+_SHA256: Final = re.compile(r"^[0-9a-f]{64}$")
+
+
+class BlobAssets:
+    """The uploaded files among ``hashes``, as a lint :class:`~creatorpack.lint.AssetSource` (named by sha256).
+
+    The upload checked each file's sha256 and sniffed its type, so :meth:`describe` answers from the
+    asset store and publishing never reads the files again.
+    """
+
+    label = "the uploaded assets (PUT /v1/assets/{sha256})"
+
+    def __init__(self, hashes: Iterable[str], assets: AssetStore, blobs: BlobStore) -> None:
+        self._present = assets.assets(h for h in hashes if _SHA256.match(h))
+        self._blobs = blobs
+
+    def names(self) -> frozenset[str]:
+        """The sha256 of the uploaded files."""
+        return frozenset(self._present)
+
+    def describe(self, name: str) -> AssetFacts:
+        """The uploaded file's sha256, size and sniffed type, as recorded on upload."""
+        record = self._present[name]
+        return AssetFacts(record.sha256, record.size, record.mime_type)
+
+    def find(self, uri: str) -> str | None:  # noqa: ARG002 - an AssetSource method
+        """Nothing is found by uri: uploads are addressed by sha256."""
+        return None
+
+    def read(self, name: str) -> bytes:
+        """The uploaded bytes."""
+        return self._blobs.get(name) or b""
+
+
+@dataclass(frozen=True, slots=True)
+class Uploaded:
+    """The outcome of an upload: the asset and whether this request stored it."""
+
+    asset: AssetRecord
+    created: bool
+
+
+@dataclass(frozen=True, slots=True)
+class AssetFile:
+    """An asset a caller may fetch: the uploaded file and whether anyone may (so caches may share it)."""
+
+    asset: AssetRecord
+    public: bool
+
+    @property
+    def ranged(self) -> bool:
+        """Whether the file is served in byte ranges (audio and video)."""
+        return self.asset.mime_type.startswith(_RANGED)
+
+
+def byte_range(header: str | None, size: int) -> tuple[int, int] | None:
+    """The ``(start, stop)`` a single-range ``Range`` header names; None to send everything.
+
+    Malformed headers and several ranges are ignored (RFC 9110 allows it); a range past the end is
+    :class:`RangeNotSatisfiableError`.
+    """
+    if not header:
+        return None
+    match = _RANGE.fullmatch(header.strip())
+    if match is None or (not match[1] and not match[2]):
+        return None
+    if not match[1]:  # the last N bytes
+        suffix = int(match[2])
+        if suffix == 0:
+            raise RangeNotSatisfiableError(size)
+        return max(0, size - suffix), size
+    start = int(match[1])
+    stop = min(size, int(match[2]) + 1) if match[2] else size
+    if match[2] and int(match[2]) < start:
+        return None
+    if start >= size:
+        raise RangeNotSatisfiableError(size)
+    return start, stop
+
+
+class Assets:
+    """Uploads and reads of asset files over the asset store, the pack store and the blob store."""
+
+    def __init__(self, store: AssetStore, packs: PackStore, blobs: BlobStore, clock: Clock) -> None:
+        self._store = store
+        self._packs = packs
+        self._blobs = blobs
+        self._clock = clock
+
+    def upload(self, sha256: str, data: bytes) -> Uploaded:
+        """Store ``data`` under ``sha256`` once it is checked: hash, size and (sniffed) type."""
+        if len(data) > MAX_ASSET_BYTES:
+            raise PayloadTooLargeError(MAX_ASSET_BYTES)
+        actual = hashlib.sha256(data).hexdigest()
+        if actual != sha256:
+            raise AssetMismatchError(sha256, actual)
+        mime = sniff(data[:4096])
+        if mime is None or mime not in ASSET_TYPES:
+            raise UnsupportedAssetError(ASSET_TYPES)
+        existing = self._store.asset(sha256)
+        if existing is not None:
+            return Uploaded(existing, created=False)
+        self._blobs.put(data)  # the bytes first: a crash after this leaves only an orphan blob
+        record = AssetRecord(sha256, len(data), mime, self._clock.now())
+        if self._store.add_asset(record):
+            return Uploaded(record, created=True)
+        return Uploaded(self._store.asset(sha256) or record, created=False)
+
+    def locate(self, account: str | None, pack_id: str, asset_id: str, revision: int | None = None) -> AssetFile:
+        """The file of asset ``asset_id`` of the pack, if ``account`` may fetch it; 404 otherwise.
+
+        The owner may fetch any asset of a live revision (``revision``, default the latest); anyone
+        else only the published revision's cover and cover motion, of a public or unlisted pack.
+        """
+        pack = self._packs.pack(pack_id)
+        if pack is not None and account is not None and pack.owner == account:
+            return self._owned(pack_id, asset_id, revision, pack.latest_revision)
+        publication = self._packs.publication(pack_id)
+        if publication is None or publication.visibility == "private" or asset_id not in publication.covers:
+            raise NotFoundError(f"no asset {asset_id!r} of pack {pack_id!r} for this caller")
+        asset = self._uploaded(publication.covers[asset_id], asset_id)
+        return AssetFile(asset, public=publication.visibility == "public")
+
+    def _owned(self, pack_id: str, asset_id: str, revision: int | None, latest: int) -> AssetFile:
+        pack = self._packs.pack(pack_id)
+        live = [r for r in (pack.revisions if pack else ()) if r.deleted is None]
+        chosen = next((r for r in reversed(live) if revision is None or r.revision == revision), None)
+        data = self._blobs.get(chosen.sha256) if chosen is not None else None
+        if chosen is None or data is None:
+            raise NotFoundError(f"pack {pack_id!r} has no revision {revision or latest}")
+        sha = asset_sha256(orjson.loads(data), asset_id)
+        if sha is None:
+            raise NotFoundError(f"revision {chosen.revision} of {pack_id!r} has no asset {asset_id!r}")
+        publication = self._packs.publication(pack_id)
+        public = (
+            publication is not None and publication.visibility == "public" and publication.covers.get(asset_id) == sha
+        )
+        return AssetFile(self._uploaded(sha, asset_id), public=public)
+
+    def _uploaded(self, sha256: str, asset_id: str) -> AssetRecord:
+        asset = self._store.asset(sha256)
+        if asset is None:
+            raise NotFoundError(f"asset {asset_id!r} has not been uploaded yet (PUT /v1/assets/{sha256})")
+        return asset
+
+    def read(self, asset: AssetRecord, start: int = 0, stop: int | None = None) -> bytes:
+        """The file's bytes ``start`` to ``stop - 1`` (default: all)."""
+        if start == 0 and (stop is None or stop >= asset.size):
+            data = self._blobs.get(asset.sha256)
+        else:
+            data = self._blobs.read_range(asset.sha256, start, asset.size if stop is None else stop)
+        if data is None:
+            raise NotFoundError(f"the bytes of asset {asset.sha256} are missing")  # pragma: no cover - a lost blob
+        return data
+
+
+def asset_sha256(pack: Any, asset_id: str) -> str | None:
+    """The sha256 the pack gives asset ``asset_id``, or None if it has no such asset."""
+    listed = pack.get("assets") if isinstance(pack, Mapping) else None
+    for asset in listed if isinstance(listed, list) else []:
+        if isinstance(asset, Mapping) and asset.get("id") == asset_id and isinstance(asset.get("sha256"), str):
+            return str(asset["sha256"])
+    return None

@@ -1,0 +1,651 @@
+"""Play sessions over the service: start, turn, read, transcript, migrate, assets; and revision diffs.
+
+A session belongs to the account that started it (any other account gets 404) and stays on its
+revision until it is migrated. What a request sees depends on its token: a ``reader`` token gets
+the reader's view only (:class:`ReaderTurn`, :class:`ReaderSession`, :class:`ReaderEntry`: built
+from the library's :class:`~creatorpack.play.ReaderView`, so no state, narrator block, observation
+or rule can reach it); ``host`` and ``admin`` tokens, and the pack's owner, get the narrator's view
+(:class:`NarratorTurn`: one turn of ``creatorpack play --format json``).
+
+A turn is computed from the stored session and stored with a compare-and-set on the session's
+event number (:meth:`~creatorpack.service.ports.SessionStore.append`): one transaction per turn,
+and of two concurrent turns exactly one lands; the other is then answered as if it came second
+(the same turn with the same body is a retry and gets the stored answer, anything else is a 409).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any, Final, Literal, TypeAlias
+
+import orjson
+
+from creatorpack.diff import MigrationError, diff
+from creatorpack.errors import NotPlayableError, SessionLoadError, TurnError
+from creatorpack.play import Engine, ReaderView, SessionState, Turn, TurnResult
+from creatorpack.play.views import READER_KINDS
+from creatorpack.service.engines import Engines
+from creatorpack.service.errors import (
+    ConflictError,
+    InvalidTurnError,
+    MigrationConflictError,
+    NotFoundError,
+    SessionEndedError,
+    TurnConflictError,
+    UnplayableError,
+)
+from creatorpack.service.ports import (
+    BlobStore,
+    Clock,
+    EventKind,
+    PackRecord,
+    PackStore,
+    RevisionRecord,
+    SessionEvent,
+    SessionRecord,
+    SessionStore,
+    TokenRecord,
+)
+
+__all__ = [
+    "Asset",
+    "Audience",
+    "NarratorEntry",
+    "NarratorSession",
+    "NarratorTranscript",
+    "NarratorTurn",
+    "ReaderEntry",
+    "ReaderSession",
+    "ReaderTranscript",
+    "ReaderTurn",
+    "SessionView",
+    "Sessions",
+    "TranscriptView",
+    "TurnView",
+    "audience",
+]
+
+Audience: TypeAlias = Literal["narrator", "reader"]
+_ATTEMPTS: Final = 8  # a lost compare-and-set is re-read and answered again (a retry or a 409)
+_MAX_STATES: Final = 4096
+_READER_BAD_TURN: Final = "the turn's observations or illustration matches do not fit this pack"
+
+
+def audience(token: TokenRecord, owner: str) -> Audience:
+    """Who the caller is to a session of a pack owned by ``owner``: the narrator's side or the reader's.
+
+    A ``reader`` token is a reader, even the owner's; a ``creator`` token is the narrator's side only
+    for the pack's owner (a creator of other packs sees what a reader sees).
+    """
+    if token.scope == "reader" or (token.scope == "creator" and token.account != owner):
+        return "reader"
+    return "narrator"
+
+
+# -- what each audience gets -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderTurn:
+    """A turn (or the start) as a reader sees it: the library's reader view, nothing else."""
+
+    view: ReaderView
+
+    def to_json(self) -> dict[str, Any]:
+        """The reader view's own serialization."""
+        return self.view.to_json()
+
+
+@dataclass(frozen=True, slots=True)
+class NarratorTurn:
+    """A turn (or the start) as the host and the owner see it: one turn of ``creatorpack play --format json``."""
+
+    turn: Mapping[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        """``TurnResult.to_json()`` of the turn."""
+        return dict(self.turn)
+
+
+TurnView: TypeAlias = ReaderTurn | NarratorTurn
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderSession:
+    """A session as its reader sees it: where it is, and the reader view of its last turn."""
+
+    session_id: str
+    pack_id: str
+    revision: int
+    entry: str
+    turn: int
+    current: ReaderView
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (``view``: ``reader``)."""
+        return {
+            "session_id": self.session_id,
+            "pack_id": self.pack_id,
+            "revision": self.revision,
+            "entry": self.entry,
+            "turn": self.turn,
+            "over": self.current.over,
+            "view": "reader",
+            "current": self.current.to_json(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class NarratorSession:
+    """A session as the host and the owner see it: the full last turn and the save."""
+
+    session_id: str
+    pack_id: str
+    revision: int
+    entry: str
+    turn: int
+    current: Mapping[str, Any]
+    save: Mapping[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (``view``: ``narrator``)."""
+        return {
+            "session_id": self.session_id,
+            "pack_id": self.pack_id,
+            "revision": self.revision,
+            "entry": self.entry,
+            "turn": self.turn,
+            "over": self.current.get("ending") is not None,
+            "view": "narrator",
+            "current": dict(self.current),
+            "save": dict(self.save),
+        }
+
+
+SessionView: TypeAlias = ReaderSession | NarratorSession
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderEntry:
+    """One transcript entry for a reader: what happened (start, turn, migration) and the reader view after it."""
+
+    seq: int
+    kind: EventKind
+    turn: int
+    revision: int
+    at: datetime
+    view: ReaderView
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {
+            "seq": self.seq,
+            "kind": self.kind,
+            "turn": self.turn,
+            "revision": self.revision,
+            "at": self.at.isoformat(),
+            "view": self.view.to_json(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class NarratorEntry:
+    """One transcript entry for the host and the owner: what was asked, the full turn, the migration report."""
+
+    seq: int
+    kind: EventKind
+    turn: int
+    revision: int
+    at: datetime
+    request: Mapping[str, Any] | None
+    result: Mapping[str, Any]
+    migration: Mapping[str, Any] | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {
+            "seq": self.seq,
+            "kind": self.kind,
+            "turn": self.turn,
+            "revision": self.revision,
+            "at": self.at.isoformat(),
+            "request": dict(self.request) if self.request is not None else None,
+            "result": dict(self.result),
+            "migration": dict(self.migration) if self.migration is not None else None,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderTranscript:
+    """A session's transcript for its reader."""
+
+    session_id: str
+    pack_id: str
+    entries: tuple[ReaderEntry, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (``view``: ``reader``)."""
+        return {
+            "session_id": self.session_id,
+            "pack_id": self.pack_id,
+            "view": "reader",
+            "entries": [e.to_json() for e in self.entries],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class NarratorTranscript:
+    """A session's transcript for the host and the owner."""
+
+    session_id: str
+    pack_id: str
+    entries: tuple[NarratorEntry, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (``view``: ``narrator``)."""
+        return {
+            "session_id": self.session_id,
+            "pack_id": self.pack_id,
+            "view": "narrator",
+            "entries": [e.to_json() for e in self.entries],
+        }
+
+
+TranscriptView: TypeAlias = ReaderTranscript | NarratorTranscript
+
+
+@dataclass(frozen=True, slots=True)
+class Asset:
+    """An asset's bytes as a session may reach them."""
+
+    asset_id: str
+    media_type: str
+    sha256: str
+    data: bytes
+
+
+# -- stored results ------------------------------------------------------------------------------------
+
+
+def _result(result: TurnResult) -> dict[str, Any]:
+    """What an event keeps of a turn: both audiences' forms, so a retry gets the very same answer."""
+    return {"narrator": result.to_json(), "reader": result.reader_view().to_json()}
+
+
+def _ids(value: Any) -> tuple[str, ...]:
+    return tuple(str(v) for v in value) if isinstance(value, list) else ()
+
+
+def _reader_view(stored: Mapping[str, Any]) -> ReaderView:
+    """The reader view kept in an event, rebuilt as the type (only its own fields are read)."""
+    data = stored["reader"]
+    revealed = data.get("revealed", {})
+    new_revealed = data.get("new_revealed", {})
+    ending, illustration = data.get("ending"), data.get("illustration")
+    return ReaderView(
+        turn=int(data["turn"]),
+        revealed={str(kind): _ids(revealed.get(kind)) for kind in READER_KINDS},
+        new_revealed={str(kind): _ids(new_revealed.get(kind)) for kind in READER_KINDS},
+        achievements=_ids(data.get("achievements")),
+        new_achievements=_ids(data.get("new_achievements")),
+        locked_achievements=_ids(data.get("locked_achievements")),
+        badges=_ids(data.get("badges")),
+        new_badges=_ids(data.get("new_badges")),
+        ending=str(ending) if ending is not None else None,
+        illustration=str(illustration) if illustration is not None else None,
+        assets=_ids(data.get("assets")),
+    )
+
+
+def _turn_view(event: SessionEvent, who: Audience) -> TurnView:
+    if who == "reader":
+        return ReaderTurn(_reader_view(event.result))
+    return NarratorTurn(event.result["narrator"])
+
+
+def _digest(number: int, turn: Turn) -> str:
+    body = {"turn": number, "observations": dict(turn.observations), "matches": list(turn.illustration_matches)}
+    return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def _new_id() -> str:
+    return secrets.token_hex(16)
+
+
+def _no_pack(pack_id: str) -> NotFoundError:
+    return NotFoundError(f"no pack {pack_id!r} for this account")
+
+
+def _no_session(session_id: str) -> NotFoundError:
+    return NotFoundError(f"no session {session_id!r} for this account")
+
+
+class Sessions:
+    """The session domain over a session store, the pack store, the blob store and the shared engines."""
+
+    def __init__(
+        self,
+        store: SessionStore,
+        packs: PackStore,
+        blobs: BlobStore,
+        engines: Engines,
+        clock: Clock,
+        *,
+        max_states: int = _MAX_STATES,
+        revision_seconds: float = 0.0,
+        new_id: Callable[[], str] = _new_id,
+    ) -> None:
+        self._store = store
+        self._packs = packs
+        self._blobs = blobs
+        self.engines = engines
+        self._clock = clock
+        self._new_id = new_id
+        # The live state of the sessions this process played last, so a turn need not rebuild it from the save.
+        self._states: OrderedDict[str, tuple[int, SessionState]] = OrderedDict()
+        self._max_states = max_states
+        # A session's pack owner and revision row, trusted for ``revision_seconds`` (the owner never
+        # changes; a deletion is seen within that time), so that a turn reads the store twice, not three times.
+        self._revisions: dict[tuple[str, int], tuple[float, str, RevisionRecord]] = {}
+        self._revision_seconds = revision_seconds
+        self._lock = threading.Lock()
+
+    # -- starting ------------------------------------------------------------------------------------
+
+    def start(
+        self, token: TokenRecord, pack_id: str, *, entry: str | None = None, revision: int | None = None
+    ) -> SessionView:
+        """Start a session at ``entry`` of the revision the caller may play (see :meth:`_playable`)."""
+        pack = self._packs.pack(pack_id)
+        if pack is None:
+            raise _no_pack(pack_id)
+        record = self._playable(token, pack, revision)
+        who = audience(token, pack.owner)
+        engine = self.engines.engine(record)
+        try:
+            state, result = engine.start(entry)
+        except NotPlayableError as exc:
+            raise _unplayable(exc, engine, entry, who) from None
+        now = self._clock.now()
+        session_id = self._new_id()
+        session = SessionRecord(session_id, token.account, pack_id, record.revision, 0, 0, state.to_json(), now, now)
+        asked = {"entry": entry, "revision": revision}
+        event = SessionEvent(session_id, 0, "start", 0, record.revision, asked, None, _result(result), now)
+        self._store.create(session, event)
+        self._remember(session_id, 0, state)
+        return _session_view(session, event, who)
+
+    def _playable(self, token: TokenRecord, pack: PackRecord, revision: int | None) -> RevisionRecord:
+        """The revision ``token`` may start (or migrate to): the owner any live one, others the published one.
+
+        The owner's default is the published revision, else the latest live one. Others need a pack
+        that is published and not private, and a reader, host or admin token; otherwise 404.
+        """
+        if pack.owner == token.account:
+            live = [r for r in pack.revisions if r.deleted is None]
+            number = revision if revision is not None else pack.published_revision
+            if number is None and live:
+                number = live[-1].revision
+        else:
+            if token.scope == "creator" or pack.published_revision is None or pack.visibility == "private":
+                raise _no_pack(pack.pack_id)
+            if revision is not None and revision != pack.published_revision:
+                raise NotFoundError(
+                    f"pack {pack.pack_id!r} has no published revision {revision}; "
+                    f"its published revision is {pack.published_revision}"
+                )
+            number = pack.published_revision
+        found = next((r for r in pack.revisions if r.revision == number and r.deleted is None), None)
+        if found is None:
+            raise NotFoundError(f"pack {pack.pack_id!r} has no revision {number}")
+        return found
+
+    # -- playing ------------------------------------------------------------------------------------
+
+    def turn(self, token: TokenRecord, session_id: str, number: int, turn: Turn) -> TurnView:
+        """Play turn ``number`` (the next one); the same turn again with the same body is answered as before."""
+        digest = _digest(number, turn)
+        for _ in range(_ATTEMPTS):
+            session = self._session(token, session_id)
+            owner, revision = self._revision(session)
+            who = audience(token, owner)
+            if number == session.turn and number > 0:
+                return self._replay(session, number, digest, who)
+            if number != session.turn + 1:
+                raise _turn_conflict(session, number)
+            ending = session.saved.get("ending")
+            if ending is not None:
+                raise SessionEndedError(
+                    f"the session reached the ending {ending!r} at turn {session.turn}; it takes no more turns",
+                    current_turn=session.turn,
+                )
+            engine = self._engine(revision)
+            try:
+                after, result = engine.step(self._state(session, engine), turn)
+            except TurnError as exc:
+                raise InvalidTurnError(str(exc) if who == "narrator" else _READER_BAD_TURN) from None
+            now = self._clock.now()
+            request = {
+                "turn": number,
+                "observations": dict(turn.observations),
+                "illustration_matches": list(turn.illustration_matches),
+            }
+            seq = session.seq + 1
+            shown = _result(result)
+            event = SessionEvent(session.id, seq, "turn", after.turn, session.revision, request, digest, shown, now)
+            moved = replace(session, turn=after.turn, seq=seq, saved=after.to_json(), updated=now)
+            if self._store.append(moved, event):
+                self._remember(session.id, seq, after)
+                return _turn_view(event, who)
+        raise _turn_conflict(self._session(token, session_id), number)  # pragma: no cover - eight lost races in a row
+
+    def _replay(self, session: SessionRecord, number: int, digest: str, who: Audience) -> TurnView:
+        event = self._store.turn_event(session.id, number)
+        if event is None or event.request_hash != digest:
+            raise TurnConflictError(
+                f"turn {number} was already played with another body; the next turn is {session.turn + 1}",
+                current_turn=session.turn,
+            )
+        return _turn_view(event, who)
+
+    # -- reading ------------------------------------------------------------------------------------
+
+    def read(self, token: TokenRecord, session_id: str) -> SessionView:
+        """The session where it is now, with its last turn as the caller may see it."""
+        session = self._session(token, session_id)
+        owner, _ = self._revision(session)
+        event = self._store.event(session.id, session.seq)
+        if event is None:  # pragma: no cover - a session is stored with its events in one transaction
+            raise _no_session(session_id)
+        return _session_view(session, event, audience(token, owner))
+
+    def transcript(self, token: TokenRecord, session_id: str) -> TranscriptView:
+        """Every event of the session (start, turns, migrations) as the caller may see it."""
+        session = self._session(token, session_id)
+        owner, _ = self._revision(session)
+        events = self._store.events(session.id)
+        if audience(token, owner) == "reader":
+            readers = tuple(
+                ReaderEntry(e.seq, e.kind, e.turn, e.revision, e.created, _reader_view(e.result)) for e in events
+            )
+            return ReaderTranscript(session.id, session.pack_id, readers)
+        narrators = tuple(
+            NarratorEntry(
+                e.seq,
+                e.kind,
+                e.turn,
+                e.revision,
+                e.created,
+                e.request,
+                e.result["narrator"],
+                e.result.get("migration"),
+            )
+            for e in events
+        )
+        return NarratorTranscript(session.id, session.pack_id, narrators)
+
+    # -- migrating ----------------------------------------------------------------------------------
+
+    def migrate(self, token: TokenRecord, session_id: str, revision: int) -> SessionView:
+        """Move the session to ``revision`` by the diff's migration plan, or 409 naming what no longer fits.
+
+        The target is one the caller could start a session on (the owner: any live revision; others:
+        the published one). Moving to the session's own revision changes nothing.
+        """
+        for _ in range(_ATTEMPTS):
+            session = self._session(token, session_id)
+            pack = self._packs.pack(session.pack_id)
+            if pack is None:  # pragma: no cover - packs are never removed
+                raise _no_session(session_id)
+            who = audience(token, pack.owner)
+            target = self._playable(token, pack, revision)
+            if target.revision == session.revision:
+                return self.read(token, session_id)
+            current = next((r for r in pack.revisions if r.revision == session.revision), None)
+            plan = self.engines.plan(current, target)
+            engine = self.engines.engine(target)
+            try:
+                moved, report = plan.apply(session.saved)
+                state = engine.load(moved)
+            except MigrationError as exc:
+                raise _misfits(exc, session, target.revision, who) from None
+            except SessionLoadError as exc:  # pragma: no cover - the plan foresees what the engine refuses
+                raise _misfits(exc, session, target.revision, who) from None
+            now = self._clock.now()
+            seq = session.seq + 1
+            result = {**_result(engine.describe(state)), "migration": report.to_json()}
+            event = SessionEvent(
+                session.id, seq, "migrate", session.turn, target.revision, {"revision": revision}, None, result, now
+            )
+            updated = replace(session, revision=target.revision, seq=seq, saved=state.to_json(), updated=now)
+            if self._store.append(updated, event):
+                self._remember(session.id, seq, state)
+                return _session_view(updated, event, who)
+        raise TurnConflictError(  # pragma: no cover - eight lost races in a row
+            "the session kept changing while it was being migrated; try again", current_turn=session.turn
+        )
+
+    # -- media --------------------------------------------------------------------------------------
+
+    def asset(self, token: TokenRecord, session_id: str, asset_id: str) -> Asset:
+        """An asset's bytes, only if it is in the session's reachable set (a ``reward_only`` one after its reward)."""
+        session = self._session(token, session_id)
+        _, revision = self._revision(session)
+        engine = self.engines.engine(revision)
+        if asset_id not in engine.reachable_assets(self._state(session, engine)):
+            raise NotFoundError(f"no asset {asset_id!r} in this session's reach")
+        declared = engine.program.assets[asset_id]
+        sha256 = str(declared.get("sha256", ""))
+        data = self._blobs.get(sha256)
+        if data is None:
+            raise NotFoundError(f"the bytes of asset {asset_id!r} are not uploaded yet")
+        return Asset(asset_id, str(declared.get("mime_type", "application/octet-stream")), sha256, data)
+
+    # -- revisions ----------------------------------------------------------------------------------
+
+    def diff(self, account: str, pack_id: str, old: int, new: int) -> dict[str, Any]:
+        """The semantic diff of two live revisions of a pack ``account`` owns (``creatorpack diff --format json``)."""
+        pack = self._packs.pack(pack_id)
+        if pack is None or pack.owner != account:
+            raise _no_pack(pack_id)
+        before, after = (self.engines.engine(_live(pack, number)).pack for number in (old, new))
+        return diff(before, after).to_json()
+
+    # -- helpers ------------------------------------------------------------------------------------
+
+    def _session(self, token: TokenRecord, session_id: str) -> SessionRecord:
+        session = self._store.session(session_id)
+        if session is None or session.account != token.account:
+            raise _no_session(session_id)
+        return session
+
+    def _revision(self, session: SessionRecord) -> tuple[str, RevisionRecord]:
+        key = (session.pack_id, session.revision)
+        hit = self._revisions.get(key)
+        if hit is not None and hit[0] > time.monotonic():
+            return hit[1], hit[2]
+        found = self._packs.owned_revision(session.pack_id, session.revision)
+        if found is None:  # pragma: no cover - revision rows are never removed, only marked deleted
+            raise _no_session(session.id)
+        if self._revision_seconds > 0:
+            with self._lock:
+                if len(self._revisions) > _MAX_STATES:
+                    self._revisions.clear()
+                self._revisions[key] = (time.monotonic() + self._revision_seconds, *found)
+        return found
+
+    def _engine(self, revision: RevisionRecord) -> Engine:
+        if revision.deleted is not None:
+            raise ConflictError(
+                f"revision {revision.revision} of {revision.pack_id!r} was deleted; "
+                "migrate the session to another revision to play on",
+                reason="deleted",
+            )
+        return self.engines.engine(revision)
+
+    def _state(self, session: SessionRecord, engine: Engine) -> SessionState:
+        with self._lock:
+            hit = self._states.get(session.id)
+        if hit is not None and hit[0] == session.seq:
+            return hit[1]
+        state = engine.load(session.saved)
+        self._remember(session.id, session.seq, state)
+        return state
+
+    def _remember(self, session_id: str, seq: int, state: SessionState) -> None:
+        with self._lock:
+            self._states[session_id] = (seq, state)
+            self._states.move_to_end(session_id)
+            while len(self._states) > self._max_states:
+                self._states.popitem(last=False)
+
+
+def _live(pack: PackRecord, number: int) -> RevisionRecord:
+    found = next((r for r in pack.revisions if r.revision == number and r.deleted is None), None)
+    if found is None:
+        raise NotFoundError(f"pack {pack.pack_id!r} has no revision {number}")
+    return found
+
+
+def _session_view(session: SessionRecord, event: SessionEvent, who: Audience) -> SessionView:
+    entry = str(session.saved.get("entry", ""))
+    if who == "reader":
+        view = _reader_view(event.result)
+        return ReaderSession(session.id, session.pack_id, session.revision, entry, session.turn, view)
+    narrator = event.result["narrator"]
+    return NarratorSession(session.id, session.pack_id, session.revision, entry, session.turn, narrator, session.saved)
+
+
+def _turn_conflict(session: SessionRecord, number: int) -> TurnConflictError:
+    return TurnConflictError(
+        f"turn {number} is not the next turn: the session is at turn {session.turn}; post turn {session.turn + 1}",
+        current_turn=session.turn,
+    )
+
+
+def _unplayable(exc: NotPlayableError, engine: Engine, entry: str | None, who: Audience) -> UnplayableError:
+    if who == "narrator":
+        return UnplayableError(str(exc), problems=[{"pointer": p, "message": m} for p, m in exc.problems])
+    if entry is not None and entry not in engine.entry_ids():
+        return UnplayableError(f"this pack has no entry {entry!r}")
+    return UnplayableError("this revision of the pack cannot be played")
+
+
+def _misfits(exc: SessionLoadError, session: SessionRecord, target: int, who: Audience) -> MigrationConflictError:
+    misfits: Sequence[Any] = getattr(exc, "misfits", ())
+    listed = [m.to_json() for m in misfits] or [{"pointer": p, "message": m} for p, m in exc.problems]
+    if who == "reader":
+        count = len(listed)
+        return MigrationConflictError(
+            f"the session cannot move to revision {target}: {count} saved value{'s' if count != 1 else ''} "
+            "no longer fit",
+            revision=session.revision,
+        )
+    return MigrationConflictError(str(exc), revision=session.revision, misfits=listed)
