@@ -93,6 +93,32 @@ def test_reward_only_asset_waits_for_its_reward() -> None:
     assert {"keeper_ending_art", "kindness_art"} <= set(seen)  # each announced once, when rewarded
 
 
+def test_card_parts_wait_for_their_card() -> None:
+    """A card's image, avatar or relationship whose own reveal_when holds early shows only with its card."""
+    pack = example("0.5", "rich")
+    cards = {card["id"]: card for card in pack["reader_cards"]}
+    cards["brass_key"]["image"]["reveal_when"] = TRUE
+    mara = next(card for card in pack["reader_cards"] if card.get("relationships"))
+    mara["reveal_when"] = {"op": "gte", "path": "/trust", "value": 6}
+    for relation in mara["relationships"]:
+        relation["reveal_when"] = TRUE
+    session = Session.start(pack)
+    result = session.last
+    assert result is not None
+    for turn in range(12):
+        view = result.reader_view()
+        cards_shown = set(view.revealed.get("reader_cards", ()))
+        assert ("brass_key" in view.revealed.get("images", ())) == ("brass_key" in cards_shown), turn
+        for ident in view.revealed.get("relationships", ()):
+            assert ident.partition("/")[0] in cards_shown, (turn, ident)
+        if mara["id"] not in cards_shown:
+            assert mara["id"] + "/" not in json.dumps(view.to_json()), turn
+        if result.over:
+            break
+        result = session.turn({"helped_stranger": True, "met_mara": True, "lamp_choice": "relit"})
+    assert "brass_key" in result.reader_view().revealed.get("images", ())  # shown once the card is
+
+
 # -- planted secrets ------------------------------------------------------------------------------
 
 MARK = "zqx"  # no bundled pack uses it

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from creatorpack.errors import EffectError, SessionOverError, TurnError
 from creatorpack.play.conditions import json_equal
@@ -36,6 +36,7 @@ __all__ = [
     "record_answers",
     "refresh",
     "settle",
+    "shown",
     "step",
 ]
 
@@ -229,6 +230,30 @@ def locked_achievements(program: Program, session: SessionState) -> tuple[str, .
     return tuple(g.id for g in program.achievements if not g.hidden and g.id not in unlocked)
 
 
+_CARD_PARTS: Final = ("avatars", "images")
+
+
+def shown(program: Program, session: SessionState) -> dict[str, frozenset[str]]:
+    """What is revealed as the reader may see it, by reveal kind.
+
+    A ``reward_only`` asset whose ``reveal_when`` holds stays hidden (and unnamed) until a reward
+    that references it unlocks; a card's avatar, image or relationship shows only once the card
+    itself is revealed, whatever its own ``reveal_when`` says.
+    """
+    revealed = session.revealed
+    cards = revealed.get("reader_cards", frozenset())
+    parts = {kind: frozenset(card for card in revealed.get(kind, ()) if card in cards) for kind in _CARD_PARTS}
+    relationships = frozenset(
+        ident for ident in revealed.get("relationships", ()) if ident.partition("/")[0] in cards
+    )
+    return {
+        **revealed,
+        **parts,
+        "relationships": relationships,
+        "assets": frozenset(reachable_assets(program, session)),
+    }
+
+
 def describe(
     program: Program,
     before: SessionState,
@@ -241,10 +266,8 @@ def describe(
     values = after.values
     content = tuple(c.id for c in program.content if c.selection == "always" and values[c.when])
     candidates = tuple(c.id for c in program.content if c.selection == "jev" and values[c.when])
-    # What the reader sees of the assets is what they can reach: a reward_only asset whose
-    # reveal_when holds stays hidden (and unnamed) until a reward that references it unlocks.
-    shown_after = {**after.revealed, "assets": frozenset(reachable_assets(program, after))}
-    shown_before = {**before.revealed, "assets": frozenset(reachable_assets(program, before))}
+    shown_after = shown(program, after)
+    shown_before = shown(program, before)
     revealed = {kind: tuple(sorted(shown_after[kind])) for kind in REVEAL_KINDS}
     new_revealed = {
         kind: tuple(sorted(shown_after[kind] - shown_before.get(kind, frozenset()))) for kind in REVEAL_KINDS
