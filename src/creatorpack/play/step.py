@@ -243,9 +243,7 @@ def shown(program: Program, session: SessionState) -> dict[str, frozenset[str]]:
     revealed = session.revealed
     cards = revealed.get("reader_cards", frozenset())
     parts = {kind: frozenset(card for card in revealed.get(kind, ()) if card in cards) for kind in _CARD_PARTS}
-    relationships = frozenset(
-        ident for ident in revealed.get("relationships", ()) if ident.partition("/")[0] in cards
-    )
+    relationships = frozenset(ident for ident in revealed.get("relationships", ()) if ident.partition("/")[0] in cards)
     return {
         **revealed,
         **parts,
