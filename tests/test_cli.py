@@ -417,3 +417,34 @@ def test_without_git_nothing_is_ignored(tmp_path: Path, monkeypatch: pytest.Monk
     assert git_ignored(tmp_path, [paths["ignored"], paths["kept"]]) == {paths["ignored"]}
     monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))
     assert git_ignored(tmp_path, [paths["ignored"], paths["kept"]]) == set()
+
+
+def test_sarif_rule_help_carries_the_rationale_in_text_and_markdown() -> None:
+    from creatorpack.cli._sarif import RuleText, rule_descriptor
+
+    rationale = "Two items with one id make every reference to it ambiguous."
+    rules = {"duplicate-id": RuleText("two items of one collection share an id", rationale)}
+    descriptor = rule_descriptor("duplicate-id", rules)
+    assert descriptor["shortDescription"] == {"text": "two items of one collection share an id"}
+    assert descriptor["help"]["text"] == (
+        f"two items of one collection share an id.\n\n{rationale}\n\nSee {descriptor['helpUri']}"
+    )
+    assert descriptor["help"]["markdown"] == (
+        f"**two items of one collection share an id.**\n\n{rationale}\n\n[Documentation]({descriptor['helpUri']})"
+    )
+    # A contract code (and a lint rule without a rationale) has the summary and the link only.
+    bare = rule_descriptor("enum", {})
+    assert bare["help"]["text"] == f"a value that is not one of the allowed values.\n\nSee {bare['helpUri']}"
+
+
+def test_every_cli_function_is_under_80_lines() -> None:
+    import ast
+
+    long = []
+    for path in sorted((ROOT / "src" / "creatorpack" / "cli").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                if node.end_lineno is not None and node.end_lineno - first + 1 >= 80:
+                    long.append(f"{path.name}:{node.name}")
+    assert long == []

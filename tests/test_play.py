@@ -173,9 +173,23 @@ def test_cli_interactive_pack_with_nothing_to_ask_stops_at_end_of_input() -> Non
     result = runner.invoke(app, ["play", str(EXAMPLES / "0.5" / "minimal.json")], input="\n\n")
     assert result.exit_code == 0, result.output
     assert "Nothing to ask" in result.output
+    assert "Answer each question" not in result.output  # there is no question: only what applies is said
+    assert "Enter keeps" not in result.output
     assert "turn 2" in result.output
     assert "turn 3" not in result.output
     assert "end of input" in result.output
+
+
+def test_cli_interactive_pack_with_only_illustration_rules_says_what_to_enter(tmp_path: Path) -> None:
+    doc = json.loads(RICH["0.5"].read_text())
+    doc["runtime"]["observations"] = []
+    pack = tmp_path / "pictures.json"
+    pack.write_text(json.dumps(doc))
+    result = runner.invoke(app, ["play", str(pack)], input="1\n", env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    assert "Name the illustration rules the narrator judged true; Enter: none, q quits." in result.output
+    assert "Answer each question" not in result.output
+    assert "illustration: ill_quay" in result.output
 
 
 def test_cli_interactive_shows_the_ending() -> None:
@@ -195,6 +209,71 @@ def test_explain_round_trips_through_play(tmp_path: Path) -> None:
     played = runner.invoke(app, ["play", str(RICH["0.5"]), "--script", str(script), "-f", "json"])
     assert played.exit_code == 0, played.output
     assert json.loads(played.output)["turns"][-1]["ending"] == "keeper_of_the_light"
+
+
+def test_explain_of_a_goal_from_another_entry_replays_as_it_is(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["lint", str(RICH["0.5"]), "--explain", "calm_storm"])
+    assert result.exit_code == 0, result.output
+    assert "# entry: return_visit" in result.output.splitlines()
+    script = tmp_path / "w.jsonl"
+    script.write_text(result.output)
+    played = runner.invoke(app, ["play", str(RICH["0.5"]), "--script", str(script), "-f", "json"])
+    assert played.exit_code == 0, played.output
+    transcript = json.loads(played.output)
+    assert "calm_storm" in transcript["turns"][-1]["active_rules"]
+    # The entry line is what makes it replay: from the first entry the same turns do not reach it.
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text("".join(line + "\n" for line in result.output.splitlines() if "entry:" not in line))
+    played = runner.invoke(app, ["play", str(RICH["0.5"]), "--script", str(plain), "-f", "json"])
+    assert played.exit_code == 0, played.output
+    assert "calm_storm" not in json.loads(played.output)["turns"][-1]["active_rules"]
+    # The same entry given again is fine; another one is a usage error.
+    agreed = runner.invoke(app, ["play", str(RICH["0.5"]), "-e", "return_visit", "--script", str(script), "-f", "json"])
+    assert agreed.exit_code == 0, agreed.output
+    assert json.loads(agreed.output) == transcript
+    clash = runner.invoke(app, ["play", str(RICH["0.5"]), "--entry", "opening", "--script", str(script)])
+    assert clash.exit_code == 2
+    assert "Invalid value for --entry" in clash.output
+    assert "the script starts at entry 'return_visit'" in " ".join(clash.output.replace("│", " ").split())
+    # The library reads it the same way.
+    run = play(RICH["0.5"], parse_script(script))
+    assert run.session.state.entry == "return_visit"
+    assert "calm_storm" in run.last.active_rules
+    with pytest.raises(TurnError, match=r"the script starts at entry 'return_visit'.*not 'opening'"):
+        play(RICH["0.5"], parse_script(script), entry="opening")
+
+
+def test_a_loaded_session_takes_a_script_only_at_its_own_entry(tmp_path: Path) -> None:
+    save = tmp_path / "save.json"
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    saved = runner.invoke(app, ["play", str(RICH["0.5"]), "--script", str(empty), "--save-to", str(save)])
+    assert saved.exit_code == 0, saved.output
+    script = tmp_path / "w.jsonl"
+    script.write_text('# entry: return_visit\n{"observations": {"lamp_choice": "relit"}}\n')
+    result = runner.invoke(app, ["play", str(RICH["0.5"]), "--load", str(save), "--script", str(script)])
+    assert result.exit_code == 2
+    assert "the script starts at entry 'return_visit'" in result.output
+    assert "the loaded session is at entry 'opening'" in result.output
+    script.write_text('# entry: opening\n{"observations": {"lamp_choice": "relit"}}\n')
+    result = runner.invoke(app, ["play", str(RICH["0.5"]), "--load", str(save), "--script", str(script)])
+    assert result.exit_code == 0, result.output
+
+
+def test_script_entry_lines() -> None:
+    script = parse_script('# a comment\n#entry:  return_visit \n# entry: return_visit\n{"observations": {}}\n')
+    assert script.entry == "return_visit"
+    assert len(script) == 1
+    assert parse_script('# entrance: hall\n{"observations": {}}\n').entry is None
+    assert parse_script("").entry is None
+    with pytest.raises(TurnError, match="script line 2: the entry line must come before the first turn"):
+        parse_script('{"observations": {}}\n# entry: late\n')
+    with pytest.raises(TurnError, match="script line 2: the script already starts at entry 'a', not 'b'"):
+        parse_script("# entry: a\n# entry: b\n")
+    with pytest.raises(TurnError, match="script line 1: '# entry: ' takes one entry id, not ''"):
+        parse_script("# entry:\n")
+    with pytest.raises(TurnError, match="takes one entry id, not 'the hall'"):
+        parse_script("# entry: the hall\n")
 
 
 def test_script_comment_lines_are_skipped() -> None:

@@ -108,6 +108,7 @@ def terminal() -> Iterator[type[Terminal]]:
 def test_a_playthrough_shows_what_a_playtester_needs(terminal: type[Terminal]) -> None:
     term = terminal("play", str(RICH))
     opening = term.expect("[y/n] (Enter leaves it unanswered)")  # the hint shows, as typed
+    assert "Answer each question; Enter keeps the current answer (shown), q quits." in opening
     assert "The Harbour Light: The Dark Lamp" in opening  # the entry's title
     assert "The last ferry has gone" in opening  # content that holds at the start
     assert "/trust = 0" in opening
@@ -160,7 +161,8 @@ def test_a_playthrough_shows_what_a_playtester_needs(terminal: type[Terminal]) -
 
 def test_a_pack_with_nothing_to_ask_waits_for_enter(terminal: type[Terminal]) -> None:
     term = terminal("play", str(MINIMAL))
-    term.expect("Nothing to ask")
+    opening = term.expect("Nothing to ask")
+    assert "Answer each question" not in opening  # only what applies: there is no question to answer
     term.type("\n")
     term.expect("turn 1")
     term.expect("Nothing to ask")

@@ -409,6 +409,54 @@ def test_bad_turns_change_nothing(
     assert session.state is before
 
 
+ILLUSTRATION_RULES = "this pack's rules: ['r1', 'r2', 'r3', 'r4', 'r5']"
+
+
+@pytest.mark.parametrize(
+    ("observations", "matches", "message"),
+    [
+        (
+            {"helpd": True},
+            (),
+            "unknown observation 'helpd' (did you mean 'helped'?); this pack's observations: helped, way",
+        ),
+        (
+            {"way": "nrth"},
+            (),
+            "observation 'way' takes one of the choices ['north', 'south'], not 'nrth' (did you mean 'north'?)",
+        ),
+        (
+            {},
+            ("R1",),
+            "unknown illustration rule(s) ['R1'] (did you mean 'r1'?); " + ILLUSTRATION_RULES,
+        ),
+        (
+            {},
+            ("R2", "zz"),
+            "unknown illustration rule(s) ['R2', 'zz'] (did you mean 'r2' for 'R2'?); " + ILLUSTRATION_RULES,
+        ),
+        # Nothing near: the message is as it always was (the HTTP service returns it too).
+        ({"nope": True}, (), "unknown observation 'nope'; this pack's observations: helped, way"),
+    ],
+)
+def test_a_misspelt_id_in_a_turn_names_the_nearest(
+    engine: Engine, observations: dict[str, Any], matches: tuple[str, ...], message: str
+) -> None:
+    with pytest.raises(TurnError) as caught:
+        Session.start(engine).turn(observations, matches)
+    assert caught.value.message == message
+
+
+def test_a_misspelt_entry_names_the_nearest() -> None:
+    engine = Engine.from_source(PACK)
+    with pytest.raises(NotPlayableError) as caught:
+        engine.start("opning")
+    assert caught.value.message == "no runtime entry 'opning' (did you mean 'opening'?); the entries are opening, late"
+    with pytest.raises(NotPlayableError) as caught:
+        engine.start("nowhere")
+    assert caught.value.message == "no runtime entry 'nowhere'; the entries are opening, late"
+
+
 def test_initial_state_must_fit_the_schema() -> None:
     doc = pack()
     doc["runtime"]["entries"][0]["initial_state"] = {

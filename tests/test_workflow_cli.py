@@ -199,6 +199,29 @@ def test_init_prompts_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert json.loads((other / "pack.json").read_text())["manifest"]["title"] == "A Door in the Fog"
 
 
+def test_init_on_a_terminal_refuses_before_asking_anything(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_workflow, "_interactive", lambda: True)
+    (tmp_path / "pack.json").write_text("{}", encoding="utf-8")
+    result = runner.invoke(app, ["init", str(tmp_path)], input="0.5\nen\nA Title\n")
+    assert result.exit_code == 2
+    assert "refusing to overwrite" in result.stderr
+    assert "Contract version" not in result.stdout  # no question was asked for files it will not write
+    assert (tmp_path / "pack.json").read_text(encoding="utf-8") == "{}"
+    assert not (tmp_path / "playthrough.jsonl").exists()
+
+
+def test_init_asks_again_for_a_version_or_language_it_does_not_know(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_workflow, "_interactive", lambda: True)
+    result = runner.invoke(app, ["init", str(tmp_path)], input="0.2\n0.4\nfr\nen\n\n")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.count("Contract version") == 2
+    assert result.stdout.count("Language") == 2
+    document = json.loads((tmp_path / "pack.json").read_text(encoding="utf-8"))
+    assert (document["protocol_version"], document["manifest"]["language"]) == ("0.4", "en")
+
+
 def test_no_prompts_without_a_terminal(tmp_path: Path) -> None:
     result = runner.invoke(app, ["init", str(tmp_path)], input="")
     assert result.exit_code == 0, result.output

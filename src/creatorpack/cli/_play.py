@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import orjson
+import typer
 from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
@@ -22,7 +23,7 @@ from creatorpack.contract import suggest
 from creatorpack.contract.validation import Source
 from creatorpack.errors import TurnError
 from creatorpack.play.engine import Engine, Session, TurnResult
-from creatorpack.testing import parse_script, play
+from creatorpack.testing import ENTRY_DIRECTIVE, parse_script, play, script_entry
 
 __all__ = ["INTERRUPTED", "Loaded", "interactive", "load", "reader_panel", "scripted", "state_changes"]
 
@@ -67,6 +68,9 @@ def scripted(
 ) -> str:
     """Play a JSON Lines script (its text or lines) and return the transcript (JSON) or a summary (text).
 
+    The session starts at ``entry``, else at the script's ``# entry: ID`` line, else at the first
+    entry; an ``entry`` that is not the script's is a usage error (:class:`typer.BadParameter`).
+
     With ``saved`` the script goes on from that save (migrated first if it is of another revision);
     the transcript's ``start`` is the loaded session as it shows now, and ``migration`` says what
     the migration did. ``save_to`` receives the session's save at the end.
@@ -75,11 +79,20 @@ def scripted(
     engine = Engine.from_source(pack)
     migration: Mapping[str, Any] | None = None
     if saved is None:
-        run = play(engine, turns, entry=entry)
+        try:
+            start_at = script_entry(turns, entry)
+        except TurnError as exc:  # --entry names another entry than the script's '# entry:' line
+            raise typer.BadParameter(exc.message, param_hint="--entry") from None
+        run = play(engine, turns, entry=start_at)
         start, results, session = run.start, list(run.turns), run.session
     else:
         loaded = load(engine, saved)
         start, session, migration = loaded.start, loaded.session, loaded.migration
+        if turns.entry is not None and turns.entry != session.state.entry:
+            raise TurnError(
+                f"the script starts at entry {turns.entry!r} (its '{ENTRY_DIRECTIVE}' line); "
+                f"the loaded session is at entry {session.state.entry!r}"
+            )
         results = []
         for number, turn in enumerate(turns, start=1):
             try:
@@ -420,6 +433,15 @@ class _Asker:
             )
 
 
+def _how_to_answer(engine: Engine, names: _Pack) -> str | None:
+    """The one-line guide to the prompts, for what this pack asks (nothing to ask: its prompt says so)."""
+    if engine.observations:
+        return "Answer each question; Enter keeps the current answer (shown), q quits."
+    if names.illustration_rules:
+        return "Name the illustration rules the narrator judged true; Enter: none, q quits."
+    return None
+
+
 def interactive(
     pack: Source,
     entry: str | None,
@@ -453,8 +475,9 @@ def interactive(
     try:
         screen.opening(session, start)
         screen.reader(start)
-        if not session.over:
-            console.print(Text("Answer each question; Enter keeps the current answer (shown), q quits.", style="dim"))
+        how = _how_to_answer(engine, names)
+        if how and not session.over:
+            console.print(Text(how, style="dim"))
         content = list(start.content)
         while not session.over:
             replies, matches = asker.ask(session.state.answers)

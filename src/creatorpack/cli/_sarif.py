@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -13,7 +14,7 @@ from creatorpack import __version__
 if TYPE_CHECKING:
     from creatorpack.cli._output import FileResult
 
-__all__ = ["DOCS_URL", "help_uri", "render"]
+__all__ = ["DOCS_URL", "RuleText", "help_uri", "render", "rule_descriptor"]
 
 DOCS_URL: Final = "https://github.com/creatorpack/creatorpack/blob/main/docs/"
 """Where the rule documentation (``docs/lint.md``, ``docs/validation.md``) is published."""
@@ -52,13 +53,27 @@ CONTRACT_CODES: Final = {
 """Short descriptions of the contract's codes (``docs/validation.md``)."""
 
 
-def _lint_rules() -> dict[str, str]:
+@dataclass(frozen=True, slots=True)
+class RuleText:
+    """What SARIF says of a lint rule: its one-line summary and its rationale (empty when the rule has none)."""
+
+    summary: str
+    rationale: str = ""
+
+
+def _lint_rules() -> dict[str, RuleText]:
     from creatorpack.lint.linter import RULES  # noqa: PLC0415 - only SARIF output needs the lint rule table
 
-    return {code: rule.summary for code, rule in RULES.items()}
+    return {code: RuleText(rule.summary, _rationale(rule)) for code, rule in RULES.items()}
 
 
-def help_uri(code: str, lint_rules: Sequence[str]) -> str:
+def _rationale(rule: object) -> str:
+    """A rule's rationale (its paragraph of docs/lint.md), from the rule table; empty while the table has none."""
+    text = getattr(rule, "rationale", "")
+    return text.strip() if isinstance(text, str) else ""
+
+
+def help_uri(code: str, lint_rules: Collection[str]) -> str:
     """The documentation of a code: its section of docs/lint.md, or the codes of docs/validation.md."""
     if code in lint_rules:
         return f"{DOCS_URL}lint.md#{code}"
@@ -67,13 +82,18 @@ def help_uri(code: str, lint_rules: Sequence[str]) -> str:
     return f"{DOCS_URL}validation.md#limits-and-bad-input"
 
 
-def _rule(code: str, lint_rules: dict[str, str]) -> dict[str, Any]:
-    summary = lint_rules.get(code) or CONTRACT_CODES.get(code) or code.replace("-", " ")
-    uri = help_uri(code, list(lint_rules))
+def rule_descriptor(code: str, lint_rules: Mapping[str, RuleText]) -> dict[str, Any]:
+    """A SARIF ``reportingDescriptor``: the summary, then help with the rationale (text and Markdown) and the link."""
+    text = lint_rules.get(code) or RuleText(CONTRACT_CODES.get(code) or code.replace("-", " "))
+    uri = help_uri(code, lint_rules)
+    rationale = f"\n\n{text.rationale}" if text.rationale else ""
     return {
         "id": code,
-        "shortDescription": {"text": summary},
-        "help": {"text": f"{summary}. See {uri}", "markdown": f"{summary}. [Documentation]({uri})"},
+        "shortDescription": {"text": text.summary},
+        "help": {
+            "text": f"{text.summary}.{rationale}\n\nSee {uri}",
+            "markdown": f"**{text.summary}.**{rationale}\n\n[Documentation]({uri})",
+        },
         "helpUri": uri,
     }
 
@@ -87,7 +107,7 @@ def render(results: Sequence[FileResult]) -> str:
     for result in results:
         for f in result.findings:
             if f.code not in rules:
-                rules[f.code] = _rule(f.code, lint_rules)
+                rules[f.code] = rule_descriptor(f.code, lint_rules)
                 index[f.code] = len(index)
             physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(result.path)}}
             if f.line is not None:

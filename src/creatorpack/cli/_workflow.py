@@ -8,6 +8,7 @@ that cannot be read or upgraded (a 0.2 pack, a downgrade), or ``init`` would ove
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -129,24 +130,30 @@ def _init_command(
     """
     from creatorpack import scaffold  # noqa: PLC0415 - loads only for this command
 
+    # Refuse before asking anything: answers typed for files that will not be written are wasted.
+    existing = [
+        str(directory / name) for name in (scaffold.PACK_FILE, scaffold.SCRIPT_FILE) if (directory / name).exists()
+    ]
+    if existing:
+        typer.echo(f"creatorpack: refusing to overwrite {', '.join(existing)}", err=True)
+        raise typer.Exit(2)
     if _interactive():
-        version = version or typer.prompt("Contract version (0.3, 0.4, 0.5)", default="0.5")
-        language = language or typer.prompt("Language (en, zh, zh-CN)", default="en")
+        version = version or _ask("Contract version", scaffold.VERSIONS, "0.5")
+        language = language or _ask("Language", scaffold.LANGUAGES, "en")
         title = title or typer.prompt("Title", default=scaffold.default_title(language or "en"))
     try:
         made = scaffold.files(version or "0.5", title=title, language=language or "en")
     except CreatorpackError as exc:
         typer.echo(f"creatorpack: {exc}", err=True)
         raise typer.Exit(2) from None
-    existing = [str(directory / name) for name in made if (directory / name).exists()]
-    if existing:
-        typer.echo(f"creatorpack: refusing to overwrite {', '.join(existing)}", err=True)
-        raise typer.Exit(2)
     try:
         directory.mkdir(parents=True, exist_ok=True)
         for name, text in made.items():
             with (directory / name).open("x", encoding="utf-8", newline="\n") as handle:
                 handle.write(text)
+    except FileExistsError as exc:  # created meanwhile, by someone else
+        typer.echo(f"creatorpack: refusing to overwrite {exc.filename}", err=True)
+        raise typer.Exit(2) from None
     except OSError as exc:
         typer.echo(f"creatorpack: cannot write in {directory}: {exc.strerror or exc}", err=True)
         raise typer.Exit(2) from None
@@ -158,6 +165,18 @@ def _init_command(
 
 def _interactive() -> bool:
     return sys.stdin.isatty()
+
+
+def _ask(question: str, choices: Sequence[str], default: str) -> str:
+    """Prompt until the answer is one of ``choices`` (Enter: ``default``)."""
+
+    def check(answer: str) -> str:
+        if answer not in choices:
+            raise typer.BadParameter(f"{answer!r} is not one of {', '.join(choices)}")
+        return answer
+
+    answer: str = typer.prompt(f"{question} ({', '.join(choices)})", default=default, value_proc=check)
+    return answer
 
 
 def is_pack_file(path: str, max_bytes: int = MAX_BYTES) -> bool:

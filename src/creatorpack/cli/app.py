@@ -12,9 +12,10 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 import typer
@@ -25,6 +26,9 @@ from creatorpack.contract import schema, suggest
 from creatorpack.contract.validation import MAX_BYTES, validate
 from creatorpack.errors import CreatorpackError, DocumentError, InvalidPackError, SessionLoadError, TurnError
 from creatorpack.service import cli as service_cli
+
+if TYPE_CHECKING:
+    from creatorpack.lint.linter import LintConfig, LintReport
 
 __all__ = ["app", "main"]
 
@@ -88,26 +92,62 @@ def _check(path: str, max_bytes: int, stdin: bytes | None) -> _output.FileResult
     return _output.check_file(path, max_bytes, stdin)
 
 
+# Options that validate and lint share, and lint's own, named once so each command reads as a list.
+_Paths = Annotated[
+    list[str],
+    typer.Argument(
+        metavar="PATH...", help="Pack files, directories (every *.json pack below them) or '-' for standard input."
+    ),
+]
+_Format = Annotated[_output.OutputFormat, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)]
+_MaxBytes = Annotated[int, typer.Option("--max-bytes", min=1, help="Refuse documents larger than this many bytes.")]
+_Exclude = Annotated[
+    list[str] | None,
+    typer.Option("--exclude", metavar="GLOB", help="Skip walked files and directories that match (repeatable)."),
+]
+_Strict = Annotated[
+    bool | None,
+    typer.Option("--strict/--no-strict", help="Warnings also fail (exit 1); default: the pyproject table, else no."),
+]
+_Ignore = Annotated[list[str] | None, typer.Option("--ignore", help="Silence a rule by its code (repeatable).")]
+_Assets = Annotated[
+    Path | None, typer.Option("--assets", help="Check asset files (named by sha256 or uri) in this directory.")
+]
+_Explain = Annotated[
+    str | None,
+    typer.Option(
+        "--explain",
+        help=(
+            "Print turns that reach this achievement, ending or rule (active) id, or say why it is unreachable; "
+            "kind:ID names one kind (achievement:, ending:, rule:, completion: for a rule completing)."
+        ),
+    ),
+]
+_MaxStates = Annotated[
+    int | None,
+    typer.Option(
+        "--max-states",
+        min=1,
+        help="Reachability search: turns it may play; deterministic (default: the table, else 2000).",
+    ),
+]
+_MaxSeconds = Annotated[
+    float | None,
+    typer.Option(
+        "--max-seconds",
+        min=0.0,
+        help="Reachability search: a safety-net time limit per pack (default: the table, else 60).",
+    ),
+]
+
+
 @app.command("validate")
 def _validate(
-    paths: Annotated[
-        list[str],
-        typer.Argument(
-            metavar="PATH...",
-            help="Pack files, directories (every *.json pack below them) or '-' for standard input.",
-        ),
-    ],
-    output_format: Annotated[
-        _output.OutputFormat, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)
-    ] = _output.OutputFormat.TEXT,
+    paths: _Paths,
+    output_format: _Format = _output.OutputFormat.TEXT,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=0, help="Validate in N processes (0: one per CPU).")] = 1,
-    max_bytes: Annotated[
-        int, typer.Option("--max-bytes", min=1, help="Refuse documents larger than this many bytes.")
-    ] = MAX_BYTES,
-    exclude: Annotated[
-        list[str] | None,
-        typer.Option("--exclude", metavar="GLOB", help="Skip walked files and directories that match (repeatable)."),
-    ] = None,
+    max_bytes: _MaxBytes = MAX_BYTES,
+    exclude: _Exclude = None,
 ) -> None:
     """Check packs against the contract version each declares; report every violation."""
     _report(_files(paths, exclude, max_bytes), output_format, jobs, max_bytes, _check, "validating")
@@ -149,123 +189,120 @@ def _first(*values: Any) -> Any:
     return next(v for v in values if v is not None)
 
 
-@app.command("lint")
-def _lint(
-    paths: Annotated[
-        list[str],
-        typer.Argument(
-            metavar="PATH...",
-            help="Pack files, directories (every *.json pack below them) or '-' for standard input.",
-        ),
-    ],
-    output_format: Annotated[
-        _output.OutputFormat, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)
-    ] = _output.OutputFormat.TEXT,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", min=0, help="Lint in N processes (0: one per CPU).")] = 1,
-    strict: Annotated[
-        bool | None,
-        typer.Option(
-            "--strict/--no-strict", help="Warnings also fail (exit 1); default: the pyproject table, else no."
-        ),
-    ] = None,
-    ignore: Annotated[
-        list[str] | None, typer.Option("--ignore", help="Silence a rule by its code (repeatable).")
-    ] = None,
-    assets: Annotated[
-        Path | None, typer.Option("--assets", help="Check asset files (named by sha256 or uri) in this directory.")
-    ] = None,
-    explain: Annotated[
-        str | None,
-        typer.Option(
-            "--explain",
-            help=(
-                "Print turns that reach this achievement, ending or rule (active) id, or say why it is unreachable; "
-                "kind:ID names one kind (achievement:, ending:, rule:, completion: for a rule completing)."
-            ),
-        ),
-    ] = None,
-    max_states: Annotated[
-        int | None,
-        typer.Option(
-            "--max-states",
-            min=1,
-            help="Reachability search: turns it may play; deterministic (default: the table, else 2000).",
-        ),
-    ] = None,
-    max_seconds: Annotated[
-        float | None,
-        typer.Option(
-            "--max-seconds",
-            min=0.0,
-            help="Reachability search: a safety-net time limit per pack (default: the table, else 60).",
-        ),
-    ] = None,
-    max_bytes: Annotated[
-        int, typer.Option("--max-bytes", min=1, help="Refuse documents larger than this many bytes.")
-    ] = MAX_BYTES,
-    exclude: Annotated[
-        list[str] | None,
-        typer.Option("--exclude", metavar="GLOB", help="Skip walked files and directories that match (repeatable)."),
-    ] = None,
-) -> None:
-    """Find what the contract cannot say: broken references, impossible conditions, unreachable goals."""
+@dataclass(frozen=True, slots=True)
+class _LintFlags:
+    """The lint flags given on the command line (``None``: not given, so the table or the default decides)."""
+
+    strict: bool | None
+    ignore: Sequence[str]
+    assets: Path | None
+    max_states: int | None
+    max_seconds: float | None
+
+
+def _lint_settings(paths: Sequence[str], flags: _LintFlags) -> tuple[bool, LintConfig]:
+    """Strictness and the lint configuration: flags override ``[tool.creatorpack.lint]``; ``--ignore`` adds to it.
+
+    Exits 2 for an unreadable or wrongly set table, an unknown rule code or an ``--assets`` that is no directory.
+    """
     from creatorpack.lint.linter import RULES, LintConfig  # noqa: PLC0415 - lint loads the runtime: only when linting
 
-    fmt = output_format
-    if assets is not None and not assets.is_dir():
-        raise typer.BadParameter(f"{assets} is not a directory", param_hint="--assets")
+    if flags.assets is not None and not flags.assets.is_dir():
+        raise typer.BadParameter(f"{flags.assets} is not a directory", param_hint="--assets")
     try:
         settings = _settings.load(_settings.find_pyproject(paths, Path.cwd()))
     except CreatorpackError as exc:  # unreadable pyproject.toml, or a key set wrongly
         typer.echo(f"creatorpack: {exc}", err=True)
         raise typer.Exit(exc.exit_code) from None
-    unknown = sorted(set(ignore or []) - set(RULES))
+    unknown = sorted(set(flags.ignore) - set(RULES))
     if unknown:
         guesses = [
             f"{code!r} (did you mean {guess!r}?)" if (guess := suggest.nearest(code, RULES)) else repr(code)
             for code in unknown
         ]
         raise typer.BadParameter(f"unknown rule code(s) {', '.join(guesses)}; see docs/lint.md", param_hint="--ignore")
-    # Command-line flags override the table; --ignore adds to its list.
-    strict = strict if strict is not None else bool(settings.strict)
     defaults = LintConfig()
     config = LintConfig(
-        ignore=settings.ignore | frozenset(ignore or ()),
-        assets=assets,
-        max_states=_first(max_states, settings.max_states, defaults.max_states),
-        max_seconds=_first(max_seconds, settings.max_seconds, defaults.max_seconds),
+        ignore=settings.ignore | frozenset(flags.ignore),
+        assets=flags.assets,
+        max_states=_first(flags.max_states, settings.max_states, defaults.max_states),
+        max_seconds=_first(flags.max_seconds, settings.max_seconds, defaults.max_seconds),
     )
+    return (flags.strict if flags.strict is not None else bool(settings.strict)), config
+
+
+@app.command("lint")
+def _lint(
+    paths: _Paths,
+    output_format: _Format = _output.OutputFormat.TEXT,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=0, help="Lint in N processes (0: one per CPU).")] = 1,
+    strict: _Strict = None,
+    ignore: _Ignore = None,
+    assets: _Assets = None,
+    explain: _Explain = None,
+    max_states: _MaxStates = None,
+    max_seconds: _MaxSeconds = None,
+    max_bytes: _MaxBytes = MAX_BYTES,
+    exclude: _Exclude = None,
+) -> None:
+    """Find what the contract cannot say: broken references, impossible conditions, unreachable goals."""
+    flags = _LintFlags(strict, ignore or (), assets, max_states, max_seconds)
+    strict_mode, config = _lint_settings(paths, flags)
     files = _files(paths, exclude, max_bytes)
     if explain is not None:
         if len(files) != 1 or files[0] == _output.STDIN:
             raise typer.BadParameter("--explain takes exactly one pack file", param_hint="--explain")
         _check_explain_target(files[0], explain)
         raise typer.Exit(_explain(Path(files[0]), explain, config))
-    _report(files, fmt, jobs, max_bytes, partial(_lint_check, config, strict), "linting")
+    _report(files, output_format, jobs, max_bytes, partial(_lint_check, config, strict_mode), "linting")
 
 
-def _explain(path: Path, target: str, config: Any) -> int:
-    """Print a witness for ``target`` as a play script (exit 0), or why it is unreachable or undecided (1)."""
+def _explain(path: Path, target: str, config: LintConfig) -> int:
+    """Print a witness for ``target`` as a play script (exit 0), or why it is unreachable or undecided (1).
+
+    A witness that starts at another entry than the first carries a ``# entry: ID`` line, which
+    ``creatorpack play --script`` reads, so the script replays as it is.
+    """
     from creatorpack.lint.linter import lint  # noqa: PLC0415
+    from creatorpack.play.scripted import ENTRY_DIRECTIVE  # noqa: PLC0415
 
-    report = lint(path, config)
+    # Every error counts here, ignored or not: any error keeps the reachability search from running.
+    report = lint(path, replace(config, ignore=frozenset()))
     witness = report.witnesses.get(target)
     if witness is None:
-        reason = report.proofs.get(target)
-        if reason is not None:
-            typer.echo(f"creatorpack: {target!r} is unreachable: {reason}", err=True)
-        else:
-            typer.echo(
-                f"creatorpack: {target!r} was neither reached nor proven unreachable within the search bound "
-                f"({config.max_states:,} turns); raise --max-states",
-                err=True,
-            )
+        typer.echo(f"creatorpack: {_no_witness(path, target, report, config)}", err=True)
         return 1
-    replay = f"creatorpack play --entry {witness.entry} --script" if witness.entry else "creatorpack play --script"
-    typer.echo(f"# {len(witness.turns)} turn(s) reach {target!r}; one turn per line ({replay})")
+    typer.echo(
+        f"# {len(witness.turns)} turn(s) reach {target!r}; one turn per line (creatorpack play PACK --script FILE)"
+    )
+    if witness.entry:
+        typer.echo(f"{ENTRY_DIRECTIVE}{witness.entry}")
     for turn in witness.turns:
         typer.echo(orjson.dumps({"observations": turn}).decode())
     return 0
+
+
+def _no_witness(path: Path, target: str, report: LintReport, config: LintConfig) -> str:
+    """Why ``--explain`` has no turns to print: a proof, lint errors that kept the search from running, or its bound."""
+    reason = report.proofs.get(target)
+    if reason is not None:
+        return f"{target!r} is unreachable: {reason}"
+    if report.errors:
+        listed = "; ".join(f"{f.code} at {f.pointer or '/'}" for f in report.errors[:3])
+        more = f" and {len(report.errors) - 3} more" if len(report.errors) > 3 else ""
+        return (
+            f"{target!r} was not searched for: reachability runs only on a pack without lint errors, and {path} has "
+            f"{len(report.errors)} ({listed}{more}); fix them first (creatorpack lint {path})"
+        )
+    if any(f.code == "reachability-bound" and "--max-seconds" in f.message for f in report.findings):
+        return (
+            f"{target!r} was not decided: the safety-net time limit ({config.max_seconds:g} s) stopped the search "
+            "first; raise --max-seconds"
+        )
+    return (
+        f"{target!r} was neither reached nor proven unreachable within the search bound "
+        f"({config.max_states:,} turns); raise --max-states"
+    )
 
 
 def _check_explain_target(path: str, target: str) -> None:
@@ -324,7 +361,12 @@ def _play_command(
     pack: Annotated[
         str, typer.Argument(metavar="PACK", help="The pack to play (0.3, 0.4 or 0.5), or '-' to read it from stdin.")
     ],
-    entry: Annotated[str | None, typer.Option("--entry", "-e", help="Runtime entry id (default: the first).")] = None,
+    entry: Annotated[
+        str | None,
+        typer.Option(
+            "--entry", "-e", help="Runtime entry id (default: the script's '# entry: ID' line, else the first)."
+        ),
+    ] = None,
     script: Annotated[
         str | None,
         typer.Option(

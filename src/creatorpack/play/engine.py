@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from creatorpack.contract import suggest
 from creatorpack.contract.validation import Source, validate
 from creatorpack.errors import InvalidPackError, NotPlayableError
 from creatorpack.play import saves
@@ -87,7 +88,9 @@ class Engine:
         elif entry in ids:
             index = ids.index(entry)
         else:
-            raise NotPlayableError(f"no runtime entry {entry!r}; the entries are {', '.join(ids)}")
+            guess = suggest.nearest(entry, ids)
+            hint = f" (did you mean {guess!r}?)" if guess else ""
+            raise NotPlayableError(f"no runtime entry {entry!r}{hint}; the entries are {', '.join(ids)}")
         initial = self.entries[index].get("initial_state", {})
         problems = tuple((p.pointer, p.message) for p in check_state(self.schema, initial))
         if problems:

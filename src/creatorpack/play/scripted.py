@@ -12,10 +12,11 @@ Example (pytest)::
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
@@ -23,7 +24,31 @@ from creatorpack.contract.validation import Source
 from creatorpack.errors import TurnError
 from creatorpack.play.engine import Engine, Session, Turn, TurnResult
 
-__all__ = ["Playthrough", "parse_script", "play"]
+__all__ = ["ENTRY_DIRECTIVE", "Playthrough", "Script", "parse_script", "play", "script_entry"]
+
+ENTRY_DIRECTIVE: Final = "# entry: "
+"""How a script names the runtime entry its turns start from: a ``# entry: ID`` line before its first turn."""
+
+_ENTRY_LINE: Final = re.compile(r"^\s*#\s*entry:(?P<entry>.*)$")
+
+
+class Script(list[Turn]):
+    """A parsed script: the list of its turns (as :func:`parse_script` always returned) and its ``entry``.
+
+    ``entry`` comes from a ``# entry: ID`` line before the first turn (what ``creatorpack lint
+    --explain`` writes for a witness that starts at another entry than the first), so the script
+    replays without ``--entry``; ``None`` when the script names none. A list, so code written for a
+    list of turns keeps working; list equality compares the turns only.
+    """
+
+    __slots__ = ("entry",)
+
+    def __init__(self, turns: Iterable[Turn] = (), entry: str | None = None) -> None:
+        super().__init__(turns)
+        self.entry = entry
+
+    def __repr__(self) -> str:
+        return f"Script({list(self)!r}, entry={self.entry!r})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,12 +84,14 @@ class Playthrough:
         return {"start": self.start.to_json(), "turns": [turn.to_json() for turn in self.turns]}
 
 
-def parse_script(lines: Iterable[str] | str | Path) -> list[Turn]:
+def parse_script(lines: Iterable[str] | str | Path) -> Script:
     """Read a JSON Lines script: one turn per line; blank lines and ``#`` comment lines are skipped.
 
-    ``creatorpack lint --explain ID`` prints such a script (with a ``#`` header line).
+    A ``# entry: ID`` line before the first turn names the runtime entry the turns start from
+    (``creatorpack lint --explain ID`` writes one when its witness does not start at the first entry).
 
-    Raises :class:`~creatorpack.errors.TurnError` naming the line of the first bad turn.
+    Raises :class:`~creatorpack.errors.TurnError` naming the line of the first bad turn, of an
+    entry line after a turn, or of a second entry line that names another entry.
     """
     if isinstance(lines, Path):
         try:
@@ -74,7 +101,12 @@ def parse_script(lines: Iterable[str] | str | Path) -> list[Turn]:
     elif isinstance(lines, str):
         lines = lines.splitlines()
     turns: list[Turn] = []
+    entry: str | None = None
     for number, line in enumerate(lines, start=1):
+        directive = _ENTRY_LINE.match(line)
+        if directive is not None:
+            entry = _entry_line(directive["entry"].strip(), entry, number, started=bool(turns))
+            continue
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         try:
@@ -85,7 +117,29 @@ def parse_script(lines: Iterable[str] | str | Path) -> list[Turn]:
             turns.append(Turn.from_json(data))
         except TurnError as exc:
             raise TurnError(f"script line {number}: {exc.message}") from None
-    return turns
+    return Script(turns, entry)
+
+
+def _entry_line(named: str, entry: str | None, number: int, *, started: bool) -> str:
+    """The entry an ``# entry:`` line names, checked against where it stands and any earlier one."""
+    if not named or len(named.split()) > 1:
+        raise TurnError(f"script line {number}: '{ENTRY_DIRECTIVE}' takes one entry id, not {named!r}")
+    if started:
+        raise TurnError(f"script line {number}: the entry line must come before the first turn")
+    if entry is not None and entry != named:
+        raise TurnError(f"script line {number}: the script already starts at entry {entry!r}, not {named!r}")
+    return named
+
+
+def script_entry(turns: Sequence[Turn | Mapping[str, Any]], entry: str | None) -> str | None:
+    """The entry to start from: ``entry`` if given, else the one a :class:`Script` names (``None``: the first).
+
+    Raises :class:`~creatorpack.errors.TurnError` when both are given and disagree.
+    """
+    named = turns.entry if isinstance(turns, Script) else None
+    if entry is not None and named is not None and entry != named:
+        raise TurnError(f"the script starts at entry {named!r} (its '{ENTRY_DIRECTIVE}{named}' line), not {entry!r}")
+    return entry if entry is not None else named
 
 
 def play(
@@ -96,10 +150,12 @@ def play(
 ) -> Playthrough:
     """Start a session and play ``turns`` (``Turn`` objects or their JSON form) in order.
 
-    Raises :class:`~creatorpack.errors.TurnError` for a malformed turn and
-    :class:`~creatorpack.errors.SessionOverError` for a turn after an ending, naming the turn.
+    The session starts at ``entry``, else at the entry a :class:`Script` names, else at the first.
+    Raises :class:`~creatorpack.errors.TurnError` for a malformed turn or an ``entry`` that is not
+    the script's, and :class:`~creatorpack.errors.SessionOverError` for a turn after an ending,
+    naming the turn.
     """
-    session = Session.start(pack, entry)
+    session = Session.start(pack, script_entry(turns, entry))
     start = session.last
     if start is None:  # pragma: no cover - Session.start always records the start
         raise TurnError("the session did not start")

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from creatorpack.contract import suggest
 from creatorpack.errors import EffectError, SessionOverError, TurnError
 from creatorpack.play.conditions import json_equal
 from creatorpack.play.model import REVEAL_KINDS, Requirement, SessionState, Turn, TurnResult
@@ -53,22 +54,38 @@ class Applied:
 
 
 def check_turn(program: Program, turn: Turn) -> None:
-    """Raise :class:`TurnError` for an unknown observation, a wrong answer or an unknown illustration rule."""
+    """Raise :class:`TurnError` for an unknown observation, a wrong answer or an unknown illustration rule.
+
+    An unknown observation, choice or illustration rule id names the nearest known one, if any is near.
+    """
     for ident, answer in turn.observations.items():
         observation = program.observations.get(ident)
         if observation is None:
             known = ", ".join(sorted(program.observations)) or "none"
-            raise TurnError(f"unknown observation {ident!r}; this pack's observations: {known}")
+            hint = _did_you_mean(ident, program.observations)
+            raise TurnError(f"unknown observation {ident!r}{hint}; this pack's observations: {known}")
         if observation.get("type") == "boolean" and not isinstance(answer, bool):
             raise TurnError(f"observation {ident!r} is a yes/no question: answer true or false, not {answer!r}")
         if observation.get("type") == "choice":
             choices = observation.get("choices", {})
             if not isinstance(answer, str) or answer not in choices:
-                raise TurnError(f"observation {ident!r} takes one of the choices {sorted(choices)}, not {answer!r}")
+                hint = _did_you_mean(answer, choices) if isinstance(answer, str) else ""
+                raise TurnError(
+                    f"observation {ident!r} takes one of the choices {sorted(choices)}, not {answer!r}{hint}"
+                )
     known_rules = program.illustration_rule_ids
     unknown = [m for m in turn.illustration_matches if m not in known_rules]
     if unknown:
-        raise TurnError(f"unknown illustration rule(s) {unknown}; this pack's rules: {sorted(known_rules)}")
+        guesses = [(m, guess) for m in unknown if (guess := suggest.nearest(m, sorted(known_rules))) is not None]
+        hint = ", ".join(f"{guess!r}" + (f" for {m!r}" if len(unknown) > 1 else "") for m, guess in guesses)
+        hint = f" (did you mean {hint}?)" if hint else ""
+        raise TurnError(f"unknown illustration rule(s) {unknown}{hint}; this pack's rules: {sorted(known_rules)}")
+
+
+def _did_you_mean(word: str, candidates: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the candidate nearest to ``word``, or nothing when none is near."""
+    guess = suggest.nearest(word, candidates)
+    return f" (did you mean {guess!r}?)" if guess is not None else ""
 
 
 def refresh(

@@ -1,0 +1,49 @@
+"""``creatorpack lint --explain``: what it says when it has no turns to print."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from creatorpack.cli import app
+
+from .conftest import example, put
+
+runner = CliRunner()
+
+
+def write(path: Path, doc: Any) -> Path:
+    path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    return path
+
+
+def test_a_pack_with_lint_errors_is_not_searched_and_explain_says_so(tmp_path: Path) -> None:
+    broken = put(example("0.5", "rich"), "/progression/achievements/1/artwork_asset_id", "kindnes_art")
+    pack = write(tmp_path / "broken.json", broken)
+    result = runner.invoke(app, ["lint", str(pack), "--explain", "first_light"])
+    assert result.exit_code == 1
+    message = " ".join(result.output.split())
+    assert "'first_light' was not searched for: reachability runs only on a pack without lint errors" in message
+    assert "has 1 (unknown-reference at /progression/achievements/1/artwork_asset_id)" in message
+    assert "--max-states" not in message  # no bound was hit: raising it would change nothing
+    # Ignoring the error hides it from the findings, not from the search, which still does not run.
+    ignored = runner.invoke(app, ["lint", str(pack), "--explain", "first_light", "--ignore", "unknown-reference"])
+    assert ignored.exit_code == 1
+    assert "was not searched for" in ignored.output
+    # The same goal on the unbroken pack has its turns.
+    fixed = write(tmp_path / "fixed.json", example("0.5", "rich"))
+    assert runner.invoke(app, ["lint", str(fixed), "--explain", "first_light"]).exit_code == 0
+
+
+def test_a_goal_beyond_the_bound_says_to_raise_it(tmp_path: Path) -> None:
+    pack = write(tmp_path / "rich.json", example("0.5", "rich"))
+    result = runner.invoke(app, ["lint", str(pack), "--explain", "keeper_of_the_light", "--max-states", "1"])
+    assert result.exit_code == 1, result.output
+    message = " ".join(result.output.split())
+    assert "'keeper_of_the_light' was neither reached nor proven unreachable within the search bound (1 turns)" in (
+        message
+    )
+    assert "raise --max-states" in message
