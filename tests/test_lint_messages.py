@@ -13,7 +13,7 @@ import pytest
 from creatorpack.lint import LintConfig, MemoryAssets, lint
 from creatorpack.lint._suggest import Suggester, known_list, nearest
 
-from .conftest import EXAMPLES, example
+from .conftest import EXAMPLES, example, put
 
 Doc = dict[str, Any]
 QUICK = LintConfig(reachability=False)
@@ -223,3 +223,125 @@ def test_suggestions_have_a_budget() -> None:
     suggester = Suggester(budget=3)
     assert suggester.suggest("increase", ["increment", "add", "remove"]) == "; did you mean 'increment'?"
     assert suggester.suggest("increase", ["increment", "add", "remove"]) == ""  # spent: still reported, no hint
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "pointer", "message"),
+    [
+        (
+            "/content/0/entry_ids",
+            ["opning"],
+            "/content/0/entry_ids/0",
+            "entry_ids: no entry has the id 'opning' (known: opening, return_visit); did you mean 'opening'?",
+        ),
+        (
+            "/progression/achievements/0/badge_id",
+            "kepeer",
+            "/progression/achievements/0/badge_id",
+            "badge_id: no badge has the id 'kepeer' (known: ",
+        ),
+    ],
+)
+def test_unknown_references_name_one_item_of_the_collection(where: str, value: Any, pointer: str, message: str) -> None:
+    doc = put(rich(), where, value)
+    assert findings(doc)[("unknown-reference", pointer)].startswith(message)
+
+
+def test_unknown_visual_anchor_is_named_in_the_singular() -> None:
+    doc = example("0.2", "rich")
+    doc["actors"][0]["visual_anchor_ids"] = ["anchor_mra"]
+    message = findings(doc)[("unknown-reference", "/actors/0/visual_anchor_ids/0")]
+    assert message == (
+        "visual_anchor_ids: no visual anchor has the id 'anchor_mra' (known: anchor_lighthouse, anchor_mara); "
+        "did you mean 'anchor_mara'?"
+    )
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "code", "pointer", "message"),
+    [
+        (
+            "/runtime/rules/3/effects/0/path",
+            "/trst",
+            "unknown-state-path",
+            "/runtime/rules/3/effects/0/path",
+            (
+                "the state schema has no /trst (known: /harbour, /harbour/ferry_running, /harbour/storm_level, "
+                "/inventory, /lamp_lit, /trust); the effect is always rejected; did you mean '/trust'?"
+            ),
+        ),
+        (
+            "/runtime/rules/0/when",
+            {"op": "eq", "path": "/trst", "value": 1},
+            "unknown-state-path",
+            "/runtime/rules/0/when/path",
+            (
+                "the state schema has no /trst (known: /harbour, /harbour/ferry_running, /harbour/storm_level, "
+                "/inventory, /lamp_lit, /trust); did you mean '/trust'?"
+            ),
+        ),
+        (
+            "/runtime/rules/6/when/value",
+            "left_drak",
+            "observed-value-mismatch",
+            "/runtime/rules/6/when/value",
+            (
+                "'left_drak' is not a choice of 'lamp_choice'; use one of 'relit', 'left_dark', 'asked_mara'; "
+                "did you mean 'left_dark'?"
+            ),
+        ),
+        (
+            "/runtime/rules/3/effects/1/value",
+            "oil_cna",
+            "effect-type-mismatch",
+            "/runtime/rules/3/effects/1/value",
+            (
+                "'oil_cna' is not one of /inventory's values ['oil_can', 'logbook_page', 'brass_key']: "
+                "always rejected; did you mean 'oil_can'?"
+            ),
+        ),
+    ],
+)
+def test_a_suggestion_ends_its_message(where: str, value: Any, code: str, pointer: str, message: str) -> None:
+    doc = put(rich(), where, value)
+    assert findings(doc)[(code, pointer)] == message
+
+
+def test_no_suggestion_is_spliced_mid_sentence() -> None:
+    doc = rich()
+    doc["reader_cards"][0]["avatar"]["asset_id"] = "mara_portait"
+    doc["runtime"]["rules"][0]["kind"] = "guidence"
+    doc["runtime"]["rules"][1]["when"] = {"op": "observed", "id": "helped_strangr", "value": True}
+    doc["runtime"]["rules"][2]["when"] = {"op": "gte", "path": "/harbour/storm_levl", "value": 2}
+    doc["runtime"]["rules"][3]["effects"][0] = {"op": "increase", "path": "/trust", "by": 1}
+    doc["runtime"]["rules"][3]["effects"][1]["path"] = "/inventroy"
+    doc["runtime"]["rules"][6]["when"]["value"] = "left_drak"
+    doc["runtime"]["rules"][4]["effect"] = []
+    messages = list(findings(doc).values())
+    hinted = [m for m in messages if "did you mean" in m]
+    assert len(hinted) == 8, messages
+    for message in hinted:
+        assert message.endswith("?"), message
+        assert message.count("?") == 1, message
+
+
+def test_a_misspelt_observation_is_an_unknown_reference_only() -> None:
+    doc = rich()
+    doc["runtime"]["rules"][3]["when"] = {"op": "observed", "id": "helped_strangr", "value": True}
+    doc["runtime"]["rules"][4]["when"]["conditions"][0] = {"op": "observed", "id": "lamp_choise", "value": "relit"}
+    doc["runtime"]["rules"][2]["when"] = {"op": "not", "condition": {"op": "observed", "id": "met_mra", "value": True}}
+    found = findings(doc)
+    assert set(found) == {
+        ("unknown-reference", "/runtime/rules/3/when/id"),
+        ("unknown-reference", "/runtime/rules/4/when/conditions/0/id"),
+        ("unknown-reference", "/runtime/rules/2/when/condition/id"),
+    }
+    assert found[("unknown-reference", "/runtime/rules/3/when/id")].endswith("did you mean 'helped_stranger'?")
+    assert found[("unknown-reference", "/runtime/rules/4/when/conditions/0/id")].endswith("did you mean 'lamp_choice'?")
+
+
+def test_a_condition_with_a_known_observation_still_never_holds() -> None:
+    doc = rich()
+    doc["runtime"]["rules"][3]["when"] = {"op": "observed", "id": "lamp_choice", "value": "smashed_it"}
+    found = findings(doc)
+    assert ("never-holds", "/runtime/rules/3/when") in found

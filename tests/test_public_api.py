@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+import ast
+import builtins
 import importlib
 import inspect
 import pkgutil
+import re
 from types import ModuleType
 
 import pytest
 
 import creatorpack
+from creatorpack import errors
 
-PUBLIC_MODULES = sorted(
-    name
-    for _, name, _ in pkgutil.walk_packages(creatorpack.__path__, "creatorpack.")
-    if not any(part.startswith("_") for part in name.split("."))
-)
+ALL_MODULES = sorted(name for _, name, _ in pkgutil.walk_packages(creatorpack.__path__, "creatorpack."))
+PUBLIC_MODULES = [name for name in ALL_MODULES if not any(part.startswith("_") for part in name.split("."))]
+CORE_MODULES = [name for name in ALL_MODULES if not name.startswith("creatorpack.service")]
+"""Everything but the service, which sits beside the CLI (its own errors hang from ``ServiceError``)."""
+
+SIGNALS = frozenset({"creatorpack.lint._witness.Stop"})
+"""Exceptions used as control flow inside one module, never raised to a caller."""
 
 
 def _defined_here(module: ModuleType) -> set[str]:
@@ -35,6 +41,81 @@ def test_all_lists_public_names(name: str) -> None:
     assert _defined_here(module) <= exported
     for item in exported:
         assert hasattr(module, item), f"{name}.__all__ names {item!r}, which does not exist"
+
+
+def _assigned_here(module: ModuleType) -> set[str]:
+    """The public names a module assigns at top level (constants, type aliases)."""
+    names: set[str] = set()
+    for node in ast.parse(inspect.getsource(module)).body:
+        targets = (
+            node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        )
+        names.update(t.id for t in targets if isinstance(t, ast.Name) and not t.id.startswith("_"))
+    return names
+
+
+@pytest.mark.parametrize("name", [n for n in PUBLIC_MODULES if n in CORE_MODULES])
+def test_all_lists_public_constants_and_aliases(name: str) -> None:
+    module = importlib.import_module(name)
+    assert _assigned_here(module) <= set(module.__all__)
+    assert not [item for item in module.__all__ if item.startswith("_")]
+
+
+def _exceptions() -> list[type[BaseException]]:
+    return [
+        value
+        for name in CORE_MODULES
+        if not name.endswith(".__main__")  # running it is running the CLI
+        for value in vars(importlib.import_module(name)).values()
+        if inspect.isclass(value) and issubclass(value, BaseException) and value.__module__ == name
+    ]
+
+
+def test_every_exception_is_a_creatorpack_error() -> None:
+    found = _exceptions()
+    assert {errors.ConditionError, errors.EffectError, errors.UnknownVersionError} <= set(found)
+    for error in found:
+        where = f"{error.__module__}.{error.__qualname__}"
+        if error.__name__.startswith("_") or where in SIGNALS:
+            continue  # a private signal: caught where it is raised
+        assert issubclass(error, creatorpack.CreatorpackError), where
+        assert error.__name__ in (errors.__doc__ or ""), f"errors.py does not name {where}"
+
+
+def _drawn_tree() -> list[tuple[int, str, str | None]]:
+    """(depth, name, builtin) for each class drawn in errors.py's docstring tree."""
+    block = (errors.__doc__ or "").split("::", 1)[1].split("\n\n", 2)[1]
+    drawn: list[tuple[int, str, str | None]] = []
+    for line in block.splitlines():
+        if line.startswith("    CreatorpackError "):
+            drawn.append((0, "CreatorpackError", None))
+        elif match := re.match(r"^ {4}((?:[│ ] {3})*)[├└]── \(?([\w.]+)\)?(?: \[(\w+)\])?", line):
+            drawn.append((len(match.group(1)) // 4 + 1, match.group(2), match.group(3)))
+    return drawn
+
+
+def _drawn_class(name: str) -> type[BaseException]:
+    module, _, attribute = name.rpartition(".")
+    found = getattr(importlib.import_module(f"creatorpack.{module}" if module else "creatorpack.errors"), attribute)
+    assert inspect.isclass(found)
+    assert issubclass(found, BaseException)
+    return found
+
+
+def test_the_errors_docstring_draws_the_tree() -> None:
+    drawn = _drawn_tree()
+    defined = {error for error in _exceptions() if error.__module__ == "creatorpack.errors"}
+    assert {_drawn_class(name) for _, name, _ in drawn if "." not in name} == defined
+    parents: list[type[BaseException]] = []
+    for depth, name, builtin in drawn:
+        error = _drawn_class(name)
+        del parents[depth:]
+        if parents:
+            assert error.__bases__[0] is parents[-1], f"{name} is drawn under {parents[-1].__name__}"
+        if builtin is not None:
+            assert issubclass(error, getattr(builtins, builtin)), f"{name} is drawn as a {builtin}"
+        parents.append(error)
+    assert len(drawn) == len(defined) + 1  # and diff.MigrationError
 
 
 def test_package_exports_are_unique_and_importable() -> None:

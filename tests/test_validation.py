@@ -328,6 +328,19 @@ def test_enum_value_close_to_an_allowed_one_gets_a_suggestion(where: str, value:
     assert violation.message.endswith(f"; {hint}")
 
 
+def test_a_suggestion_follows_the_conditional_rules_reason() -> None:
+    pack = example("0.5", "rich")
+    index = next(i for i, a in enumerate(pack["assets"]) if a.get("kind") == "image" and a.get("generation_record"))
+    where = f"/assets/{index}/generation_record/config/task"
+    put(pack, where, "text_to_imag")
+    (violation,) = creatorpack.validate(pack).violations
+    assert (violation.pointer, violation.code) == (where, "asset-image-task-rule")
+    assert violation.message == (
+        "task: 'text_to_imag' is not one of 'text_to_image', 'image_to_image' (because kind is 'image'); "
+        "did you mean 'text_to_image'?"
+    )
+
+
 def test_enum_value_far_from_every_allowed_one_gets_none() -> None:
     pack = put(example("0.5", "minimal"), "/manifest/language", "de")
     (violation,) = creatorpack.validate(pack).violations

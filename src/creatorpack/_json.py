@@ -14,6 +14,8 @@ import orjson
 __all__ = [
     "JSON_TYPE_NAMES",
     "JsonPath",
+    "a_python_type",
+    "described",
     "json_type",
     "parse_pointer",
     "pointer",
@@ -65,6 +67,20 @@ def json_type(value: Any) -> str:
     if isinstance(value, list):
         return "array"
     return type(value).__name__
+
+
+def described(value: Any) -> str:
+    """A value's JSON type and Python rendering for state messages: ``integer 3``, ``string 'x'``, ``object``."""
+    name = JSON_TYPE_NAMES.get(type(value))
+    if name is not None and name != "object":
+        return f"{name} {value!r}"
+    return "object" if isinstance(value, Mapping) else type(value).__name__
+
+
+def a_python_type(value: object) -> str:
+    """The Python type name of a value that is no JSON, with its article: ``an int``, ``a Decimal``."""
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
 def show(value: Any, limit: int = 60) -> str:

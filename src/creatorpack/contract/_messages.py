@@ -127,10 +127,13 @@ class _Error:
             because,
         )
 
-    def finding(self, message: str, code: str | None = None) -> RawFinding:
-        """A finding at the value, with the conditional rule's reason, if any, appended."""
+    def finding(self, message: str, code: str | None = None, hint: str = "") -> RawFinding:
+        """A finding at the value, with the conditional rule's reason, if any, then ``hint`` appended.
+
+        The "did you mean" hint ends the message, so that its question mark ends the sentence.
+        """
         suffix = f" ({self.because})" if self.because else ""
-        return RawFinding(self.path, code or self.code, f"{self.field}: {message}{suffix}")
+        return RawFinding(self.path, code or self.code, f"{self.field}: {message}{suffix}{hint}")
 
 
 _Builder = Callable[[_Error], Iterator[RawFinding]]
@@ -145,12 +148,12 @@ def _enum(e: _Error) -> Iterator[RawFinding]:
     options = e.details.get("options", [])
     hint = _did_you_mean(e.value, options)
     if e.tokens[:3] == ["$defs", "Condition", "then"] and e.tokens[-3:] == ["properties", "op", "enum"]:
-        yield e.finding(f"{show(e.value)} is not a condition op; use one of {_one_of(options)}{hint}", "unknown-op")
+        yield e.finding(f"{show(e.value)} is not a condition op; use one of {_one_of(options)}", "unknown-op", hint)
     elif e.tokens[-4:] == ["Observation", "properties", "type", "enum"]:
-        message = f"{show(e.value)} is not an observation type; use one of {_one_of(options)}{hint}"
-        yield e.finding(message, "unknown-observation-type")
+        message = f"{show(e.value)} is not an observation type; use one of {_one_of(options)}"
+        yield e.finding(message, "unknown-observation-type", hint)
     else:
-        yield e.finding(f"{show(e.value)} is not one of {_one_of(options)}{hint}")
+        yield e.finding(f"{show(e.value)} is not one of {_one_of(options)}", hint=hint)
 
 
 def _const(e: _Error) -> Iterator[RawFinding]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from creatorpack._json import JsonPath, unescape
+from creatorpack._json import JsonPath, parse_pointer
 
 __all__ = ["SchemaIndex"]
 
@@ -29,7 +29,7 @@ class SchemaIndex:
         if not location or "#" not in location:
             return "", [], None
         uri, _, fragment = location.partition("#")
-        tokens = [unescape(t) for t in fragment.split("/")[1:]]
+        tokens = list(parse_pointer(fragment) or ())
         node: Any = self._documents.get(uri.rsplit("/", 1)[-1])
         for token in tokens:
             if isinstance(node, dict):
@@ -92,8 +92,8 @@ class SchemaIndex:
         uri, _, fragment = ref.partition("#")
         name = uri.rsplit("/", 1)[-1] if uri else document
         node: Any = self._documents.get(name)
-        for token in fragment.split("/")[1:]:
-            node = node.get(unescape(token)) if isinstance(node, dict) else None
+        for token in parse_pointer(fragment) or ():
+            node = node.get(token) if isinstance(node, dict) else None
         return name, node
 
 

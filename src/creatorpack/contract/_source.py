@@ -15,7 +15,7 @@ from typing import Any, Final, TypeAlias
 
 import orjson
 
-from creatorpack._json import JsonPath, pointer
+from creatorpack._json import JsonPath, a_python_type, pointer
 from creatorpack.contract import _parse
 from creatorpack.errors import LimitError, NotJSONDataError, NotJSONError, SourceTypeError, UnreadableError
 
@@ -48,7 +48,9 @@ def read(source: object, max_bytes: int) -> tuple[bytes | str | None, _parse.Par
         document = source if isinstance(source, dict) else dict(source)
         check_json_data(document)
         return None, _parse.Parsed(document)
-    raise SourceTypeError(f"cannot validate {_a(source)}: pass bytes, str (JSON text), a pathlib.Path or a mapping")
+    raise SourceTypeError(
+        f"cannot validate {a_python_type(source)}: pass bytes, str (JSON text), a pathlib.Path or a mapping"
+    )
 
 
 def _looks_like_a_path(text: str) -> bool:
@@ -126,7 +128,7 @@ def _find_bad(root: Any) -> None:
                 if not isinstance(key, str):
                     where = pointer(path) or "/"
                     raise NotJSONDataError(
-                        f"{where}: the key {key!r} is {_a(key)}; JSON member names are strings",
+                        f"{where}: the key {key!r} is {a_python_type(key)}; JSON member names are strings",
                         pointer=pointer(path),
                         python_type=type(key).__name__,
                     )
@@ -139,16 +141,11 @@ def _find_bad(root: Any) -> None:
             _raise(path, node, "JSON has objects, arrays, strings, numbers, booleans and null")
 
 
-def _a(value: object) -> str:
-    name = type(value).__name__
-    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
-
-
 def _raise(path: JsonPath, value: object, why: str) -> None:
     shown = repr(value)
     shown = shown if len(shown) <= 40 else shown[:39] + "…"
     raise NotJSONDataError(
-        f"{pointer(path) or '/'}: {shown} is {_a(value)}, not a JSON value; {why}",
+        f"{pointer(path) or '/'}: {shown} is {a_python_type(value)}, not a JSON value; {why}",
         pointer=pointer(path),
         python_type=type(value).__name__,
     )

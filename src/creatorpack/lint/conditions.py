@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, Final
+from typing import Any
 
 from creatorpack._json import JsonPath, pointer, show
 from creatorpack.contract.findings import RawFinding
@@ -11,8 +11,8 @@ from creatorpack.lint._sat import Checker
 from creatorpack.lint._suggest import known_list
 from creatorpack.lint.index import PackIndex
 from creatorpack.lint.rules import Raw
-from creatorpack.play.conditions import json_equal, parse_pointer, sub_condition
-from creatorpack.play.state import check_state, schema_at
+from creatorpack.play.conditions import COMPARISON_OPS, ORDER_OPS, json_equal, parse_pointer, sub_condition
+from creatorpack.play.state import EFFECT_OPS, check_state, schema_at
 
 __all__ = [
     "EFFECT_OPS",
@@ -25,11 +25,6 @@ __all__ = [
     "effect_rules",
     "state_paths",
 ]
-
-EFFECT_OPS: Final = ("increment", "add", "remove")
-"""The effect ops the runtime knows."""
-
-_ORDER: Final = ("gt", "gte", "lt", "lte")
 
 
 def state_paths(schema: Mapping[str, Any], at: str = "") -> list[str]:
@@ -81,7 +76,7 @@ def check_conditions(index: PackIndex) -> Iterator[Raw]:
         for leaf_path, leaf in _leaves(condition, path):
             if leaf.get("op") == "observed":
                 yield from _check_observed(index, leaf_path, leaf)
-            elif leaf.get("op") in ("eq", "ne", "contains", *_ORDER):
+            elif leaf.get("op") in COMPARISON_OPS:
                 yield from _check_comparison(index, leaf_path, leaf)
 
 
@@ -92,7 +87,7 @@ def _check_observed(index: PackIndex, path: JsonPath, leaf: Mapping[str, Any]) -
         hint = index.suggester.suggest(str(ident), index.observations)
         known = known_list(index.observations)
         yield RawFinding(
-            (*path, "id"), "unknown-reference", f"no observation has the id {ident!r}{hint} (known: {known})"
+            (*path, "id"), "unknown-reference", f"no observation has the id {ident!r} (known: {known}){hint}"
         )
     elif observation.get("type") == "boolean" and not isinstance(value, bool):
         yield RawFinding(
@@ -107,7 +102,7 @@ def _check_observed(index: PackIndex, path: JsonPath, leaf: Mapping[str, Any]) -
         yield RawFinding(
             (*path, "value"),
             "observed-value-mismatch",
-            f"{show(value)} is not a choice of {ident!r}{hint}; use one of {keys}",
+            f"{show(value)} is not a choice of {ident!r}; use one of {keys}{hint}",
         )
 
 
@@ -125,7 +120,7 @@ def _resolve(index: PackIndex, path: JsonPath, raw: Any, effect: bool) -> Raw | 
     hint = index.suggester.suggest(str(raw), known)
     tail = "; the effect is always rejected" if effect else ""
     return RawFinding(
-        (*path, "path"), "unknown-state-path", f"the state schema has no {raw}{hint}{tail} (known: {known_list(known)})"
+        (*path, "path"), "unknown-state-path", f"the state schema has no {raw} (known: {known_list(known)}){tail}{hint}"
     )
 
 
@@ -136,13 +131,13 @@ def _check_comparison(index: PackIndex, path: JsonPath, leaf: Mapping[str, Any])
         yield target
         return
     kind = target.get("type")
-    if op in _ORDER and kind != "integer":
+    if op in ORDER_OPS and kind != "integer":
         yield RawFinding(
             (*path, "op"),
             "comparison-type-mismatch",
             f"{op} compares numbers, but {raw} is {kind or 'an enum'}: it never holds",
         )
-    elif op in _ORDER and (not isinstance(value, int | float) or isinstance(value, bool)):
+    elif op in ORDER_OPS and (not isinstance(value, int | float) or isinstance(value, bool)):
         yield RawFinding(
             (*path, "value"), "comparison-type-mismatch", f"{op} needs a number, not {show(value)}: it never holds"
         )
@@ -230,7 +225,7 @@ def _check_effect(index: PackIndex, path: JsonPath, effect: Mapping[str, Any]) -
         yield RawFinding(
             (*path, "value"),
             "effect-type-mismatch",
-            f"{show(value)} is not one of {raw}'s values {enum}{hint}: always rejected",
+            f"{show(value)} is not one of {raw}'s values {enum}: always rejected{hint}",
         )
 
 
@@ -257,10 +252,18 @@ def check_satisfiable(index: PackIndex) -> Iterator[Raw]:
     for path, condition in index.conditions():
         if not checker.may_hold(condition):
             where, reason = checker.explain(condition, path)
-            if checker.unresolved:
-                continue  # the path that does not resolve is its own finding (unknown-state-path)
+            if checker.unresolved or _reads_unknown_observation(index, condition):
+                continue  # an unknown path or observation id is its own finding (unknown-state-path, -reference)
             if where == path:
                 message = f"{path[-1]} can never hold: {reason}; fix or remove it"
             else:
                 message = f"this part of the {path[-1]} can never hold ({reason}), so neither can the {path[-1]}"
             yield RawFinding(where, "never-holds", message)
+
+
+def _reads_unknown_observation(index: PackIndex, condition: Mapping[str, Any]) -> bool:
+    """Whether an ``observed`` part of ``condition`` names an observation the pack does not have."""
+    return any(
+        leaf.get("op") == "observed" and str(leaf.get("id")) not in index.observations
+        for _, leaf in _leaves(condition, ())
+    )

@@ -15,9 +15,10 @@ from creatorpack._json import JsonPath, show
 from creatorpack.contract.findings import RawFinding
 from creatorpack.contract.schema import SUPPORTED_VERSIONS, document
 from creatorpack.lint._suggest import did_you_mean, nearest
-from creatorpack.lint.conditions import EFFECT_OPS, effect_rules
+from creatorpack.lint.conditions import effect_rules
 from creatorpack.lint.index import PackIndex
 from creatorpack.lint.rules import Raw
+from creatorpack.play.state import EFFECT_OPS
 
 __all__ = [
     "RULE_KINDS",
@@ -58,7 +59,7 @@ def check_rule_kinds(index: PackIndex) -> Iterator[Raw]:
 
 
 def check_effect_ops(index: PackIndex) -> Iterator[Raw]:
-    """An effect op other than increment, add, remove is rejected every time, with its rule's effects."""
+    """An effect op the runtime does not know (:data:`EFFECT_OPS`) is rejected, with its rule's other effects."""
     for number, rule in effect_rules(index):
         effects = rule.get("effects")
         for position, effect in enumerate(effects if isinstance(effects, list) else []):
@@ -68,7 +69,7 @@ def check_effect_ops(index: PackIndex) -> Iterator[Raw]:
                 yield RawFinding(
                     ("runtime", "rules", number, "effects", position, *(("op",) if "op" in effect else ())),
                     "unknown-effect-op",
-                    f"effect op {show(op)} is not one the runtime knows (increment, add, remove): the effect "
+                    f"effect op {show(op)} is not one the runtime knows ({', '.join(EFFECT_OPS)}): the effect "
                     f"is always rejected, and the rule's other effects with it{hint}",
                 )
 

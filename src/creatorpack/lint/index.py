@@ -16,7 +16,7 @@ from creatorpack.contract.findings import RawFinding
 from creatorpack.lint._suggest import Suggester
 from creatorpack.lint.rules import Raw
 
-__all__ = ["LAYOUTS", "Layout", "PackIndex", "get"]
+__all__ = ["CONDITION_KEYS", "LAYOUTS", "Layout", "PackIndex", "get"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +80,7 @@ LAYOUTS: Final[Mapping[str, Layout]] = {
 """Each contract version's layout."""
 
 CONDITION_KEYS: Final = frozenset(["when", "reveal_when", "completion"])
+"""The members that hold a top-level condition."""
 
 
 def get(node: Any, path: Sequence[str | int]) -> Any:

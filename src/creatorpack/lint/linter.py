@@ -44,6 +44,8 @@ from creatorpack.lint.rules import RULES, Finding, LintConfig, LintReport, Raw, 
 __all__ = [
     "CHECKS",
     "RULES",
+    "AssetCheck",
+    "Check",
     "Checks",
     "Finding",
     "LintConfig",
@@ -65,7 +67,9 @@ __all__ = [
 ]
 
 Check: TypeAlias = Callable[[PackIndex], Iterable[Raw]]
+"""A check of the pack: its findings."""
 AssetCheck: TypeAlias = Callable[[PackIndex, AssetSource], Iterable[Raw]]
+"""A check of the pack's asset files: its findings."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 from creatorpack._json import JsonPath
@@ -14,18 +14,19 @@ from creatorpack.lint.rules import Raw
 
 __all__ = ["check_references"]
 
-_COLLECTIONS: Final = {
-    "asset": "assets",
-    "illustration": "illustrations",
-    "badge": "badges",
-    "entry": "entries",
-    "achievement": "achievements",
-    "ending": "endings",
-    "casting": "castings",
-    "observation": "observations",
-    "anchor": "visual_anchors",
-    "actor": "actors",
+_COLLECTIONS: Final[Mapping[str, tuple[str, str]]] = {
+    "asset": ("assets", "asset"),
+    "illustration": ("illustrations", "illustration"),
+    "badge": ("badges", "badge"),
+    "entry": ("entries", "entry"),
+    "achievement": ("achievements", "achievement"),
+    "ending": ("endings", "ending"),
+    "casting": ("castings", "casting"),
+    "observation": ("observations", "observation"),
+    "anchor": ("visual_anchors", "visual anchor"),
+    "actor": ("actors", "actor"),
 }
+"""Each reference kind (``<kind>_id``): the index collection it names, and one item's name in messages."""
 _ID_KEY: Final = re.compile(
     r"^(?:.*_)?(asset|illustration|badge|entry|achievement|ending|casting|observation|anchor|actor)_ids?$"
 )
@@ -43,7 +44,7 @@ def check_references(index: PackIndex) -> Iterator[Raw]:
         if layout.reference_roots is not None and path[0] not in layout.reference_roots:
             continue
         kind = match.group(1)
-        known = index.collections.get(_COLLECTIONS[kind])
+        known = index.collections.get(_COLLECTIONS[kind][0])
         if known is None or (kind == "anchor" and not known):
             continue  # visual anchors' shape is not shown: only anchors with ids can be checked
         values = node if isinstance(node, list) else [node]
@@ -65,8 +66,7 @@ def _unknown(index: PackIndex, where: JsonPath, key: str, kind: str, value: str,
         return RawFinding(
             where, "unknown-reference", f"{key}: {value!r} names an entry, but no entry has an id; give entries an 'id'"
         )
-    collection = _COLLECTIONS[kind]
-    what = collection[:-1].replace("_", " ")
+    what = _COLLECTIONS[kind][1]
     return RawFinding(
-        where, "unknown-reference", f"{key}: no {what} has the id {value!r}{hint} (known: {known_list(known)})"
+        where, "unknown-reference", f"{key}: no {what} has the id {value!r} (known: {known_list(known)}){hint}"
     )

@@ -22,16 +22,24 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, TypeAlias
+from typing import Any, Final, Literal, TypeAlias, TypeGuard, get_args
 
 from creatorpack._json import parse_pointer
 from creatorpack.errors import ConditionError
 
 __all__ = [
+    "COMPARISON_OPS",
+    "CONDITION_OPS",
     "MISSING",
+    "ORDER_OPS",
+    "Answers",
+    "ComparisonOp",
     "CompiledCondition",
     "ConditionError",
+    "ConditionOp",
     "Evaluator",
+    "OrderOp",
+    "State",
     "compile_condition",
     "json_equal",
     "parse_pointer",
@@ -40,8 +48,24 @@ __all__ = [
 ]
 
 State: TypeAlias = Mapping[str, Any]
+"""A runtime state: the values of the state schema's members."""
 Answers: TypeAlias = Mapping[str, Any]
+"""The narrator's latest answer to each observation, by observation id."""
 Evaluator: TypeAlias = Callable[[State, Answers], bool]
+
+OrderOp: TypeAlias = Literal["gt", "gte", "lt", "lte"]
+"""The comparisons that hold only between numbers."""
+ComparisonOp: TypeAlias = Literal["eq", "ne", OrderOp, "contains"]
+"""The ops that compare the value at a state ``path`` with ``value``."""
+ConditionOp: TypeAlias = Literal["literal", ComparisonOp, "observed", "all", "any", "not"]
+"""Every condition op of the grammar (a closed set: anything else is no condition)."""
+
+ORDER_OPS: Final[tuple[OrderOp, ...]] = get_args(OrderOp)
+"""The :data:`OrderOp` values."""
+COMPARISON_OPS: Final[tuple[ComparisonOp, ...]] = get_args(ComparisonOp)
+"""The :data:`ComparisonOp` values."""
+CONDITION_OPS: Final[frozenset[ConditionOp]] = frozenset(get_args(ConditionOp))
+"""The :data:`ConditionOp` values."""
 
 
 class _Missing:
@@ -170,7 +194,27 @@ _RUNTIME: Final = {
     "_eq": _equal,
     "_seteq": _set_equal_present,
 }
-_SYMBOLS: Final = {"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+_SYMBOLS: Final[Mapping[OrderOp, str]] = {"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+_ORDER_TESTS: Final[Mapping[OrderOp, Callable[[Any, Any], bool]]] = {
+    "gt": lambda actual, expected: actual > expected,
+    "gte": lambda actual, expected: actual >= expected,
+    "lt": lambda actual, expected: actual < expected,
+    "lte": lambda actual, expected: actual <= expected,
+}
+
+
+def _is_op(op: object) -> TypeGuard[ConditionOp]:
+    return op in CONDITION_OPS
+
+
+def _op(node: Any) -> ConditionOp:
+    """The op of a condition node; :class:`ConditionError` for what is no condition."""
+    if not isinstance(node, Mapping):
+        raise ConditionError(f"a condition must be an object, not {node!r}")
+    op = node.get("op")
+    if not _is_op(op):
+        raise ConditionError(f"unknown condition op {op!r}")
+    return op
 
 
 def _literal(value: Any, constants: list[Any]) -> str:
@@ -191,9 +235,7 @@ def _lookup(tokens: tuple[str, ...], constants: list[Any]) -> str:
 
 
 def _expression(node: Any, set_paths: frozenset[str], constants: list[Any]) -> str:
-    if not isinstance(node, Mapping):
-        raise ConditionError(f"a condition must be an object, not {node!r}")
-    op = node.get("op")
+    op = _op(node)
     if op == "literal":
         return "True" if node.get("value") is True else "False"
     if op in ("all", "any"):
@@ -218,7 +260,7 @@ def _expression(node: Any, set_paths: frozenset[str], constants: list[Any]) -> s
     lookup = _lookup(tokens, constants)
     value = f"(v := {lookup})"
     expected = node.get("value")
-    if op in _SYMBOLS:
+    if op in ORDER_OPS:
         if not _is_number(expected):
             return "False"
         return f"(type({value}) in (int, float) and v {_SYMBOLS[op]} {_literal(expected, constants)})"
@@ -236,17 +278,13 @@ def _expression(node: Any, set_paths: frozenset[str], constants: list[Any]) -> s
         if op == "eq":
             return test
         return f"({value} is not _M and not {test.replace(value, 'v', 1)})"
-    if op == "contains":
-        if isinstance(expected, str):
-            return f"(type({value}) in (list, str) and {expected!r} in v)"
-        return f"_contains({value}, {_literal(expected, constants)})"
-    raise ConditionError(f"unknown condition op {op!r}")
+    if isinstance(expected, str):  # contains
+        return f"(type({value}) in (list, str) and {expected!r} in v)"
+    return f"_contains({value}, {_literal(expected, constants)})"
 
 
 def _compile(node: Any, set_paths: frozenset[str], keys: set[str], observations: set[str]) -> Evaluator:
-    if not isinstance(node, Mapping):
-        raise ConditionError(f"a condition must be an object, not {node!r}")
-    op = node.get("op")
+    op = _op(node)
     if op == "literal":
         constant = node.get("value") is True
         return lambda state, answers: constant
@@ -268,12 +306,12 @@ def _compile(node: Any, set_paths: frozenset[str], keys: set[str], observations:
             return answer is not MISSING and json_equal(answer, expected)
 
         return observed
-    if op in ("eq", "ne", "gt", "gte", "lt", "lte", "contains"):
+    if op in COMPARISON_OPS:
         return _comparison(op, node.get("path"), node.get("value"), set_paths, keys)
     raise ConditionError(f"unknown condition op {op!r}")
 
 
-def _comparison(op: str, path: Any, expected: Any, set_paths: frozenset[str], keys: set[str]) -> Evaluator:
+def _comparison(op: ComparisonOp, path: Any, expected: Any, set_paths: frozenset[str], keys: set[str]) -> Evaluator:
     tokens = parse_pointer(path) if isinstance(path, str) else None
     if tokens is None:
         return lambda state, answers: False  # not a JSON Pointer: never resolves
@@ -299,18 +337,13 @@ def _comparison(op: str, path: Any, expected: Any, set_paths: frozenset[str], ke
             return False
 
         return contains
-    if not _is_number(expected):
+    if not _is_number(expected) or op not in ORDER_OPS:
         return lambda state, answers: False
-    test: Callable[[Any], bool] = {
-        "gt": lambda v: v > expected,
-        "gte": lambda v: v >= expected,
-        "lt": lambda v: v < expected,
-        "lte": lambda v: v <= expected,
-    }[op]
+    test = _ORDER_TESTS[op]
 
     def order(state: State, answers: Answers) -> bool:
         actual = resolve(state, tokens)
-        return _is_number(actual) and test(actual)
+        return _is_number(actual) and test(actual, expected)
 
     return order
 

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import Any, Final, Literal, TypeAlias, TypeGuard, get_args
 
-from creatorpack._json import JSON_TYPE_NAMES, parse_pointer, pointer
+from creatorpack._json import described, parse_pointer, pointer
 from creatorpack.errors import EffectError
-from creatorpack.play.conditions import json_equal
+from creatorpack.play.conditions import State, json_equal
 
 __all__ = [
+    "EFFECT_OPS",
     "CompiledEffect",
     "EffectError",
+    "EffectOp",
+    "State",
     "StateProblem",
     "apply_effect",
     "check_state",
@@ -26,7 +29,15 @@ __all__ = [
     "set_paths",
 ]
 
-State: TypeAlias = Mapping[str, Any]
+EffectOp: TypeAlias = Literal["increment", "add", "remove"]
+"""The effect ops the runtime knows (a closed set: any other op is always rejected)."""
+
+EFFECT_OPS: Final[tuple[EffectOp, ...]] = get_args(EffectOp)
+"""The effect ops the runtime knows, in the order messages list them."""
+
+
+def _is_op(op: object) -> TypeGuard[EffectOp]:
+    return op in EFFECT_OPS
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +54,7 @@ def check_state(schema: Mapping[str, Any], state: Any, at: tuple[str, ...] = ())
     kind = schema.get("type")
     if kind == "object":
         if not isinstance(state, Mapping):
-            yield StateProblem(where, f"expected an object, got {_describe(state)}")
+            yield StateProblem(where, f"expected an object, got {described(state)}")
             return
         properties: Mapping[str, Any] = schema.get("properties", {})
         for name in schema.get("required", ()):
@@ -56,16 +67,16 @@ def check_state(schema: Mapping[str, Any], state: Any, at: tuple[str, ...] = ())
                 yield from check_state(properties[name], value, (*at, name))
     elif kind == "integer":
         if not isinstance(state, int) or isinstance(state, bool):
-            yield StateProblem(where, f"expected an integer, got {_describe(state)}")
+            yield StateProblem(where, f"expected an integer, got {described(state)}")
         elif not schema["minimum"] <= state <= schema["maximum"]:
             yield StateProblem(where, f"{state} is outside {schema['minimum']}..{schema['maximum']}")
     elif kind == "boolean":
         if not isinstance(state, bool):
-            yield StateProblem(where, f"expected a boolean, got {_describe(state)}")
+            yield StateProblem(where, f"expected a boolean, got {described(state)}")
     elif kind == "array":
         allowed = schema.get("items", {}).get("enum", [])
         if not isinstance(state, list):
-            yield StateProblem(where, f"expected a set (array), got {_describe(state)}")
+            yield StateProblem(where, f"expected a set (array), got {described(state)}")
             return
         for index, item in enumerate(state):
             if item not in allowed or not isinstance(item, str):
@@ -74,13 +85,6 @@ def check_state(schema: Mapping[str, Any], state: Any, at: tuple[str, ...] = ())
             yield StateProblem(where, "a set must not repeat a member")
     elif isinstance(schema.get("enum"), list) and not any(json_equal(state, o) for o in schema["enum"]):
         yield StateProblem(where, f"{state!r} is not one of {schema['enum']}")
-
-
-def _describe(value: Any) -> str:
-    name = JSON_TYPE_NAMES.get(type(value))
-    if name is not None and name != "object":
-        return f"{name} {value!r}"
-    return "object" if isinstance(value, Mapping) else type(value).__name__
 
 
 def schema_at(schema: Mapping[str, Any], tokens: Sequence[str]) -> Mapping[str, Any] | None:
@@ -124,7 +128,8 @@ class CompiledEffect:
     __slots__ = ("allowed", "by", "error", "high", "key", "low", "op", "path", "reject", "tokens", "value")
 
     def __init__(self, schema: Mapping[str, Any], effect: Mapping[str, Any]) -> None:
-        self.op = effect.get("op")
+        raw = effect.get("op")
+        self.op: EffectOp | None = raw if _is_op(raw) else None
         self.path = effect.get("path")
         tokens = parse_pointer(self.path) if isinstance(self.path, str) else None
         self.tokens: tuple[str, ...] = tokens or ()
@@ -160,7 +165,7 @@ class CompiledEffect:
             if self.value not in self.allowed:
                 self.error = f"{self.value!r} is not one of the set's values {self.allowed} at {self.path}"
         else:
-            self.error = f"effect op {self.op!r} is not one this runtime knows (increment, add, remove)"
+            self.error = f"effect op {raw!r} is not one this runtime knows ({', '.join(EFFECT_OPS)})"
 
     def apply(self, working: dict[str, Any]) -> None:
         """Apply to ``working`` (a top-level copy of the state, changed in place), or raise EffectError."""
