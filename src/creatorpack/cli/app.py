@@ -337,7 +337,7 @@ def _check_explain_target(path: str, target: str) -> None:
     listed = "; ".join(f"{kind}s: {suggest.known(ids)}" for kind, ids in known.items() if ids) or "it has none"
     guess = suggest.nearest(target, [i for ids in known.values() for i in ids])
     hint = f"; did you mean {guess!r}?" if guess else ""
-    typer.echo(f"creatorpack: {target!r} is no achievement, ending or rule of {path}{hint} ({listed})", err=True)
+    typer.echo(f"creatorpack: {target!r} is no achievement, ending or rule of {path} ({listed}){hint}", err=True)
     raise typer.Exit(2)
 
 

@@ -59,7 +59,7 @@ def load_config(table: Mapping[str, Any], *, source: str) -> LintSettings:
     for key in table:
         if key not in KEYS:
             raise LintConfigError(
-                source, str(key), f"unknown key{did_you_mean(str(key), KEYS)}; known: {', '.join(KEYS)}"
+                source, str(key), f"unknown key (known: {', '.join(KEYS)}){did_you_mean(str(key), KEYS)}"
             )
     return LintSettings(
         ignore=_ignore(table, source),
