@@ -19,6 +19,7 @@ from creatorpack.diff import (
 )
 from creatorpack.errors import CreatorpackError, SessionLoadError
 from creatorpack.play import Engine, Session
+from creatorpack.play.model import STATE_MEMBERS, state_members
 
 from .conftest import example
 
@@ -444,13 +445,54 @@ def test_load_migrating_without_the_old_pack() -> None:
     assert same.state.state == session.state.state
 
 
-def test_an_optional_member_new_to_the_revision_takes_the_initial_value_only_with_the_old_pack() -> None:
+def test_an_optional_member_new_to_the_revision_takes_the_initial_value_without_the_old_pack_too() -> None:
     old, new = _pair()
     _schema(new)["properties"]["courage"] = {"type": "boolean"}
     new["runtime"]["entries"][0]["initial_state"]["courage"] = True
-    saved = _save(old)
+    saved = {**_save(old), STATE_MEMBERS: state_members(_schema(old))}  # the save records its schema's members
     assert migrate(saved, old, new)["state"]["courage"] is True
-    assert "courage" not in migrate(saved, None, new)["state"]
+    assert migrate(saved, None, new)["state"]["courage"] is True  # creatorpack play --load: the save alone
+    assert migration_plan(None, new).check(saved) == migration_plan(old, new).check(saved)
+    # A save without the record (written before saves had it): as before, only a required member is new.
+    legacy = {key: value for key, value in saved.items() if key != STATE_MEMBERS}
+    assert migrate(legacy, old, new)["state"]["courage"] is True
+    assert "courage" not in migrate(legacy, None, new)["state"]
+
+
+def test_a_save_records_its_state_schemas_members_and_the_moved_save_the_new_ones() -> None:
+    old, new = _pair()
+    _schema(new)["properties"]["courage"] = {"type": "integer", "minimum": 0, "maximum": 3}
+    del _schema(new)["properties"]["lamp_lit"]
+    _schema(new)["required"].remove("lamp_lit")
+    for entry in new["runtime"]["entries"]:
+        del entry["initial_state"]["lamp_lit"]
+    engine = Engine(old)
+    state, _ = engine.start()
+    assert state.to_json(engine.schema)[STATE_MEMBERS] == {
+        "trust": "integer",
+        "lamp_lit": "boolean",
+        "inventory": "array",
+        "harbour": {"storm_level": "integer", "ferry_running": "boolean"},
+    }
+    assert STATE_MEMBERS not in state.to_json()
+    moved = migrate(state.to_json(engine.schema), None, new)
+    assert moved[STATE_MEMBERS] == state_members(_schema(new))
+    assert "lamp_lit" not in moved["state"]
+    assert Engine(new).load(moved).state == moved["state"]
+    # a nested member new to the revision is found by the record too
+    _schema(new)["properties"]["harbour"]["properties"]["fog"] = {"type": "boolean"}
+    for entry in new["runtime"]["entries"]:
+        entry["initial_state"]["harbour"]["fog"] = False
+    recorded = state.to_json(engine.schema)
+    assert migrate(recorded, None, new)["state"]["harbour"]["fog"] is False
+    assert migrate(recorded, None, new) == migrate(recorded, old, new)
+
+
+@pytest.mark.parametrize("members", [[], {"trust": 1}, {"harbour": {"storm_level": None}}, "trust"])
+def test_a_malformed_record_of_members_is_a_malformed_save(members: Any) -> None:
+    old, new = _pair()
+    with pytest.raises(SessionLoadError, match="'state_members' must map member names"):
+        migration_plan(None, new).check({**_save(old), STATE_MEMBERS: members})
 
 
 def test_packs_of_different_versions_compare() -> None:

@@ -2,7 +2,8 @@
 
 Saves come from the scripted playthroughs (``examples/*/playthrough.jsonl``) and random turns,
 from every entry, at every turn. For each save, the plan's verdict must agree with the new
-revision's engine: ``as_is`` loads unchanged, ``by_plan`` loads once migrated (and plays on),
+revision's engine (and a plan without the old pack must agree with it, given the save's record of
+its state schema's members): ``as_is`` loads unchanged, ``by_plan`` loads once migrated (and plays on),
 ``cannot`` does not load and names each misfit; every step and misfit is covered by the static
 verdict, and a static ``fits`` means every save loads as it is.
 """
@@ -21,6 +22,7 @@ from creatorpack.contract import validate
 from creatorpack.diff import Compatibility, MigrationError, compatibility, diff, migration_plan
 from creatorpack.errors import SessionLoadError
 from creatorpack.play import Engine, Session, Turn, parse_script
+from creatorpack.play.model import STATE_MEMBERS, state_members
 from creatorpack.play.state import check_state
 
 from .conftest import EXAMPLES, example
@@ -249,10 +251,17 @@ def test_the_verdict_agrees_with_loading_the_saves(version: str, edits: list[Edi
     static = compatibility(old, new)
     assert diff(old, new).compatibility == static
     plan = migration_plan(old, new)
+    alone = migration_plan(None, new)  # what creatorpack play --load plans with: the save and the new pack
+    members = state_members(Engine(old).schema)
     engine = Engine(new)
     for saved in saves:
         verdict = plan.check(saved)
         event(f"save {verdict.level}, static {static.level}")
+        # A save that records its state schema's members is planned alike without the old pack.
+        recorded = {**saved, STATE_MEMBERS: members}
+        assert alone.check(recorded) == plan.check(recorded) == verdict
+        if verdict.level != "cannot":
+            assert alone.apply(recorded) == plan.apply(recorded)
         if static.level == "fits":
             assert verdict.level == "as_is"
         # Every step and misfit is foreseen by the static verdict (a member that may not fit in

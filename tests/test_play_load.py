@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,8 @@ from typer.testing import CliRunner
 
 from creatorpack.cli import app
 from creatorpack.diff import migration_plan
+from creatorpack.play import Engine
+from creatorpack.play.model import STATE_MEMBERS, state_members
 from creatorpack.testing import parse_script, play
 
 from .conftest import EXAMPLES, example
@@ -82,9 +85,52 @@ def test_a_save_of_another_revision_is_migrated_by_the_diffs_plan(tmp_path: Path
     text = _invoke(str(new), "--load", str(saved), "--script", str(empty))
     assert text.exit_code == 0
     assert text.stdout.startswith(
-        "migrated the save from revision 3 to 4\n  add /state/courage: a member now required: "
-        "the entry's initial_state value\nturn 1: state"
+        f"migrated the save from revision 3 to 4\n  add /state/courage: {report.steps[0].detail}\nturn 1: state"
     )
+
+
+def test_play_load_plans_from_the_saves_record_of_its_members_as_the_service_does_with_the_old_pack(
+    tmp_path: Path,
+) -> None:
+    old = example("0.5", "rich")
+    new = copy.deepcopy(old)
+    new["manifest"]["revision"] += 1
+    new["runtime"]["state"]["schema"]["properties"]["courage"] = {"type": "integer", "minimum": 0, "maximum": 5}
+    for entry in new["runtime"]["entries"]:  # an optional member, which every entry starts at 2
+        entry["initial_state"]["courage"] = 2
+    (tmp_path / "new.json").write_text(json.dumps(new))
+    engine = Engine(old)
+    state, _ = engine.start("opening")
+    recorded = state.to_json(engine.schema)  # as the service keeps a save (GET /v1/sessions/{id} gives it)
+    assert recorded[STATE_MEMBERS] == state_members(engine.schema)
+    assert "courage" not in recorded[STATE_MEMBERS]
+    legacy = state.to_json()  # a save from before saves recorded their members
+    empty = _write(tmp_path / "empty.jsonl", [])
+    moved: dict[str, Any] = {}
+    for name, saved in (("recorded", recorded), ("legacy", legacy)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(saved))
+        args = ("--load", str(tmp_path / f"{name}.json"), "--script", str(empty), "-f", "json")
+        result = _invoke(str(tmp_path / "new.json"), *args)
+        assert result.exit_code == 0, result.output
+        moved[name] = json.loads(result.stdout)
+    expected, report = migration_plan(old, new).apply(recorded)  # the service's plan: the old pack at hand
+    assert moved["recorded"]["migration"] == report.to_json()
+    assert moved["recorded"]["start"]["state"] == expected["state"]
+    assert moved["recorded"]["start"]["state"]["courage"] == 2
+    # Without the record, as before: only a member the new revision requires counts as new.
+    assert "courage" not in moved["legacy"]["start"]["state"]
+    assert moved["legacy"]["migration"]["steps"] == []
+
+
+def test_a_malformed_record_of_members_is_a_bad_save(tmp_path: Path) -> None:
+    engine = Engine(example("0.5", "rich"))
+    state, _ = engine.start()
+    script = _write(tmp_path / "empty.jsonl", [])
+    for members in ([1, 2], {"trust": 3}, {"harbour": {"storm_level": None}}):
+        (tmp_path / "save.json").write_text(json.dumps({**state.to_json(), STATE_MEMBERS: members}))
+        result = _invoke(str(RICH), "--load", str(tmp_path / "save.json"), "--script", str(script))
+        assert result.exit_code == 2, members
+        assert "'state_members' must map member names to their type" in result.stderr
 
 
 def test_a_save_that_no_longer_fits_is_refused_naming_each_value(tmp_path: Path) -> None:

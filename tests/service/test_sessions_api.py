@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from creatorpack.cli import app as cli
 from creatorpack.play import Engine, Session
 from creatorpack.service.app import create_app
+from creatorpack.service.ports import BlobStore
 from creatorpack.service.settings import Settings
 from tests.conftest import EXAMPLES, example
 from tests.service.sessions_support import (
@@ -22,10 +23,12 @@ from tests.service.sessions_support import (
     harbour,
     harbour_bytes,
     issue,
+    narrowed,
     publish,
     put_assets,
     rich_bytes,
     start,
+    unpublish,
     upload,
 )
 
@@ -74,7 +77,7 @@ def test_the_owner_plays_with_the_full_turn(client: TestClient) -> None:
     read = client.get(f"/v1/sessions/{sid}", headers=alice).json()
     assert (read["turn"], read["over"]) == (1, False)
     assert read["current"] == played.json()
-    assert read["save"] == reference.save()
+    assert read["save"] == reference.state.to_json(reference.engine.schema)
     transcript = client.get(f"/v1/sessions/{sid}/transcript", headers=alice).json()
     assert transcript["view"] == "narrator"
     assert [(e["seq"], e["kind"], e["turn"]) for e in transcript["entries"]] == [(0, "start", 0), (1, "turn", 1)]
@@ -102,7 +105,7 @@ def test_a_reader_sees_the_reader_view_and_nothing_else(client: TestClient, vers
     pack = example(version, "rich")
     upload(client, rich_bytes(version), alice)
     pack_id, revision = pack["manifest"]["pack_id"], pack["manifest"]["revision"]
-    publish(client, pack_id, revision)
+    publish(client, pack_id, revision, alice)
     started = start(client, pack_id, rita)
     assert set(started) == SESSION_FIELDS
     assert started["view"] == "reader"
@@ -145,22 +148,27 @@ def _strings(value: Any) -> set[str]:
 def test_who_may_start_where(client: TestClient) -> None:
     alice, bob = issue(client), issue(client, "bob", "creator")
     host, rita, root = issue(client, "hal", "host"), issue(client, "rita", "reader"), issue(client, "root", "admin")
-    upload(client, harbour_bytes(1), alice)
+    upload(client, harbour_bytes(1, "private"), alice)
     upload(client, harbour_bytes(2), alice)
+    upload(client, harbour_bytes(3), alice)
     for who in (bob, host, rita, root):
         body = problem(client.post("/v1/packs/harbour/sessions", headers=who), 404, "not-found")
         assert body["detail"] == "no pack 'harbour' for this account"
-    publish(client, "harbour", 1, "private")
+    publish(client, "harbour", 1, alice)  # private
     problem(client.post("/v1/packs/harbour/sessions", headers=rita), 404, "not-found")
-    publish(client, "harbour", 1, "public")
-    assert start(client, "harbour", rita)["revision"] == 1
+    publish(client, "harbour", 2, alice)  # public
+    assert start(client, "harbour", rita)["revision"] == 2
     assert start(client, "harbour", host)["view"] == "narrator"
     assert start(client, "harbour", root)["view"] == "narrator"
     problem(client.post("/v1/packs/harbour/sessions", headers=bob), 404, "not-found")
-    refused = client.post("/v1/packs/harbour/sessions", json={"revision": 2}, headers=host)
-    assert problem(refused, 404, "not-found")["detail"].startswith("pack 'harbour' has no published revision 2")
-    assert start(client, "harbour", alice, revision=2)["revision"] == 2
-    assert start(client, "harbour", alice)["revision"] == 1  # the owner's default: the published revision
+    refused = client.post("/v1/packs/harbour/sessions", json={"revision": 3}, headers=host)
+    assert problem(refused, 404, "not-found")["detail"].startswith("pack 'harbour' has no published revision 3")
+    assert start(client, "harbour", alice, revision=3)["revision"] == 3
+    assert start(client, "harbour", alice)["revision"] == 2  # the owner's default: the published revision
+    unpublish(client, "harbour", alice)
+    problem(client.post("/v1/packs/harbour/sessions", headers=rita), 404, "not-found")
+    assert start(client, "harbour", alice)["revision"] == 3  # unpublished: the latest live revision
+    publish(client, "harbour", 2, alice)
     assert start(client, "harbour", alice, entry="late")["save"]["state"]["trust"] == 5
     missing = client.post("/v1/packs/harbour/sessions", json={"entry": "nowhere"}, headers=alice)
     assert (
@@ -197,7 +205,7 @@ def test_turn_numbers_retries_and_the_ending(client: TestClient) -> None:
 def test_bad_observations_are_422_with_plays_message_and_change_nothing(client: TestClient) -> None:
     alice, rita = issue(client), issue(client, "rita", "reader")
     upload(client, harbour_bytes(), alice)
-    publish(client, "harbour", 1)
+    publish(client, "harbour", 1, alice)
     sid = start(client, "harbour", alice)["session_id"]
     before = client.get(f"/v1/sessions/{sid}", headers=alice).json()
     bad = problem(turn(client, sid, alice, 1, observations={"helped": "yes"}), 422, "invalid-turn")
@@ -309,7 +317,7 @@ def test_concurrent_turns_on_one_session_exactly_one_wins(client: TestClient) ->
 def test_engines_are_compiled_once_per_revision(client: TestClient) -> None:
     alice, rita = issue(client), issue(client, "rita", "reader")
     upload(client, harbour_bytes(), alice)
-    publish(client, "harbour", 1)
+    publish(client, "harbour", 1, alice)
     for who in (alice, rita, alice):
         sid = start(client, "harbour", who)["session_id"]
         turn(client, sid, who, 1, observations={"helped": True})
@@ -317,11 +325,11 @@ def test_engines_are_compiled_once_per_revision(client: TestClient) -> None:
     assert client.app.state.services.sessions.engines.compiled == 1  # type: ignore[attr-defined]
 
 
-def test_assets_stream_only_once_reachable(client: TestClient, settings: Settings) -> None:
+def test_assets_stream_only_once_reachable(client: TestClient) -> None:
     alice, rita = issue(client), issue(client, "rita", "reader")
-    put_assets(settings)
+    put_assets(client, alice)
     upload(client, harbour_bytes(), alice)
-    publish(client, "harbour", 1)
+    publish(client, "harbour", 1, alice)
     sid = start(client, "harbour", rita)["session_id"]
     face = client.get(f"/v1/sessions/{sid}/assets/face", headers=rita)
     assert face.status_code == 200
@@ -342,16 +350,82 @@ def test_assets_stream_only_once_reachable(client: TestClient, settings: Setting
     assert (art.status_code, art.content) == (200, ASSETS["art"])
 
 
-def _narrowed(revision: int) -> bytes:
-    doc = harbour(revision)
-    doc["runtime"]["state"]["schema"]["properties"]["trust"]["maximum"] = 3
-    for rule in doc["runtime"]["rules"]:
-        for effect in rule.get("effects", []):
-            if effect.get("limit", 0) > 3:
-                effect["limit"] = 3
-    for goal in doc["progression"]["endings"]:
-        goal["when"] = {"op": "gte", "path": "/trust", "value": 3}
-    return json.dumps(doc).encode()
+MP4 = b"\x00\x00\x00\x18ftypmp42" + bytes(range(256)) * 40
+"""A video file (sniffed ``video/mp4``) that the harbour pack declares as its image ``face``."""
+
+
+def test_session_assets_are_the_uploaded_files_in_byte_ranges(client: TestClient) -> None:
+    alice, rita = issue(client), issue(client, "rita", "reader")
+    doc = harbour(1)
+    face = next(a for a in doc["assets"] if a["id"] == "face")
+    face |= {"sha256": hashlib.sha256(MP4).hexdigest(), "byte_size": len(MP4)}  # declared image/png
+    upload(client, json.dumps(doc).encode(), alice)
+    publish(client, "harbour", 1, alice)  # the file is not uploaded yet: a warning (once it is, lint would object)
+    assert client.put(f"/v1/assets/{face['sha256']}", content=MP4, headers=alice).status_code == 201
+    sid = start(client, "harbour", rita)["session_id"]
+    path = f"/v1/sessions/{sid}/assets/face"
+    whole = client.get(path, headers=rita)
+    assert (whole.status_code, whole.content) == (200, MP4)
+    assert whole.headers["content-type"] == "video/mp4"  # the uploaded file's sniffed type, not the declaration
+    assert whole.headers["accept-ranges"] == "bytes"
+    assert whole.headers["content-length"] == str(len(MP4))
+    assert whole.headers["cache-control"] == "private, immutable"
+    part = client.get(path, headers={**rita, "Range": "bytes=100-1099"})
+    assert (part.status_code, part.content) == (206, MP4[100:1100])
+    assert part.headers["content-range"] == f"bytes 100-1099/{len(MP4)}"
+    assert part.headers["content-length"] == "1000"
+    tail = client.get(path, headers={**rita, "Range": "bytes=-16"})
+    assert (tail.status_code, tail.content) == (206, MP4[-16:])
+    assert client.get(path, headers={**rita, "Range": "bytes=5-"}).content == MP4[5:]
+    beyond = problem(client.get(path, headers={**rita, "Range": f"bytes={len(MP4)}-"}), 416, "range-not-satisfiable")
+    assert beyond["detail"] == f"the range names no byte of the {len(MP4):,}-byte asset"
+    assert client.get(path, headers={**rita, "Range": "bytes=0-9, 20-29"}).content == MP4  # several: all of it
+    etag = whole.headers["etag"]
+    assert client.get(path, headers={**rita, "If-None-Match": etag, "Range": "bytes=0-9"}).status_code == 304
+    # an image is never ranged
+    put_assets(client, alice)
+    art = client.get("/v1/packs/harbour/assets/view", headers={**alice, "Range": "bytes=0-3"})
+    assert (art.status_code, "accept-ranges" in art.headers) == (200, False)
+
+
+def test_session_assets_stream_in_chunks(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file is read from the blob store a chunk at a time (a range read each), never whole."""
+    from creatorpack.service import assets as service_assets
+
+    monkeypatch.setattr(service_assets, "CHUNK_BYTES", 1000)
+    alice = issue(client)
+    doc = harbour(1)
+    face = next(a for a in doc["assets"] if a["id"] == "face")
+    face |= {"sha256": hashlib.sha256(MP4).hexdigest(), "byte_size": len(MP4)}
+    upload(client, json.dumps(doc).encode(), alice)
+    client.put(f"/v1/assets/{face['sha256']}", content=MP4, headers=alice)
+    blobs: BlobStore = client.app.state.services.assets._blobs  # type: ignore[attr-defined]
+    reads: list[tuple[int, int]] = []
+    original = blobs.read_range
+
+    def read_range(sha256: str, begin: int, end: int) -> bytes | None:
+        reads.append((begin, end))
+        return original(sha256, begin, end)
+
+    whole = blobs.get
+
+    def get(sha256: str) -> bytes | None:
+        assert sha256 != face["sha256"], "the whole file was read"
+        return whole(sha256)
+
+    monkeypatch.setattr(blobs, "read_range", read_range)
+    monkeypatch.setattr(blobs, "get", get)
+    sid = start(client, "harbour", alice)["session_id"]
+    assert client.get(f"/v1/sessions/{sid}/assets/face", headers=alice).content == MP4
+    assert reads == [(i, min(i + 1000, len(MP4))) for i in range(0, len(MP4), 1000)]
+    reads.clear()
+    part = client.get(f"/v1/sessions/{sid}/assets/face", headers={**alice, "Range": "bytes=1500-2600"})
+    assert part.content == MP4[1500:2601]
+    assert reads == [(1500, 2500), (2500, 2601)]
+
+
+def _narrowed(revision: int, *, publishable: bool = False) -> bytes:
+    return json.dumps(narrowed(revision, publishable=publishable)).encode()
 
 
 def _grown(revision: int) -> bytes:
@@ -369,7 +443,7 @@ def test_migrate_by_plan_or_409_naming_each_value(client: TestClient) -> None:
     upload(client, harbour_bytes(1), alice)
     upload(client, _narrowed(2), alice)
     upload(client, _grown(3), alice)
-    publish(client, "harbour", 1)
+    publish(client, "harbour", 1, alice)
     sid = start(client, "harbour", alice, entry="late")["session_id"]
     turn(client, sid, alice, 1, observations={"way": "south"})
     refused = problem(
@@ -403,9 +477,10 @@ def test_migrate_by_plan_or_409_naming_each_value(client: TestClient) -> None:
     # A reader moves only to the published revision, and is not told which values misfit.
     reader = start(client, "harbour", rita, entry="late")["session_id"]
     problem(client.post(f"/v1/sessions/{reader}/migrate", json={"revision": 3}, headers=rita), 404, "not-found")
-    publish(client, "harbour", 2)
+    upload(client, _narrowed(4, publishable=True), alice)
+    publish(client, "harbour", 4, alice)
     hidden = problem(
-        client.post(f"/v1/sessions/{reader}/migrate", json={"revision": 2}, headers=rita), 409, "migration-conflict"
+        client.post(f"/v1/sessions/{reader}/migrate", json={"revision": 4}, headers=rita), 409, "migration-conflict"
     )
     assert "misfits" not in hidden
     assert "trust" not in hidden["detail"]

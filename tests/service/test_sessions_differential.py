@@ -1,11 +1,12 @@
 """Differential: every scenario of the runtime's tests, played over HTTP, gives the CLI's turns, turn by turn.
 
-The scenarios are the turn sequences of ``tests/test_runtime.py`` (on its pack, including its
-property test's random turns), of ``tests/test_play.py`` and every ``examples/*/playthrough.jsonl``
-from every entry of its rich pack. Each is played by ``creatorpack play PACK --script S --format
-json`` and over HTTP by the pack's owner (the narrator view): the start and every turn must be the
-same JSON. Where the CLI stops (a bad turn, a turn after the ending), the turns before are the same
-and HTTP refuses that turn too, with the CLI's message (422) or as over (409).
+The scenarios are the turn sequences of ``tests/test_runtime.py`` (on its pack as it is, including
+its property test's random turns; those of its parametrized tests are taken from their parameters,
+the others are written out here as that file plays them), of ``tests/test_play.py`` and every
+``examples/*/playthrough.jsonl`` from every entry of its rich pack. Each is played by ``creatorpack
+play PACK --script S --format json`` and over HTTP by the pack's owner (the narrator view): the start
+and every turn must be the same JSON. Where the CLI stops (a bad turn, a turn after the ending), the
+turns before are the same and HTTP refuses that turn too, with the CLI's message (422) or as over (409).
 """
 
 from __future__ import annotations
@@ -22,11 +23,29 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from creatorpack.cli import app as cli
+from tests import test_runtime
 from tests.conftest import EXAMPLES
-from tests.service.sessions_support import JSON, harbour_bytes, issue
+from tests.service.sessions_support import JSON, issue, runtime_pack_bytes
 from tests.test_runtime import _turns
 
 Turns = list[dict[str, Any]]
+
+
+def _parameters(test: Any) -> list[Any]:
+    """The parameter sets of a test of ``tests/test_runtime.py`` (its ``parametrize`` mark)."""
+    (mark,) = (m for m in test.pytestmark if m.name == "parametrize")
+    return list(mark.args[1])
+
+
+BAD: Turns = [
+    {"observations": observations, "illustration_matches": list(matches)}
+    for test in (
+        test_runtime.test_bad_turns_change_nothing,
+        test_runtime.test_a_misspelt_id_in_a_turn_names_the_nearest,
+    )
+    for observations, matches, _ in _parameters(test)
+]
+"""The bad turns of the runtime tests: the CLI refuses each (exit 2), HTTP with the same message (422)."""
 
 RUNTIME: list[tuple[str | None, Turns]] = [
     # test_start, test_entries_and_versions
@@ -52,25 +71,15 @@ RUNTIME: list[tuple[str | None, Turns]] = [
     ("opening", [{"observations": {"way": "south"}}]),
     # test_highest_priority_ending_wins_and_ends_the_session (the second turn is after the ending)
     ("late", [{"observations": {"helped": True}}, {"observations": {"helped": True}}]),
-    # test_illustrations
+    # test_illustrations (its parameters)
     *[
         ("opening", [{"observations": {"helped": True}, "illustration_matches": list(matches)}])
-        for matches in ((), ("r1",), ("r1", "r2"), ("r1", "r3", "r5"), ("r2", "r3"), ("r4",))
+        for matches, _ in _parameters(test_runtime.test_illustrations)
     ],
     # test_illustration_eligibility_is_tested_before_the_turn
     ("opening", [{"observations": {"helped": True}}, {"illustration_matches": ["r4", "r1"]}]),
-    # test_bad_turns_change_nothing
-    *[
-        ("opening", [bad])
-        for bad in (
-            {"observations": {"nope": True}},
-            {"observations": {"helped": "yes"}},
-            {"observations": {"helped": 1}},
-            {"observations": {"way": "west"}},
-            {"observations": {"way": True}},
-            {"illustration_matches": ["r9"]},
-        )
-    ],
+    # test_bad_turns_change_nothing, test_a_misspelt_id_in_a_turn_names_the_nearest (their parameters)
+    *[("opening", [bad]) for bad in BAD],
     # test_save_and_load_give_the_same_next_turn
     ("opening", [{"observations": {"helped": True, "way": "south"}}, {"observations": {"helped": True}}]),
 ]
@@ -140,9 +149,9 @@ class Differential:
 
 
 def test_the_runtime_tests_scenarios(client: TestClient, tmp_path: Path) -> None:
-    differential = Differential(client, tmp_path, harbour_bytes())
+    differential = Differential(client, tmp_path, runtime_pack_bytes())
     played = [differential.compare(entry, turns) for entry, turns in RUNTIME]
-    assert sum(played) == sum(len(turns) for _, turns in RUNTIME) - 7  # six bad turns and one after the ending
+    assert sum(played) == sum(len(turns) for _, turns in RUNTIME) - len(BAD) - 1  # the bad turns, one after the end
 
 
 @pytest.mark.parametrize("version", ["0.3", "0.4", "0.5"])
@@ -169,6 +178,6 @@ def test_the_minimal_examples(client: TestClient, tmp_path: Path, version: str) 
 def test_the_runtime_property_tests_random_turns(
     client: TestClient, tmp_path: Path, entry: str, turns: list[tuple[dict[str, Any], list[str]]]
 ) -> None:
-    differential = Differential(client, tmp_path, harbour_bytes())  # the same bytes again: 200, the same pack
+    differential = Differential(client, tmp_path, runtime_pack_bytes())  # the same bytes again: 200, the same pack
     scenario = [{"observations": answers, "illustration_matches": matches} for answers, matches in turns]
     differential.compare(entry, scenario)

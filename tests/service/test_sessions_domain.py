@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from collections.abc import Callable
@@ -13,6 +14,7 @@ import pytest
 
 from creatorpack.play import Engine, Session, Turn
 from creatorpack.play.views import READER_KINDS
+from creatorpack.service.assets import Assets
 from creatorpack.service.engines import Engines
 from creatorpack.service.errors import (
     ConflictError,
@@ -25,7 +27,9 @@ from creatorpack.service.errors import (
 )
 from creatorpack.service.packs import Packs
 from creatorpack.service.ports import (
+    Actor,
     FixedClock,
+    MemoryAssetStore,
     MemoryBlobStore,
     MemoryPackStore,
     MemorySessionStore,
@@ -35,6 +39,7 @@ from creatorpack.service.ports import (
     TokenRecord,
 )
 from creatorpack.service.sessions import (
+    Asset,
     NarratorSession,
     NarratorTurn,
     ReaderSession,
@@ -43,7 +48,7 @@ from creatorpack.service.sessions import (
     Sessions,
     audience,
 )
-from tests.service.sessions_support import ASSETS, harbour, harbour_bytes
+from tests.service.sessions_support import ASSETS, harbour, harbour_bytes, narrowed
 
 READER_FIELDS = {
     "turn",
@@ -88,8 +93,12 @@ class World:
     def submit(self, pack: dict[str, Any]) -> None:
         self.domain.submit("alice", json.dumps(pack).encode())
 
-    def publish(self, revision: int | None, visibility: Any = "public") -> None:
-        self.packs.set_published("harbour", revision, visibility)
+    def publish(self, revision: int | None) -> None:
+        """Publish a revision of the harbour pack (its visibility its own), or withdraw it (None)."""
+        if revision is None:
+            self.domain.unpublish(Actor("alice"), "harbour")
+        else:
+            self.domain.publish(Actor("alice"), "harbour", revision)
 
 
 @pytest.fixture
@@ -107,7 +116,7 @@ def test_the_owner_starts_and_plays_with_the_full_turn(world: World) -> None:
     expected = Session.start(engine())
     assert expected.last is not None
     assert started.current == expected.last.to_json()
-    assert started.save == expected.save()
+    assert started.save == expected.state.to_json(expected.engine.schema)
     assert (started.revision, started.turn, started.entry) == (1, 0, "opening")
     played = world.sessions.turn(ALICE, started.session_id, 1, Turn({"helped": True}))
     assert isinstance(played, NarratorTurn)
@@ -115,7 +124,7 @@ def test_the_owner_starts_and_plays_with_the_full_turn(world: World) -> None:
     again = world.sessions.read(ALICE, started.session_id)
     assert isinstance(again, NarratorSession)
     assert again.turn == 1
-    assert again.save == expected.save()
+    assert again.save == expected.state.to_json(expected.engine.schema)
 
 
 def test_a_reader_token_gets_the_reader_view_only(world: World) -> None:
@@ -144,27 +153,31 @@ def test_who_sees_what() -> None:
 
 
 def test_others_start_only_on_the_published_revision_of_a_visible_pack(world: World) -> None:
-    world.submit(harbour(2))
+    world.submit(harbour(2, "private"))
+    world.submit(harbour(3, "unlisted"))
     for who in (RITA, BOB_HOST, ADMIN, BOB_CREATOR):
         with pytest.raises(NotFoundError, match="no pack 'harbour' for this account"):
             world.sessions.start(who, "harbour")  # not published
-    world.publish(1, "private")
+    world.publish(2)
     with pytest.raises(NotFoundError):
-        world.sessions.start(BOB_HOST, "harbour")
-    world.publish(1, "unlisted")
-    assert world.sessions.start(BOB_HOST, "harbour").revision == 1
-    assert world.sessions.start(RITA, "harbour", revision=1).revision == 1
+        world.sessions.start(BOB_HOST, "harbour")  # private
+    world.publish(3)
+    assert world.sessions.start(BOB_HOST, "harbour").revision == 3  # unlisted: by id
+    assert world.sessions.start(RITA, "harbour", revision=3).revision == 3
     with pytest.raises(NotFoundError, match="no published revision 2"):
         world.sessions.start(RITA, "harbour", revision=2)
     with pytest.raises(NotFoundError, match="no pack 'harbour'"):
         world.sessions.start(BOB_CREATOR, "harbour")
     # The owner playtests any live revision; by default the published one.
-    assert world.sessions.start(ALICE, "harbour").revision == 1
+    assert world.sessions.start(ALICE, "harbour").revision == 3
     assert world.sessions.start(ALICE, "harbour", revision=2).revision == 2
-    with pytest.raises(NotFoundError, match="no revision 3"):
-        world.sessions.start(ALICE, "harbour", revision=3)
+    with pytest.raises(NotFoundError, match="no revision 4"):
+        world.sessions.start(ALICE, "harbour", revision=4)
     with pytest.raises(NotFoundError, match="no pack 'nowhere'"):
         world.sessions.start(ALICE, "nowhere")
+    world.publish(None)
+    with pytest.raises(NotFoundError):
+        world.sessions.start(RITA, "harbour")  # withdrawn
 
 
 def test_the_owners_default_is_the_latest_live_revision_when_none_is_published(world: World) -> None:
@@ -359,18 +372,6 @@ def test_a_session_on_a_deleted_revision_must_migrate(world: World) -> None:
 # -- migration -----------------------------------------------------------------------------------------
 
 
-def narrowed(revision: int, maximum: int) -> dict[str, Any]:
-    doc = harbour(revision)
-    doc["runtime"]["state"]["schema"]["properties"]["trust"]["maximum"] = maximum
-    for rule in doc["runtime"]["rules"]:
-        for effect in rule.get("effects", []):
-            if effect.get("limit", 0) > maximum:
-                effect["limit"] = maximum
-    for goal in (*doc["progression"]["endings"],):
-        goal["when"] = {"op": "gte", "path": "/trust", "value": maximum}
-    return doc
-
-
 def test_migrate_by_plan_and_the_transcript_records_it(world: World) -> None:
     new = harbour(2)
     schema = new["runtime"]["state"]["schema"]
@@ -420,7 +421,7 @@ def test_migrate_refuses_naming_each_value_that_no_longer_fits(world: World) -> 
 
 def test_readers_migrate_to_the_published_revision_only_and_misfits_stay_hidden(world: World) -> None:
     world.publish(1)
-    world.submit(narrowed(2, 3))
+    world.submit(narrowed(2, 3, publishable=True))
     world.submit(harbour(3))
     sid = world.sessions.start(RITA, "harbour", entry="late").session_id
     with pytest.raises(NotFoundError, match="no published revision 3"):
@@ -441,12 +442,10 @@ def test_readers_migrate_to_the_published_revision_only_and_misfits_stay_hidden(
 
 
 def test_assets_only_in_reach_and_reward_only_after_the_reward(world: World) -> None:
-    for data in ASSETS.values():
-        world.blobs.put(data)
     world.publish(1)
     sid = world.sessions.start(RITA, "harbour").session_id
     face = world.sessions.asset(RITA, sid, "face")
-    assert (face.data, face.media_type) == (ASSETS["face"], "image/png")
+    assert face == Asset("face", hashlib.sha256(ASSETS["face"]).hexdigest())  # the file: the one uploaded under it
     for hidden in ("art", "view", "nope"):  # reward_only before its reward, not yet revealed, no such asset
         with pytest.raises(NotFoundError, match=f"no asset '{hidden}' in this session's reach"):
             world.sessions.asset(RITA, sid, hidden)
@@ -454,13 +453,25 @@ def test_assets_only_in_reach_and_reward_only_after_the_reward(world: World) -> 
     with pytest.raises(NotFoundError):
         world.sessions.asset(RITA, sid, "art")
     world.sessions.turn(RITA, sid, 2, Turn({"helped": True}))  # friend unlocks: its artwork is art
-    assert world.sessions.asset(RITA, sid, "art").data == ASSETS["art"]
+    assert world.sessions.asset(RITA, sid, "art").sha256 == hashlib.sha256(ASSETS["art"]).hexdigest()
 
 
-def test_an_asset_not_uploaded_yet_is_404(world: World) -> None:
+def test_a_session_asset_is_its_uploaded_file(world: World) -> None:
+    assets = Assets(MemoryAssetStore(), world.packs, world.blobs, world.clock)
     sid = world.sessions.start(ALICE, "harbour").session_id
-    with pytest.raises(NotFoundError, match="not uploaded yet"):
-        world.sessions.asset(ALICE, sid, "face")
+    reached = world.sessions.asset(ALICE, sid, "face")
+    with pytest.raises(NotFoundError, match="the file of asset 'face' has not been uploaded yet"):
+        assets.session_file(reached.asset_id, reached.sha256)
+    assets.upload(reached.sha256, ASSETS["face"])
+    found = assets.session_file(reached.asset_id, reached.sha256)
+    assert (found.asset.mime_type, found.asset.size, found.public, found.ranged) == (
+        "image/png",
+        len(ASSETS["face"]),
+        False,
+        False,
+    )
+    assert b"".join(assets.stream(found.asset)) == ASSETS["face"]
+    assert b"".join(assets.stream(found.asset, 3, 7)) == ASSETS["face"][3:7]
 
 
 # -- diff ------------------------------------------------------------------------------------------------

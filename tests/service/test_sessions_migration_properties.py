@@ -4,7 +4,9 @@ rich pack, sessions played through the service's domain to every turn, then migr
 The edits and the turns are that file's strategies. For every save, ``POST /v1/sessions/{id}/migrate``'s
 domain must agree with the diff's verdict for that save (``as_is`` and ``by_plan``: moved, to exactly the
 plan's save, and it plays on; ``cannot``: refused naming the same misfits, the session unchanged), and
-``creatorpack play --load`` (which has no old pack) refuses exactly the saves the verdict says cannot move.
+``creatorpack play --load`` (which has no old pack, only the save's record of its state schema's members)
+moves every save to exactly the service's migrated save, and refuses exactly the saves the verdict says
+cannot move.
 """
 
 from __future__ import annotations
@@ -57,12 +59,13 @@ def test_service_migration_and_play_load_agree_with_the_verdict(
     extra = data.draw(st.lists(_answers(old), max_size=4))
     turns = [*parse_script(EXAMPLES / version / "playthrough.jsonl"), *(Turn(a) for a in extra)]
     reference = Session.start(Engine(old), entry)
-    saves = [reference.save()]
+    schema = reference.engine.schema
+    saves = [reference.state.to_json(schema)]  # a save as the service keeps it, its state schema's members too
     for turn in turns:
         if reference.over:
             break
         reference.turn(turn.observations)
-        saves.append(reference.save())
+        saves.append(reference.state.to_json(schema))
 
     plan = migration_plan(old, new)
     engine = Engine(new)
@@ -94,5 +97,7 @@ def test_service_migration_and_play_load_agree_with_the_verdict(
             assert isinstance(played_on, NarratorTurn)
             assert list(check_state(engine.schema, played_on.turn["state"])) == []
         loaded = load(engine, saved)  # creatorpack play --load, without the old pack
-        assert list(check_state(engine.schema, loaded.session.state.state)) == []
+        assert loaded.session.state.state == moved.save["state"]  # the very state the service migrated to
+        assert loaded.session.state.to_json(engine.schema) == moved.save
+        assert loaded.migration == (report.to_json() if report.from_revision != report.to_revision else None)
         assert loaded.start.turn == saved["turn"]

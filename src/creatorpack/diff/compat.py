@@ -20,6 +20,7 @@ from creatorpack.diff.errors import MigrationError
 from creatorpack.errors import SessionLoadError
 from creatorpack.play.conditions import json_equal
 from creatorpack.play.engine import REVEAL_KINDS
+from creatorpack.play.model import STATE_MEMBERS, state_members
 from creatorpack.play.state import check_state
 
 __all__ = [
@@ -378,8 +379,10 @@ def _list(node: Any, key: str) -> list[Mapping[str, Any]]:
 class MigrationPlan:
     """How saves of one revision move to another; :meth:`check` and :meth:`apply` run it on a save.
 
-    Built by :func:`migration_plan`. Without the old pack, a member counts as new when the new
-    revision requires it and the save lacks it.
+    Built by :func:`migration_plan`. Without the old pack, the save's own record of the state
+    schema it was saved under (``state_members``) says which members are new, so the plan is the
+    one the old pack gives; a save without that record (saved before it existed) counts a member
+    as new only when the new revision requires it and the save lacks it.
     """
 
     pack_id: str
@@ -427,7 +430,8 @@ class MigrationPlan:
         if initial is _MISSING:
             misfits.append(Misfit("/entry", f"the entry {entry!r} is not in revision {self.new_revision}"))
         walk = _Walk(steps, misfits, initial, self.new_revision)
-        state = walk.member(saved["state"], self.new_schema, self.old_schema, ())
+        old_schema = self.old_schema if self.old_schema is not None else _skeleton(saved.get(STATE_MEMBERS))
+        state = walk.member(saved["state"], self.new_schema, old_schema, ())
         answers: dict[str, Any] = {}
         for ident, answer in saved["answers"].items():
             reason = _answer_problem(self.observations.get(ident), answer)
@@ -437,6 +441,7 @@ class MigrationPlan:
                 steps.append(Step("drop", pointer(("answers", ident)), reason))
         moved = dict(saved)
         moved |= {"revision": self.new_revision, "state": state, "answers": answers}
+        moved[STATE_MEMBERS] = state_members(self.new_schema)
         for key in ("completed_rules", "unlocked_achievements", "badges"):
             moved[key] = self._keep(saved[key], key, (key,), steps)
         moved["revealed"] = {
@@ -463,6 +468,18 @@ class MigrationPlan:
         return kept
 
 
+def _skeleton(members: Any) -> Mapping[str, Any] | None:
+    """The state schema a save's ``state_members`` outline, as far as the plan reads it (None: not recorded)."""
+    if not isinstance(members, Mapping):
+        return None
+    properties = {name: _skeleton(node) or {} for name, node in members.items()}
+    return {"type": "object", "properties": properties}
+
+
+def _members_ok(members: Any) -> bool:
+    return isinstance(members, Mapping) and all(isinstance(node, str) or _members_ok(node) for node in members.values())
+
+
 def _check_shape(saved: Any) -> None:
     if not isinstance(saved, Mapping) or saved.get("format") != SAVE_FORMAT:
         raise SessionLoadError(f"not a saved session (expected 'format': {SAVE_FORMAT!r})")
@@ -487,6 +504,11 @@ def _check_shape(saved: Any) -> None:
         raise SessionLoadError("the saved session is incomplete or malformed: 'revealed' must map kinds to arrays")
     if saved.get("ending") is not None and not isinstance(saved.get("ending"), str):
         raise SessionLoadError("the saved session is incomplete or malformed: 'ending' must be a string or null")
+    if STATE_MEMBERS in saved and not _members_ok(saved[STATE_MEMBERS]):
+        raise SessionLoadError(
+            f"the saved session is incomplete or malformed: {STATE_MEMBERS!r} must map member names "
+            "to their type or, for an object, to its own members"
+        )
 
 
 def _answer_problem(observation: Mapping[str, Any] | None, answer: Any) -> str | None:

@@ -11,7 +11,7 @@ import sys
 import types
 from typing import Any
 
-from creatorpack.lint.assets import AssetSource, DirectoryAssets, MemoryAssets
+from creatorpack.lint.assets import AssetFacts, AssetSource, DirectoryAssets, MemoryAssets, sniff
 from creatorpack.lint.config import LintConfigError, LintSettings, load_config
 from creatorpack.lint.linter import CHECKS, contract_findings, explain, lint
 from creatorpack.lint.rules import RULES, Finding, LintConfig, LintReport, Rule, Severity, Witness
@@ -19,6 +19,7 @@ from creatorpack.lint.rules import RULES, Finding, LintConfig, LintReport, Rule,
 __all__ = [
     "CHECKS",
     "RULES",
+    "AssetFacts",
     "AssetSource",
     "DirectoryAssets",
     "Finding",
@@ -34,6 +35,7 @@ __all__ = [
     "explain",
     "lint",
     "load_config",
+    "sniff",
 ]
 
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from creatorpack.play.engine import Engine, Requirement, Session, SessionState, Turn, TurnResult
 from creatorpack.play.scripted import Playthrough, parse_script, play
-from creatorpack.play.views import NarratorView, ReaderView, RevealKind
+from creatorpack.play.views import READER_KINDS, NarratorView, ReaderView, RevealKind
 
 __all__ = [
+    "READER_KINDS",
     "Engine",
     "NarratorView",
     "Playthrough",

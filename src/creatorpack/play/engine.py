@@ -176,7 +176,7 @@ class Session:
 
     def save(self) -> dict[str, Any]:
         """The session as plain JSON."""
-        return self.state.to_json()
+        return self.state.to_json(self.engine.schema)
 
     @classmethod
     def load(cls, pack: Engine | Source, saved: Mapping[str, Any]) -> Session:

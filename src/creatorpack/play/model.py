@@ -13,12 +13,42 @@ from typing import Any, Final
 from creatorpack.errors import TurnError
 from creatorpack.play.views import READER_KINDS, NarratorView, ReaderView, RevealKind
 
-__all__ = ["REVEAL_KINDS", "SAVE_FORMAT", "Requirement", "SessionState", "Turn", "TurnResult"]
+__all__ = [
+    "REVEAL_KINDS",
+    "SAVE_FORMAT",
+    "STATE_MEMBERS",
+    "Requirement",
+    "SessionState",
+    "Turn",
+    "TurnResult",
+    "state_members",
+]
 
 REVEAL_KINDS: Final = tuple(kind.value for kind in RevealKind)
 """The kinds of sticky reveals, as keys of :attr:`TurnResult.revealed`."""
 
 SAVE_FORMAT: Final = "creatorpack.session/1"
+STATE_MEMBERS: Final = "state_members"
+"""The save's key for the members of the state schema it was saved under (see :func:`state_members`)."""
+
+
+def state_members(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The members of a state schema by name: an object member's own members, nested; any other its type.
+
+    A save records them (:data:`STATE_MEMBERS`) so that a migration planned from the save alone knows
+    which members of a new revision are new (``creatorpack play --load``; see ``docs/diff.md``).
+    """
+    properties = schema.get("properties") if schema.get("type") == "object" else None
+    members: dict[str, Any] = {}
+    for name, node in (properties if isinstance(properties, Mapping) else {}).items():
+        if not isinstance(node, Mapping):
+            members[name] = "other"
+        elif node.get("type") == "object":
+            members[name] = state_members(node)
+        else:
+            kind = node.get("type")
+            members[name] = kind if isinstance(kind, str) else "enum" if "enum" in node else "other"
+    return members
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,9 +107,14 @@ class SessionState:
         """The unlocked achievements, as a set."""
         return frozenset(self.achievements)
 
-    def to_json(self) -> dict[str, Any]:
-        """The saved form (plain JSON); load it with :meth:`Engine.load`."""
-        return {
+    def to_json(self, schema: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The saved form (plain JSON); load it with :meth:`Engine.load`.
+
+        With the state ``schema`` of the session's revision, the save records its members
+        (:func:`state_members`), so that a migration planned from the save alone is the one
+        planned with the old pack at hand.
+        """
+        saved = {
             "format": SAVE_FORMAT,
             "pack_id": self.pack_id,
             "revision": self.revision,
@@ -93,6 +128,9 @@ class SessionState:
             "badges": list(self.badges),
             "ending": self.ending,
         }
+        if schema is not None:
+            saved[STATE_MEMBERS] = state_members(schema)
+        return saved
 
 
 @dataclass(frozen=True, slots=True)

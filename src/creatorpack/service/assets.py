@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 import orjson
 
-from creatorpack.lint.assets import AssetFacts, sniff
+from creatorpack.lint import AssetFacts, sniff
 from creatorpack.service.errors import (
     AssetMismatchError,
     NotFoundError,
@@ -27,6 +27,7 @@ from creatorpack.service.ports import AssetRecord, AssetStore, BlobStore, Clock,
 
 __all__ = [
     "ASSET_TYPES",
+    "CHUNK_BYTES",
     "MAX_ASSET_BYTES",
     "AssetFile",
     "Assets",
@@ -41,6 +42,8 @@ MAX_ASSET_BYTES: Final = 32_000_000
 ASSET_TYPES: Final = ("image/png", "image/apng", "image/jpeg", "image/webp", "audio/wav", "audio/mpeg", "video/mp4")
 """The contract's asset MIME types (0.5's list; ``image/apng`` is new in 0.5)."""
 _RANGED: Final = ("audio/", "video/")
+CHUNK_BYTES: Final = 1 << 20
+"""How much of a file :meth:`Assets.stream` reads at a time."""
 _RANGE: Final = re.compile(r"bytes=(\d*)-(\d*)")
 _SHA256: Final = re.compile(r"^[0-9a-f]{64}$")
 
@@ -187,15 +190,26 @@ class Assets:
             raise NotFoundError(f"asset {asset_id!r} has not been uploaded yet (PUT /v1/assets/{sha256})")
         return asset
 
-    def read(self, asset: AssetRecord, start: int = 0, stop: int | None = None) -> bytes:
-        """The file's bytes ``start`` to ``stop - 1`` (default: all)."""
-        if start == 0 and (stop is None or stop >= asset.size):
-            data = self._blobs.get(asset.sha256)
-        else:
-            data = self._blobs.read_range(asset.sha256, start, asset.size if stop is None else stop)
-        if data is None:
-            raise NotFoundError(f"the bytes of asset {asset.sha256} are missing")  # pragma: no cover - a lost blob
-        return data
+    def session_file(self, asset_id: str, sha256: str) -> AssetFile:
+        """The uploaded file of an asset a play session may reach (its type as sniffed on upload); 404 if none.
+
+        Never shared by caches: what a session reaches is its reader's.
+        """
+        asset = self._store.asset(sha256)
+        if asset is None:
+            raise NotFoundError(f"the file of asset {asset_id!r} has not been uploaded yet")
+        return AssetFile(asset, public=False)
+
+    def stream(self, asset: AssetRecord, start: int = 0, stop: int | None = None) -> Iterator[bytes]:
+        """The file's bytes ``start`` to ``stop - 1`` (default: all), read :data:`CHUNK_BYTES` at a time."""
+        end = asset.size if stop is None else min(stop, asset.size)
+        at = start
+        while at < end:
+            data = self._blobs.read_range(asset.sha256, at, min(end, at + CHUNK_BYTES))
+            if not data:
+                raise NotFoundError(f"the bytes of asset {asset.sha256} are missing")  # pragma: no cover - a lost blob
+            yield data
+            at += len(data)
 
 
 def asset_sha256(pack: Any, asset_id: str) -> str | None:

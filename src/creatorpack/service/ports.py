@@ -448,11 +448,6 @@ class MemoryPackStore:
         """See :meth:`PackStore.referenced_blobs`."""
         return {r.sha256 for p in self._packs.values() for r in p.revisions if r.deleted is None}
 
-    def set_published(self, pack_id: str, revision: int | None, visibility: Visibility) -> None:
-        """Set the published revision and visibility (until publishing lands, tests publish this way)."""
-        with self._lock:
-            self._packs[pack_id] = replace(self._packs[pack_id], published_revision=revision, visibility=visibility)
-
 
 class MemoryTokenStore:
     """Tokens in a dict keyed by hash."""

@@ -29,8 +29,7 @@ import orjson
 
 from creatorpack.diff import MigrationError, diff
 from creatorpack.errors import NotPlayableError, SessionLoadError, TurnError
-from creatorpack.play import Engine, ReaderView, SessionState, Turn, TurnResult
-from creatorpack.play.views import READER_KINDS
+from creatorpack.play import READER_KINDS, Engine, ReaderView, SessionState, Turn, TurnResult
 from creatorpack.service.engines import Engines
 from creatorpack.service.errors import (
     ConflictError,
@@ -263,12 +262,10 @@ TranscriptView: TypeAlias = ReaderTranscript | NarratorTranscript
 
 @dataclass(frozen=True, slots=True)
 class Asset:
-    """An asset's bytes as a session may reach them."""
+    """An asset in a session's reach: its id and the sha256 its file is uploaded under (its type is the file's)."""
 
     asset_id: str
-    media_type: str
     sha256: str
-    data: bytes
 
 
 # -- stored results ------------------------------------------------------------------------------------
@@ -375,7 +372,9 @@ class Sessions:
             raise _unplayable(exc, engine, entry, who) from None
         now = self._clock.now()
         session_id = self._new_id()
-        session = SessionRecord(session_id, token.account, pack_id, record.revision, 0, 0, state.to_json(), now, now)
+        session = SessionRecord(
+            session_id, token.account, pack_id, record.revision, 0, 0, state.to_json(engine.schema), now, now
+        )
         asked = {"entry": entry, "revision": revision}
         event = SessionEvent(session_id, 0, "start", 0, record.revision, asked, None, _result(result), now)
         self._store.create(session, event)
@@ -440,7 +439,7 @@ class Sessions:
             seq = session.seq + 1
             shown = _result(result)
             event = SessionEvent(session.id, seq, "turn", after.turn, session.revision, request, digest, shown, now)
-            moved = replace(session, turn=after.turn, seq=seq, saved=after.to_json(), updated=now)
+            moved = replace(session, turn=after.turn, seq=seq, saved=after.to_json(engine.schema), updated=now)
             if self._store.append(moved, event):
                 self._remember(session.id, seq, after)
                 return _turn_view(event, who)
@@ -524,7 +523,9 @@ class Sessions:
             event = SessionEvent(
                 session.id, seq, "migrate", session.turn, target.revision, {"revision": revision}, None, result, now
             )
-            updated = replace(session, revision=target.revision, seq=seq, saved=state.to_json(), updated=now)
+            updated = replace(
+                session, revision=target.revision, seq=seq, saved=state.to_json(engine.schema), updated=now
+            )
             if self._store.append(updated, event):
                 self._remember(session.id, seq, state)
                 return _session_view(updated, event, who)
@@ -535,18 +536,17 @@ class Sessions:
     # -- media --------------------------------------------------------------------------------------
 
     def asset(self, token: TokenRecord, session_id: str, asset_id: str) -> Asset:
-        """An asset's bytes, only if it is in the session's reachable set (a ``reward_only`` one after its reward)."""
+        """An asset the session may reach (a ``reward_only`` one after its reward), else 404.
+
+        The file itself (:meth:`~creatorpack.service.assets.Assets.session_file`) is the one uploaded
+        under the sha256 the revision gives the asset.
+        """
         session = self._session(token, session_id)
         _, revision = self._revision(session)
         engine = self.engines.engine(revision)
         if asset_id not in engine.reachable_assets(self._state(session, engine)):
             raise NotFoundError(f"no asset {asset_id!r} in this session's reach")
-        declared = engine.program.assets[asset_id]
-        sha256 = str(declared.get("sha256", ""))
-        data = self._blobs.get(sha256)
-        if data is None:
-            raise NotFoundError(f"the bytes of asset {asset_id!r} are not uploaded yet")
-        return Asset(asset_id, str(declared.get("mime_type", "application/octet-stream")), sha256, data)
+        return Asset(asset_id, str(engine.program.assets[asset_id].get("sha256", "")))
 
     # -- revisions ----------------------------------------------------------------------------------
 

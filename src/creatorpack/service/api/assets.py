@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Header, Path, Query, Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 
 from creatorpack.service.api.catalog import Caller
 from creatorpack.service.api.deps import (
@@ -17,11 +18,11 @@ from creatorpack.service.api.deps import (
     read_body,
     services,
 )
-from creatorpack.service.api.packs import ID_PATTERN, MAX_REVISION, Creator, PackId
+from creatorpack.service.api.packs import ID_PATTERN, MAX_REVISION, Creator, PackId, _matches
 from creatorpack.service.api.schemas import Asset
-from creatorpack.service.assets import MAX_ASSET_BYTES, byte_range
+from creatorpack.service.assets import MAX_ASSET_BYTES, AssetFile, Assets, byte_range
 
-__all__ = ["fetch", "router", "upload"]
+__all__ = ["FILE_RESPONSES", "fetch", "file_response", "file_responses", "router", "upload"]
 
 router = APIRouter(prefix="/v1", tags=["assets"])
 
@@ -29,6 +30,41 @@ Sha256 = Annotated[str, Path(pattern=r"^[0-9a-f]{64}$", description="The file's 
 AssetId = Annotated[str, Path(pattern=ID_PATTERN, max_length=80, description="The asset's id in the pack")]
 _OWNER_SCOPES: Final = ("creator", "admin")
 _FILE: Final[dict[str, Any]] = {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}
+FILE_RESPONSES: Final[dict[int | str, dict[str, Any]]] = {
+    200: {"description": "The file", "content": _FILE},
+    206: {"description": "A byte range of an audio or video file", "content": _FILE},
+    304: {"description": "Not modified (If-None-Match matched the ETag)"},
+    416: ASSET_RESPONSES[416],
+}
+"""The answers of a route that serves an asset file (:func:`file_response`)."""
+
+
+def file_responses(errors: Mapping[int | str, dict[str, Any]]) -> dict[int | str, dict[str, Any]]:
+    """:data:`FILE_RESPONSES` and a route's ``errors``, in the order of their status codes."""
+    merged = {int(k): v for k, v in (*FILE_RESPONSES.items(), *errors.items())}
+    return {k: merged[k] for k in sorted(merged)}
+
+
+def file_response(
+    assets: Assets, found: AssetFile, cache_control: str, range_: str | None, if_none_match: str | None
+) -> Response:
+    """An asset file: 304 if the ETag (its sha256) matches; a byte range (206, 416) of audio and video.
+
+    The bytes are streamed from the blob store a chunk at a time, never held whole.
+    """
+    asset = found.asset
+    headers = {"ETag": f'"{asset.sha256}"', "Cache-Control": cache_control, "X-Content-Type-Options": "nosniff"}
+    if found.ranged:
+        headers["Accept-Ranges"] = "bytes"
+    if if_none_match is not None and _matches(if_none_match, asset.sha256):
+        return Response(status_code=304, headers=headers)
+    span = byte_range(range_, asset.size) if found.ranged else None
+    start, stop = span if span is not None else (0, asset.size)
+    headers["Content-Length"] = str(stop - start)
+    if span is not None:
+        headers["Content-Range"] = f"bytes {start}-{stop - 1}/{asset.size}"
+    body = assets.stream(asset, start, stop)
+    return StreamingResponse(body, 206 if span is not None else 200, headers=headers, media_type=asset.mime_type)
 
 
 @router.put(
@@ -53,13 +89,7 @@ async def upload(request: Request, sha256: Sha256, _token: Creator) -> Response:
 
 @router.get(
     "/packs/{pack_id}/assets/{asset_id}",
-    responses={
-        200: {"description": "The file", "content": _FILE},
-        206: {"description": "A byte range of an audio or video file", "content": _FILE},
-        304: {"description": "Not modified (If-None-Match matched the ETag)"},
-        **{k: PROBLEM_RESPONSES[k] for k in (400, 401, 404)},
-        416: ASSET_RESPONSES[416],
-    },
+    responses=file_responses({k: PROBLEM_RESPONSES[k] for k in (400, 401, 404)}),
     openapi_extra=ANONYMOUS,
 )
 def fetch(
@@ -77,20 +107,5 @@ def fetch(
     account = caller.account if caller is not None and caller.scope in _OWNER_SCOPES else None
     assets = services(request).assets
     found = assets.locate(account, pack_id, asset_id, revision)
-    asset = found.asset
-    headers = {
-        "ETag": f'"{asset.sha256}"',
-        "Cache-Control": "public, max-age=300, immutable" if found.public else "private, no-cache",
-    }
-    if found.ranged:
-        headers["Accept-Ranges"] = "bytes"
-    if if_none_match is not None and asset.sha256 in {
-        t.strip().removeprefix("W/").strip('"') for t in if_none_match.split(",")
-    }:
-        return Response(status_code=304, headers=headers)
-    span = byte_range(range_, asset.size) if found.ranged else None
-    if span is None:
-        return Response(assets.read(asset), headers=headers, media_type=asset.mime_type)
-    start, stop = span
-    headers["Content-Range"] = f"bytes {start}-{stop - 1}/{asset.size}"
-    return Response(assets.read(asset, start, stop), 206, headers=headers, media_type=asset.mime_type)
+    cache = "public, max-age=300, immutable" if found.public else "private, no-cache"
+    return file_response(assets, found, cache, range_, if_none_match)

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 from starlette.responses import Response
 
 from creatorpack.play import Turn
+from creatorpack.service.api.assets import file_response, file_responses
 from creatorpack.service.api.deps import (
     PROBLEM_RESPONSES,
     authenticated,
@@ -23,7 +24,7 @@ from creatorpack.service.api.deps import (
     require,
     services,
 )
-from creatorpack.service.api.packs import ID_PATTERN, MAX_REVISION, PackId, _matches
+from creatorpack.service.api.packs import ID_PATTERN, MAX_REVISION, PackId
 from creatorpack.service.api.schemas import (
     MigrateRequest,
     NarratorSession,
@@ -155,25 +156,24 @@ async def migrate(request: Request, session_id: SessionId, token: Player) -> Res
 
 @router.get(
     "/sessions/{session_id}/assets/{asset_id}",
-    responses={
-        200: {"description": "The asset's bytes", "content": {"application/octet-stream": {}}},
-        304: {"description": "Not modified (If-None-Match matched the ETag)"},
-        **_SESSION_ERRORS,
-    },
+    responses=file_responses(_SESSION_ERRORS),
 )
 def asset(
     request: Request,
     session_id: SessionId,
     asset_id: AssetId,
     token: Player,
+    range_: Annotated[str | None, Header(alias="range")] = None,
     if_none_match: Annotated[str | None, Header()] = None,
 ) -> Response:
-    """An asset's bytes, only once it is in the session's reachable set (a ``reward_only`` one after its reward)."""
-    found = services(request).sessions.asset(token, session_id, asset_id)
-    headers = {"ETag": f'"{found.sha256}"', "Cache-Control": "private, immutable", "X-Content-Type-Options": "nosniff"}
-    if if_none_match is not None and _matches(if_none_match, found.sha256):
-        return Response(status_code=304, headers=headers)
-    return Response(found.data, 200, headers=headers, media_type=found.media_type)
+    """An asset's file, only once it is in the session's reachable set (a ``reward_only`` one after its reward).
+
+    Its type is the uploaded file's (sniffed); audio and video come in byte ranges (206) when asked.
+    """
+    reached = services(request).sessions.asset(token, session_id, asset_id)
+    assets = services(request).assets
+    found = assets.session_file(reached.asset_id, reached.sha256)
+    return file_response(assets, found, "private, immutable", range_, if_none_match)
 
 
 @router.get("/packs/{pack_id}/diff", response_model=PackDiff, responses=_errors(400, 401, 403, 404))
