@@ -15,8 +15,11 @@ import pytest
 from typer.testing import CliRunner
 
 from creatorpack.cli import app as cli_app
+from creatorpack.service.app import create_app
+from creatorpack.service.cli import EXIT_NOT_MIGRATED
 from creatorpack.service.settings import Settings
-from tests.service.conftest import JSON, pack_bytes
+from creatorpack.service.store import MigrationRequiredError
+from tests.service.conftest import JSON, Backend, pack_bytes
 
 WORKERS = 2  # several server processes share one database
 TOKEN = re.compile(r"cpt_[A-Za-z0-9_-]{43}\n")
@@ -125,3 +128,25 @@ def test_serve_needs_no_setup_and_data_survives_a_restart(data_dir: Path) -> Non
         again = httpx.get(base + "/v1/packs/moon.garden/revisions/1", headers=headers)
         assert again.status_code == 200
         assert again.content == body
+
+
+def test_a_database_never_migrated_is_refused_at_start(
+    backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"the server started: {args} {kwargs}")
+
+    monkeypatch.setattr("uvicorn.run", never)
+    url = backend.url or f"sqlite:///{tmp_path / 'elsewhere.db'}"  # not the embedded default: not migrated on start
+    settings = Settings(data_dir=tmp_path / "data", database_url=url, database_schema=backend.schema)
+    with pytest.raises(MigrationRequiredError, match="creatorpack db upgrade"):
+        create_app(settings)
+    code, out, err = _run(settings, "serve", "--port", str(_free_port()))
+    assert (code, out) == (EXIT_NOT_MIGRATED, "")
+    assert "never migrated" in err
+    assert "run `creatorpack db upgrade`" in err
+    assert "Traceback" not in err
+    assert _run(settings, "token", "list")[0] == EXIT_NOT_MIGRATED
+    assert _run(settings, "db", "upgrade")[0] == 0
+    app = create_app(settings)  # at the head now
+    app.state.database.dispose()

@@ -7,6 +7,8 @@ import json
 import pytest
 from fastapi.testclient import TestClient
 
+from creatorpack import CreatorpackError
+from creatorpack.service.errors import ServiceError, UnsupportedMediaTypeError
 from tests.service.conftest import JSON, issue, pack_bytes
 
 PROBLEM = "application/problem+json"
@@ -55,6 +57,11 @@ def test_malformed_json_is_400(client: TestClient, route: str, body: bytes) -> N
 def test_wrong_content_types_are_415(client: TestClient, route: str, content_type: str) -> None:
     response = client.post(route, content=pack_bytes(), headers={**issue(client), "Content-Type": content_type})
     _assert_problem(response, 415)
+
+
+def test_a_wrong_content_type_is_a_service_error() -> None:
+    assert issubclass(UnsupportedMediaTypeError, ServiceError)
+    assert issubclass(UnsupportedMediaTypeError, CreatorpackError)
 
 
 def test_json_variants_are_accepted(client: TestClient) -> None:

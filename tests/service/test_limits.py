@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
+import socket
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -91,8 +94,69 @@ def test_redis_limit_is_shared_by_server_processes(tmp_path: Path, redis_prefix:
         tmp_path, rate_per_ip=RateLimit(5, 60), redis_url=REDIS_URL, redis_prefix=redis_prefix, migrate=True
     )
     with TestClient(create_app(settings)) as first, TestClient(create_app(settings)) as second:
-        statuses = [(first if n % 2 else second).get("/v1/health").status_code for n in range(7)]
-        assert statuses == [200] * 5 + [429] * 2
+        answers = [(first if n % 2 else second).get("/v1/health") for n in range(7)]
+        assert [r.status_code for r in answers] == [200] * 5 + [429] * 2
+        assert answers[0].headers["ratelimit-policy"] == '"ip";q=5;w=60'
+        assert answers[0].headers["ratelimit"].startswith('"ip";r=4;t=')
+        assert answers[4].headers["ratelimit"].startswith('"ip";r=0;t=')
+        _assert_limited(answers[-1], "ip", 60)
+
+
+def test_redis_per_token_limit_is_shared_by_server_processes(tmp_path: Path, redis_prefix: str) -> None:
+    assert REDIS_URL is not None
+    settings = _settings(
+        tmp_path, rate_per_token=RateLimit(3, 60), redis_url=REDIS_URL, redis_prefix=redis_prefix, migrate=True
+    )
+    with TestClient(create_app(settings)) as first, TestClient(create_app(settings)) as second:
+        alice, bob = issue(first, "alice"), issue(first, "bob")
+        answers = [(first if n % 2 else second).get("/v1/packs/x", headers=alice) for n in range(4)]
+        assert [r.status_code for r in answers] == [404, 404, 404, 429]
+        assert answers[0].headers["ratelimit-policy"] == '"token";q=3;w=60'
+        assert answers[0].headers["ratelimit"].startswith('"token";r=2;t=')
+        _assert_limited(answers[-1], "token", 60)
+        assert second.get("/v1/packs/x", headers=bob).status_code == 404  # one token's limit is its own
+        assert first.get("/v1/health").status_code == 200  # no token: no per-token limit
+
+
+def _assert_limited(response: Any, name: str, window: int) -> None:
+    assert response.status_code == 429
+    assert response.headers["content-type"] == "application/problem+json"
+    assert response.json()["type"] == "urn:creatorpack:problem:rate-limited"
+    assert 1 <= int(response.headers["retry-after"]) <= window
+    assert response.headers["ratelimit"] == f'"{name}";r=0;t={response.headers["retry-after"]}'
+    assert f'"{name}";q=' in response.headers["ratelimit-policy"]
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])  # closed again when the socket is: nothing listens there
+
+
+def test_redis_down_fails_open_to_in_process_limits(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    settings = _settings(tmp_path, rate_per_ip=RateLimit(3, 60), redis_url=f"redis://127.0.0.1:{_closed_port()}/0")
+    with caplog.at_level(logging.WARNING, logger="creatorpack.service"), TestClient(create_app(settings)) as client:
+        answers = [client.get("/v1/health") for _ in range(4)]
+    assert [r.status_code for r in answers] == [200, 200, 200, 429]  # never a 500; still limited, in-process
+    assert answers[0].headers["ratelimit"].startswith('"ip";r=2;t=')
+    _assert_limited(answers[-1], "ip", 60)
+    warnings = [r.getMessage() for r in caplog.records if "Redis does not answer" in r.getMessage()]
+    assert len(warnings) == 1, warnings  # once per retry interval, not once per request
+
+
+def test_redis_limiter_tries_redis_again_after_the_retry_interval() -> None:
+    async def run() -> tuple[bool, bool, bool]:
+        limiter = RedisLimiter(f"redis://127.0.0.1:{_closed_port()}/0", retry_seconds=0.2)
+        try:
+            first = await limiter.hit("k", RateLimit(5, 10))
+            during = limiter.failing_open
+            await asyncio.sleep(0.3)
+            after = limiter.failing_open
+            return first.allowed, during, after
+        finally:
+            await limiter.close()
+
+    assert asyncio.run(run()) == (True, True, False)
 
 
 def test_redis_limiter_counts_in_fixed_windows(redis_prefix: str) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from urllib.parse import urlsplit
 
 from fastapi.testclient import TestClient
 
@@ -38,11 +40,44 @@ def test_every_error_is_a_documented_problem() -> None:
     assert "HTTPValidationError" not in document["components"]["schemas"]
 
 
+def _curl_commands(text: str) -> list[str]:
+    """Every curl command in the text: in code blocks (with ``\\`` continuations) and in table cells."""
+    joined = re.sub(r"\\\n\s*", " ", text)
+    return [m.group(0) for m in re.finditer(r"\bcurl\s[^`\n]*", joined)]
+
+
+def _method(command: str) -> str:
+    explicit = re.search(r"(?:-X|--request)\s+([A-Z]+)", command)
+    if explicit:
+        return explicit.group(1)
+    return "POST" if re.search(r"\s(?:-d|--data(?:-binary|-raw)?|-F|--form)\s", command) else "GET"
+
+
+def _paths(command: str) -> list[str]:
+    return [urlsplit(url).path for url in re.findall(r"https?://[^\s'\"]+", command)]
+
+
+def _template(path: str) -> re.Pattern[str]:
+    return re.compile(re.sub(r"\\{[^}]+\\}", r"[^/]+", re.escape(path)) + r"/?")
+
+
 def test_every_problem_type_is_in_docs_service_md() -> None:
     text = (ROOT / "docs" / "service.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip().strip("`"): line for line in text.splitlines() if line.startswith("| `urn:")}
     for problem in PROBLEMS.values():
-        assert problem.uri in text, problem.uri
+        assert problem.uri in rows, problem.uri
+        assert "curl " in rows[problem.uri], f"{problem.uri}: no curl example in its row"
+
+
+def test_every_route_has_a_curl_example_in_docs_service_md() -> None:
+    text = (ROOT / "docs" / "service.md").read_text(encoding="utf-8")
+    examples = [(_method(c), path) for c in _curl_commands(text) for path in _paths(c)]
     document = json.loads(CHECKED_IN.read_text(encoding="utf-8"))
+    missing = []
     for path, operations in document["paths"].items():
+        pattern = _template(path)
         for method in operations:
             assert f"{method.upper()} {path}" in text, f"{method.upper()} {path}"
+            if not any(m == method.upper() and pattern.fullmatch(p) for m, p in examples):
+                missing.append(f"{method.upper()} {path}")
+    assert missing == [], f"no curl example for {missing}"

@@ -5,12 +5,18 @@ from __future__ import annotations
 import hashlib
 import socket
 import threading
+import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
 from creatorpack.service.blobs import S3BlobStore, blob_store_from_url
+from creatorpack.service.packs import Packs
+from creatorpack.service.ports import AddOutcome, FixedClock, NewRevision, SystemClock
+from creatorpack.service.store import Database, SqlAssetStore, SqlPackStore
+from tests.service.conftest import pack_bytes
 
 
 @pytest.fixture(scope="module")
@@ -126,3 +132,60 @@ def test_assets_end_to_end_on_s3(s3: Any, tmp_path: Any, monkeypatch: pytest.Mon
         assert client.get("/v1/packs/moon.garden/assets/cover").content == JPEG
     keys = {o["Key"] for o in s3.list_objects_v2(Bucket="packs", Prefix="e2e/")["Contents"]}
     assert {f"e2e/{sha(d)}" for d in (JPEG, MP4, PNG)} <= keys
+
+
+def _wait_past(moment: datetime, seconds: float) -> None:
+    """Sleep until the clock is ``seconds`` past ``moment`` (S3's LastModified has whole seconds)."""
+    time.sleep(max(0.0, (moment + timedelta(seconds=seconds) - datetime.now(UTC)).total_seconds()))
+
+
+def test_a_put_of_stored_bytes_refreshes_last_modified(s3: Any) -> None:
+    blobs = S3BlobStore("packs", "blobs/test5", client=s3)
+    digest = blobs.put(b"orphan")
+    ((_, written),) = blobs.list()
+    _wait_past(written, 2)
+    assert blobs.put(b"orphan") == digest  # refused by If-None-Match: *, then copied onto itself
+    ((_, refreshed),) = blobs.list()
+    assert refreshed - written >= timedelta(seconds=1)
+    assert blobs.get(digest) == b"orphan"
+
+
+def test_a_put_between_list_and_delete_keeps_the_object(s3: Any) -> None:
+    blobs = S3BlobStore("packs", "blobs/test6", client=s3)
+    digest = blobs.put(b"orphan")
+    ((_, written),) = blobs.list()  # gc sees the orphan ...
+    _wait_past(written, 2)
+    blobs.put(b"orphan")  # ... an upload of the same bytes puts them again ...
+    blobs.delete(digest)  # ... and gc's delete, decided on the listing, leaves them
+    assert blobs.get(digest) == b"orphan"
+    assert [d for d, _ in blobs.list()] == [digest]
+    blobs.delete(digest)  # listed again and not put since: deleted
+    assert blobs.get(digest) is None
+
+
+def test_gc_between_the_blob_put_and_the_row_commit_keeps_the_object(s3: Any, database: Database) -> None:
+    blobs = S3BlobStore("packs", f"blobs/gc-{database.engine.dialect.name}", client=s3)
+    body = pack_bytes()
+    digest = blobs.put(body)  # the orphan of an upload that crashed before its rows
+    ((_, written),) = blobs.list()
+    _wait_past(written, 2)
+    # gc's clock puts the cutoff (now - 1 s) half a second after the orphan was written: the orphan is past
+    # the grace period, and an object written or refreshed from now on is not.
+    gc_clock = FixedClock(written + timedelta(seconds=1.5))
+    gc = Packs(SqlPackStore(database), blobs, gc_clock, assets=SqlAssetStore(database))
+    swept: list[list[str]] = []
+
+    class GcBetweenPutAndCommit(SqlPackStore):
+        def add_revision(self, account: str, new: NewRevision) -> AddOutcome:
+            swept.append(gc.collect_garbage(timedelta(seconds=1)))
+            return super().add_revision(account, new)
+
+    done = Packs(GcBetweenPutAndCommit(database), blobs, SystemClock()).submit("alice", body)  # the retry
+    assert done.created
+    assert swept == [[]]
+    assert SqlPackStore(database).revision("moon.garden", 1) is not None
+    assert blobs.get(digest) == body  # no row without its bytes
+    orphan = blobs.put(b"another orphan")
+    _wait_past(datetime.now(UTC), 2)
+    assert Packs(SqlPackStore(database), blobs, SystemClock()).collect_garbage(timedelta(seconds=1)) == [orphan]
+    assert blobs.get(digest) == body

@@ -168,13 +168,15 @@ def test_local_blob_store_leaves_no_partial_file_on_failure(tmp_path: Path, monk
     assert list((tmp_path / "tmp").iterdir()) == []
 
 
-def test_gc_keeps_young_orphans(tmp_path: Path) -> None:
+def test_gc_keeps_young_orphans(database: Database, tmp_path: Path) -> None:
     blobs = LocalBlobStore(tmp_path)
-    digest = blobs.put(b"orphan")
-    old = (datetime.now(UTC) - timedelta(days=2)).timestamp()
-    path = tmp_path / digest[:2] / digest[2:4] / digest
-    os.utime(path, (old, old))
-    assert [d for d, when in blobs.list() if when < datetime.now(UTC) - timedelta(days=1)] == [digest]
+    young, old = blobs.put(b"young orphan"), blobs.put(b"old orphan")
+    two_days_ago = (datetime.now(UTC) - timedelta(days=2)).timestamp()
+    os.utime(tmp_path / old[:2] / old[2:4] / old, (two_days_ago, two_days_ago))
+    packs = Packs(SqlPackStore(database), blobs, SystemClock())
+    assert packs.collect_garbage(timedelta(days=1)) == [old]
+    assert blobs.get(young) == b"young orphan"  # maybe an upload in flight
+    assert blobs.get(old) is None
 
 
 def test_sixteen_concurrent_retries_of_one_upload(settings: Settings) -> None:

@@ -6,13 +6,18 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-from fastapi import Depends, FastAPI
+from fastapi import FastAPI
 
 from creatorpack import __version__
 from creatorpack.service.api import assets, catalog, checks, errors, meta, packs, publishing, sessions
-from creatorpack.service.api.deps import Services, single_values
+from creatorpack.service.api.deps import Services
 from creatorpack.service.api.fastpath import RevisionFastPath
-from creatorpack.service.api.middleware import HeaderLimitMiddleware, RateLimitMiddleware
+from creatorpack.service.api.middleware import (
+    FastPathGate,
+    HeaderLimitMiddleware,
+    RateLimitMiddleware,
+    SingleValuedQueryMiddleware,
+)
 from creatorpack.service.api.readerpath import ReaderFastPath
 from creatorpack.service.api.schemas import Problem
 from creatorpack.service.assets import Assets
@@ -43,10 +48,21 @@ _DESCRIPTION = """Accept, validate, store and return creator packs. Every error 
 
 
 def open_database(settings: Settings) -> Database:
-    """The database the settings name, migrated first when they say so."""
+    """The database the settings name, migrated first when they say so.
+
+    Otherwise it must be at this release's migration head, else
+    :class:`~creatorpack.service.store.MigrationRequiredError` (which tells the operator to run
+    ``creatorpack db upgrade``), rather than a service that answers 500 to every request.
+    """
     database = connect(settings.url, schema=settings.database_schema)
-    if settings.migrate_on_start:
-        database.upgrade()
+    try:
+        if settings.migrate_on_start:
+            database.upgrade()
+        else:
+            database.check_migrated()
+    except BaseException:
+        database.dispose()
+        raise
     return database
 
 
@@ -102,20 +118,17 @@ def create_app(
         lifespan=lifespan,
         docs_url=None,
         redoc_url=None,
-        dependencies=[Depends(single_values)],
     )
     app.state.services = wire(settings, database, clock)
     app.state.database = database
     errors.install(app)
-    for group in (meta, checks, packs, publishing, catalog, assets, sessions):
+    groups = (meta, checks, packs, publishing, catalog, assets, sessions)
+    for group in groups:
         app.include_router(group.router)
     services = app.state.services
-    app.add_middleware(
-        RevisionFastPath, auth=services.auth, packs=services.packs, ttl_seconds=settings.token_cache_seconds
-    )
-    app.add_middleware(
-        ReaderFastPath, auth=services.auth, packs=services.packs, ttl_seconds=settings.token_cache_seconds
-    )
+    fast = {"auth": services.auth, "packs": services.packs, "ttl_seconds": settings.token_cache_seconds}
+    app.add_middleware(FastPathGate, fast_paths=[(ReaderFastPath, fast), (RevisionFastPath, fast)])
+    app.add_middleware(SingleValuedQueryMiddleware, routes=[r for group in groups for r in group.router.routes])
     app.add_middleware(
         RateLimitMiddleware, limiter=limiter, per_token=settings.rate_per_token, per_ip=settings.rate_per_ip
     )

@@ -2,15 +2,26 @@
 
 Both write atomically and idempotently: the local store writes a temporary file and renames it into
 place; the S3 store writes with ``If-None-Match: *`` so that two uploaders of one hash never race.
+
+Garbage collection (``creatorpack db gc``) sweeps blobs no row references once they are older than a
+grace period, so ``put`` of bytes that are already stored *refreshes* their write time (the local
+file's mtime; on S3 a copy of the object onto itself, which sets ``LastModified``): the upload that
+is about to write its rows always holds a young blob, however old the orphan it found was. And
+``delete`` of a blob that :meth:`list` reported removes it only if it was not ``put`` again since:
+the local store first renames it out of place (atomic), checks its mtime there and puts it back if
+it moved; the S3 store checks ``LastModified`` just before the ``DELETE``.
 """
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import hashlib
 import os
 import re
+import secrets
 import tempfile
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,6 +31,7 @@ from urllib.parse import urlsplit
 __all__ = ["LocalBlobStore", "S3BlobStore", "blob_store_from_url"]
 
 _SHA256: Final = re.compile(r"^[0-9a-f]{64}$")
+_PUT_ATTEMPTS: Final = 5  # S3: a blob deleted between the refused write and the refresh is written again
 
 
 def _checked(sha256: str) -> str:
@@ -29,23 +41,34 @@ def _checked(sha256: str) -> str:
 
 
 class LocalBlobStore:
-    """Blobs as files ``root/ab/cd/abcd...`` written by temp file, fsync and rename."""
+    """Blobs as files ``root/ab/cd/abcd...`` written by temp file, fsync and rename.
+
+    ``root/tmp`` holds files being written (``*.part``) and blobs being deleted (``*.gc``);
+    :meth:`sweep_temporary` removes what an interrupted process left there.
+    """
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self._tmp = root / "tmp"
         self._tmp.mkdir(parents=True, exist_ok=True)
+        self._listed: dict[str, int] = {}  # sha256 -> mtime (ns) as list() reported it
+        self._lock = threading.Lock()
 
     def _path(self, sha256: str) -> Path:
         digest = _checked(sha256)
         return self.root / digest[:2] / digest[2:4] / digest
 
     def put(self, data: bytes) -> str:
-        """Store ``data`` under its sha256 (a no-op when present)."""
+        """Store ``data`` under its sha256; when present, only refresh its write time (see the module)."""
         digest = hashlib.sha256(data).hexdigest()
         target = self._path(digest)
-        if target.exists():
-            return digest
+        try:
+            os.utime(target)  # already stored: young again, so a concurrent gc keeps it
+        except FileNotFoundError:
+            self._write(target, digest, data)
+        return digest
+
+    def _write(self, target: Path, digest: str, data: bytes) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, name = tempfile.mkstemp(dir=self._tmp, prefix=digest[:16], suffix=".part")
         try:
@@ -58,7 +81,6 @@ class LocalBlobStore:
             with contextlib.suppress(OSError):
                 Path(name).unlink()
             raise
-        return digest
 
     def get(self, sha256: str) -> bytes | None:
         """The stored bytes, or None."""
@@ -68,9 +90,26 @@ class LocalBlobStore:
             return None
 
     def delete(self, sha256: str) -> None:
-        """Remove the bytes (a no-op when absent)."""
-        with contextlib.suppress(FileNotFoundError):
-            self._path(sha256).unlink()
+        """Remove the bytes (a no-op when absent), unless they were ``put`` again since :meth:`list` saw them."""
+        path = self._path(sha256)
+        with self._lock:
+            listed = self._listed.pop(sha256, None)
+        if listed is None:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+            return
+        parked = self._tmp / f"{sha256}.{secrets.token_hex(4)}.gc"
+        try:
+            path.rename(parked)  # atomic: a put from now on finds no file and writes it anew
+        except FileNotFoundError:
+            return
+        try:
+            if parked.stat().st_mtime_ns != listed:  # put again between list() and here: an upload needs it
+                parked.replace(path)
+            else:
+                parked.unlink()
+        except FileNotFoundError:  # a concurrent gc's sweep_temporary put it back: it stays
+            return
 
     def read_range(self, sha256: str, start: int, stop: int) -> bytes | None:
         """Bytes ``start`` to ``stop - 1`` (fewer at the end), or None."""
@@ -82,11 +121,41 @@ class LocalBlobStore:
             return None
 
     def list(self) -> Iterator[tuple[str, datetime]]:
-        """Every stored sha256 with its write time."""
+        """Every stored sha256 with its write time (remembered, for :meth:`delete`)."""
         for path in self.root.glob("??/??/*"):
             if _SHA256.match(path.name):
-                with contextlib.suppress(FileNotFoundError):
-                    yield path.name, datetime.fromtimestamp(path.stat().st_mtime, UTC)
+                try:
+                    stamp = path.stat().st_mtime_ns
+                except FileNotFoundError:
+                    continue
+                with self._lock:
+                    self._listed[path.name] = stamp
+                yield path.name, datetime.fromtimestamp(stamp / 1e9, UTC)
+
+    def sweep_temporary(self, cutoff: datetime) -> builtins.list[str]:
+        """Remove ``tmp/*.part`` files last written before ``cutoff`` (writes a crash interrupted).
+
+        A ``*.gc`` file (a blob a crashed gc was deleting) is put back in place instead, to be judged
+        again by the next gc. Returns the names of the files removed or put back.
+        """
+        done = []
+        for path in self._tmp.iterdir():
+            try:
+                if path.suffix == ".gc":
+                    target = self._path(path.name.split(".", 1)[0])
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    if target.exists():
+                        path.unlink()
+                    else:
+                        path.replace(target)
+                elif path.suffix == ".part" and datetime.fromtimestamp(path.stat().st_mtime, UTC) < cutoff:
+                    path.unlink()
+                else:
+                    continue
+            except (FileNotFoundError, ValueError):
+                continue
+            done.append(path.name)
+        return done
 
 
 class S3BlobStore:
@@ -100,24 +169,47 @@ class S3BlobStore:
         self._client = client
         self.bucket = bucket
         self.prefix = prefix.strip("/") + "/" if prefix.strip("/") else ""
+        self._listed: dict[str, datetime] = {}  # sha256 -> LastModified as list() reported it
+        self._lock = threading.Lock()
 
     def _key(self, sha256: str) -> str:
         return self.prefix + _checked(sha256)
 
     def put(self, data: bytes) -> str:
-        """Store ``data`` under its sha256; a concurrent or earlier writer of the same hash wins harmlessly."""
+        """Store ``data`` under its sha256; when present (an earlier or concurrent writer), refresh ``LastModified``."""
         from botocore.exceptions import ClientError  # noqa: PLC0415
 
         digest = hashlib.sha256(data).hexdigest()
-        try:
-            self._client.put_object(
-                Bucket=self.bucket, Key=self._key(digest), Body=data, IfNoneMatch="*", ChecksumAlgorithm="SHA256"
-            )
-        except ClientError as exc:
-            code = exc.response.get("Error", {}).get("Code")
-            if code not in ("PreconditionFailed", "ConditionalRequestConflict"):
-                raise
-        return digest
+        key = self._key(digest)
+        for _ in range(_PUT_ATTEMPTS):
+            try:
+                self._client.put_object(
+                    Bucket=self.bucket, Key=key, Body=data, IfNoneMatch="*", ChecksumAlgorithm="SHA256"
+                )
+            except ClientError as exc:
+                if _code(exc) not in ("PreconditionFailed", "ConditionalRequestConflict"):
+                    raise
+            else:
+                return digest
+            try:
+                self._touch(key)
+            except ClientError as exc:
+                if _code(exc) not in ("NoSuchKey", "404"):  # deleted (or not written yet) meanwhile: again
+                    raise
+            else:
+                return digest
+        raise RuntimeError(f"could not store blob {digest}: it kept disappearing")  # pragma: no cover
+
+    def _touch(self, key: str) -> None:
+        """Copy the object onto itself (new metadata is what S3 needs to allow it): a new ``LastModified``."""
+        self._client.copy_object(
+            Bucket=self.bucket,
+            Key=key,
+            CopySource={"Bucket": self.bucket, "Key": key},
+            MetadataDirective="REPLACE",
+            Metadata={"refreshed": datetime.now(UTC).isoformat()},
+            ChecksumAlgorithm="SHA256",
+        )
 
     def get(self, sha256: str) -> bytes | None:
         """The stored bytes, or None."""
@@ -129,8 +221,24 @@ class S3BlobStore:
         return data
 
     def delete(self, sha256: str) -> None:
-        """Remove the object (a no-op when absent)."""
-        self._client.delete_object(Bucket=self.bucket, Key=self._key(sha256))
+        """Remove the object (a no-op when absent), unless it was ``put`` again since :meth:`list` saw it.
+
+        The check is a ``HEAD`` just before the ``DELETE`` (S3 has no atomic rename): a refresh landing
+        between the two is the one window left, a round trip long, for a blob already past the grace period.
+        """
+        key = self._key(sha256)
+        with self._lock:
+            listed = self._listed.pop(sha256, None)
+        if listed is not None:
+            from botocore.exceptions import ClientError  # noqa: PLC0415
+
+            try:
+                modified = self._client.head_object(Bucket=self.bucket, Key=key)["LastModified"]
+            except ClientError:
+                return  # gone already
+            if modified > listed:
+                return
+        self._client.delete_object(Bucket=self.bucket, Key=key)
 
     def read_range(self, sha256: str, start: int, stop: int) -> bytes | None:
         """Bytes ``start`` to ``stop - 1`` (fewer at the end) by a ranged GET, or None."""
@@ -156,13 +264,25 @@ class S3BlobStore:
         return int(answer["ContentLength"])
 
     def list(self) -> Iterator[tuple[str, datetime]]:
-        """Every stored sha256 with its write time."""
+        """Every stored sha256 with its write time (remembered, for :meth:`delete`)."""
         pages = self._client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=self.prefix)
         for page in pages:
             for item in page.get("Contents", []):
                 name = str(item["Key"])[len(self.prefix) :]
                 if _SHA256.match(name):
-                    yield name, item["LastModified"]
+                    modified: datetime = item["LastModified"]
+                    with self._lock:
+                        self._listed[name] = modified
+                    yield name, modified
+
+    def sweep_temporary(self, cutoff: datetime) -> builtins.list[str]:
+        """Nothing to sweep: an S3 write is one whole object or none (``cutoff`` is unused)."""
+        del cutoff
+        return []
+
+
+def _code(exc: Any) -> str:
+    return str(exc.response.get("Error", {}).get("Code", ""))
 
 
 def blob_store_from_url(url: str | None, default: Path) -> LocalBlobStore | S3BlobStore:

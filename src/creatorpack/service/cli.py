@@ -2,6 +2,10 @@
 
 :func:`register` adds them to the ``creatorpack`` Typer app. Everything heavy (uvicorn, SQLAlchemy,
 FastAPI) is imported inside the commands, so ``creatorpack validate`` starts as fast as before.
+
+Exit codes: 0 done; 1 ``token revoke`` found no live token; 2 bad settings or an unusable database;
+:data:`EXIT_NOT_MIGRATED` (3) the database is not at this release's migrations (run ``creatorpack db
+upgrade``; the embedded SQLite default is migrated on start).
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ import contextlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Final
 
 import typer
 
@@ -18,7 +22,18 @@ if TYPE_CHECKING:
     from creatorpack.service.api.deps import Services
     from creatorpack.service.settings import Settings
 
-__all__ = ["db_gc", "db_upgrade", "register", "serve", "token_create", "token_list", "token_revoke"]
+__all__ = [
+    "EXIT_NOT_MIGRATED",
+    "db_gc",
+    "db_upgrade",
+    "register",
+    "serve",
+    "token_create",
+    "token_list",
+    "token_revoke",
+]
+
+EXIT_NOT_MIGRATED: Final = 3
 
 DataDir = Annotated[
     Path | None,
@@ -39,6 +54,11 @@ def _settings(data_dir: Path | None) -> Settings:
 
 
 def _fail(exc: Exception) -> typer.Exit:
+    from creatorpack.service.store import MigrationRequiredError  # noqa: PLC0415
+
+    if isinstance(exc, MigrationRequiredError):
+        typer.echo(f"creatorpack: {exc}", err=True)
+        return typer.Exit(EXIT_NOT_MIGRATED)
     typer.echo(f"creatorpack: {type(exc).__name__}: {exc}", err=True)
     return typer.Exit(2)
 
@@ -48,13 +68,14 @@ def _services(data_dir: Path | None, *, migrate: bool | None = None) -> Iterator
     from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
 
     from creatorpack.service.app import open_database, wire  # noqa: PLC0415
+    from creatorpack.service.store import MigrationRequiredError  # noqa: PLC0415
 
     settings = _settings(data_dir)
     if migrate is not None:
         settings = settings.with_changes(migrate=migrate)
     try:
         database = open_database(settings)
-    except (SQLAlchemyError, OSError) as exc:
+    except (SQLAlchemyError, OSError, MigrationRequiredError) as exc:
         raise _fail(exc) from None
     try:
         yield wire(settings, database)
@@ -70,20 +91,22 @@ def serve(
     data_dir: DataDir = None,
     workers: Annotated[int, typer.Option(min=1, help="Server processes (they share the database).")] = 1,
 ) -> None:
-    """Run the pack service (HTTP) with uvicorn; SQLite and a blob directory under the data directory by default."""
+    """Run the pack service (HTTP) with uvicorn; SQLite and a blob directory under the data directory by default.
+
+    The database is migrated first (the embedded default) or must be migrated already (exit 3 otherwise).
+    """
     import os  # noqa: PLC0415
 
     import uvicorn  # noqa: PLC0415
 
+    from creatorpack.service.app import open_database  # noqa: PLC0415
+
     settings = _settings(data_dir)
     os.environ["CREATORPACK_DATA_DIR"] = str(settings.data_dir)  # the worker processes read their settings
-    if settings.migrate_on_start:
-        from creatorpack.service.app import open_database  # noqa: PLC0415
-
-        try:
-            open_database(settings).dispose()
-        except Exception as exc:  # noqa: BLE001 - any failure to open the database ends the command cleanly
-            raise _fail(exc) from None
+    try:
+        open_database(settings).dispose()
+    except Exception as exc:  # noqa: BLE001 - any failure to open the database ends the command cleanly
+        raise _fail(exc) from None
     typer.echo(f"creatorpack service on http://{host}:{port} (data in {settings.data_dir})", err=True)
     uvicorn.run(
         "creatorpack.service.app:create_app",
@@ -102,6 +125,11 @@ def token_create(
     data_dir: DataDir = None,
 ) -> None:
     """Create a token and print it alone on stdout (it is stored only as a hash: keep it)."""
+    from creatorpack.service.ports import SCOPES  # noqa: PLC0415
+
+    if scope not in SCOPES:  # a usage error whatever state the database is in
+        typer.echo(f"creatorpack: unknown scope {scope!r}; use one of {', '.join(SCOPES)}", err=True)
+        raise typer.Exit(2)
     try:
         with _services(data_dir) as services:
             token, _ = services.auth.issue(account, scope)
@@ -150,14 +178,24 @@ def db_gc(
         float, typer.Option(min=0, help="Keep unreferenced blobs younger than this many seconds.")
     ] = 3600.0,
 ) -> None:
-    """Delete blobs no revision references (orphans of interrupted uploads, deleted revisions)."""
-    from datetime import timedelta  # noqa: PLC0415
+    """Delete blobs no revision references (orphans of interrupted uploads, deleted revisions), and stale temp files."""
+    from datetime import UTC, datetime, timedelta  # noqa: PLC0415
 
+    from creatorpack.service.blobs import blob_store_from_url  # noqa: PLC0415
+
+    grace = timedelta(seconds=older_than)
     with _services(data_dir) as services:
-        swept = services.packs.collect_garbage(timedelta(seconds=older_than))
+        swept = services.packs.collect_garbage(grace)
+        settings = services.settings
     for digest in swept:
         sys.stdout.write(digest + "\n")
-    typer.echo(f"removed {len(swept)} blob{'s' if len(swept) != 1 else ''}", err=True)
+    blobs = blob_store_from_url(settings.blob_url, settings.data_dir / "blobs")
+    temporary = blobs.sweep_temporary(datetime.now(UTC) - grace)
+    typer.echo(
+        f"removed {len(swept)} blob{'s' if len(swept) != 1 else ''} "
+        f"and {len(temporary)} temporary file{'s' if len(temporary) != 1 else ''}",
+        err=True,
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -27,6 +27,7 @@ __all__ = [
     "UnplayableError",
     "UnreadablePackError",
     "UnsupportedAssetError",
+    "UnsupportedMediaTypeError",
 ]
 
 
@@ -62,6 +63,10 @@ class PayloadTooLargeError(ServiceError, ValueError):
     def __init__(self, limit: int) -> None:
         super().__init__(f"the body is larger than the limit of {limit:,} bytes")
         self.limit = limit
+
+
+class UnsupportedMediaTypeError(ServiceError, ValueError):
+    """The body is declared as something other than JSON."""
 
 
 class UnreadablePackError(ServiceError, ValueError):

@@ -1,7 +1,14 @@
-"""Fixed-window rate limiters: in-process (the default) and Redis (shared across server processes)."""
+"""Fixed-window rate limiters: in-process (the default) and Redis (shared across server processes).
+
+Redis failing open: when Redis does not answer (down, unreachable, timing out), :class:`RedisLimiter`
+logs a warning and counts in-process instead (each process then enforces the limits on its own
+share of the traffic), and tries Redis again after ``retry_seconds``. Rate limits protect the
+service; an outage of the store that shares them should not take the service down with it.
+"""
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections.abc import Callable
@@ -11,6 +18,8 @@ from typing import Any, Protocol
 from creatorpack.service.settings import RateLimit
 
 __all__ = ["Decision", "Limiter", "MemoryLimiter", "RedisLimiter"]
+
+_log = logging.getLogger("creatorpack.service")
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,23 +78,57 @@ class MemoryLimiter:
 
 
 class RedisLimiter:
-    """Counters in Redis (``INCR`` + ``EXPIRE NX`` in one transaction), shared by every server process."""
+    """Counters in Redis (``INCR`` + ``EXPIRE NX`` in one transaction), shared by every server process.
 
-    def __init__(self, url: str, prefix: str = "creatorpack:rl", clock: Callable[[], float] = time.time) -> None:
+    Fails open to in-process counters while Redis does not answer (see the module's docstring).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        prefix: str = "creatorpack:rl",
+        clock: Callable[[], float] = time.time,
+        *,
+        timeout_seconds: float = 0.5,
+        retry_seconds: float = 5.0,
+    ) -> None:
         import redis.asyncio  # noqa: PLC0415 - only loaded when Redis is configured
 
-        self._redis: Any = redis.asyncio.Redis.from_url(url)
+        self._redis: Any = redis.asyncio.Redis.from_url(
+            url, socket_timeout=timeout_seconds, socket_connect_timeout=timeout_seconds
+        )
+        self._errors: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
         self._prefix = prefix
         self._clock = clock
+        self._fallback = MemoryLimiter(clock)
+        self._retry_seconds = retry_seconds
+        self._down_until = 0.0  # time.monotonic() before which Redis is not asked again
+
+    @property
+    def failing_open(self) -> bool:
+        """Whether the last attempt found Redis down (counting in-process meanwhile)."""
+        return self._down_until > time.monotonic()
 
     async def hit(self, key: str, limit: RateLimit) -> Decision:
         """See :meth:`Limiter.hit`."""
+        if self.failing_open:
+            return await self._fallback.hit(key, limit)
         index, reset = _window(limit, self._clock())
         name = f"{self._prefix}:{key}:{limit.seconds}:{index}"
-        async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.incr(name)
-            pipe.expire(name, limit.seconds + 1, nx=True)
-            count, _ = await pipe.execute()
+        try:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.incr(name)
+                pipe.expire(name, limit.seconds + 1, nx=True)
+                count, _ = await pipe.execute()
+        except self._errors as exc:
+            self._down_until = time.monotonic() + self._retry_seconds
+            _log.warning(
+                "rate limits: Redis does not answer (%s: %s); counting in this process for %.0f s",
+                type(exc).__name__,
+                exc,
+                self._retry_seconds,
+            )
+            return await self._fallback.hit(key, limit)
         return _decide(limit, int(count), reset)
 
     async def close(self) -> None:

@@ -5,20 +5,18 @@ from __future__ import annotations
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from types import UnionType
-from typing import Any, Final, TypeVar, Union, get_args, get_origin
+from typing import Any, Final, Literal, TypeVar
 
 import orjson
 from anyio import CapacityLimiter, to_thread
 from fastapi import Request
-from fastapi.exceptions import RequestValidationError
 from starlette.responses import Response
 
-from creatorpack.service.api.errors import PROBLEM_MEDIA_TYPE, UnsupportedMediaTypeError
+from creatorpack.service.api.errors import PROBLEM_MEDIA_TYPE
 from creatorpack.service.assets import Assets
 from creatorpack.service.auth import Auth
 from creatorpack.service.catalog import Catalog
-from creatorpack.service.errors import PayloadTooLargeError
+from creatorpack.service.errors import PayloadTooLargeError, UnsupportedMediaTypeError
 from creatorpack.service.packs import Packs
 from creatorpack.service.ports import Scope, TokenRecord
 from creatorpack.service.sessions import Sessions
@@ -31,6 +29,7 @@ __all__ = [
     "INLINE_BYTES",
     "PROBLEM_RESPONSES",
     "PUBLISH_RESPONSES",
+    "Lane",
     "Services",
     "authenticated",
     "cpu_bound",
@@ -40,7 +39,6 @@ __all__ = [
     "read_json_body",
     "require",
     "services",
-    "single_values",
 ]
 
 _JSON_TYPES: Final = ("application/json",)
@@ -101,64 +99,35 @@ async def optional_token(request: Request) -> TokenRecord | None:
     return record
 
 
-async def single_values(request: Request) -> None:
-    """An app-wide dependency: a query parameter that takes one value, sent more than once, is a 400.
-
-    FastAPI would silently keep the last value; a client that sends two ``q`` or two ``limit``
-    meant something this service cannot know.
-    """
-    route = request.scope.get("route")
-    names = _SCALARS.get(id(route)) if route is not None else ()
-    if names is None:
-        names = _SCALARS[id(route)] = _scalar_query_names(route)
-    errors = [
-        {"type": "value_error", "loc": ("query", name), "msg": f"takes one value, not {count}", "input": None}
-        for name in names
-        if (count := len(request.query_params.getlist(name))) > 1
-    ]
-    if errors:
-        raise RequestValidationError(errors)
-
-
-_SCALARS: dict[int, tuple[str, ...]] = {}
-
-
-def _scalar_query_names(route: Any) -> tuple[str, ...]:
-    dependant = getattr(route, "dependant", None)
-    if dependant is None:
-        return ()
-    names = []
-    for param in _query_params(dependant):
-        annotation = param.field_info.annotation
-        kinds = [annotation, *get_args(annotation)] if get_origin(annotation) in (Union, UnionType) else [annotation]
-        if not any(get_origin(kind) in (list, tuple, set, frozenset) or kind in (list, tuple, set) for kind in kinds):
-            names.append(param.alias)
-    return tuple(names)
-
-
-def _query_params(dependant: Any) -> list[Any]:
-    found = list(dependant.query_params)
-    for sub in dependant.dependencies:
-        found += _query_params(sub)
-    return found
-
-
 INLINE_BYTES: Final = 256 * 1024
 
+Lane = Literal["checks", "uploads"]
+"""Which bounded pool big work queues in: checks (validate, lint, publish) or uploads (storing packs)."""
 
-async def cpu_bound(request: Request, function: Callable[..., T], *args: Any, size: int | None = None) -> T:
-    """Run ``function(*args)`` (validating, linting) in a worker thread of its own bounded pool.
 
-    The pool has one thread per CPU, so that slow checks of big packs queue among themselves and never
-    take the threads that cheap requests (token checks, reads) use. Work on an input of ``size`` at
-    most :data:`INLINE_BYTES` (a few milliseconds) runs on the event loop: handing it to a thread
-    would cost a good part of what the work itself does.
+async def cpu_bound(
+    request: Request, function: Callable[..., T], *args: Any, size: int | None = None, lane: Lane = "checks"
+) -> T:
+    """Run ``function(*args)`` (validating, linting, storing) so that it never holds up cheap requests.
+
+    Work on an input of unknown size or larger than :data:`INLINE_BYTES` runs in a worker thread of
+    its lane's own pool (one thread per CPU, at least two): slow checks of big packs queue among
+    themselves, big uploads among themselves, and neither takes the threads that cheap requests
+    (token checks, reads, small uploads) use. Below that size a check (pure computation, a few
+    milliseconds) runs on the event loop, where a thread hand-off would cost a good part of the work,
+    and an upload (it also writes the blob and the rows) runs in the shared pool beside the reads.
     """
-    if size is not None and size <= INLINE_BYTES:
+    small = size is not None and size <= INLINE_BYTES
+    if small and lane == "checks":
         return function(*args)
-    limiter = getattr(request.app.state, "cpu_limiter", None)
+    if small:
+        return await to_thread.run_sync(function, *args)
+    limiters: dict[str, CapacityLimiter] | None = getattr(request.app.state, "lanes", None)
+    if limiters is None:
+        limiters = request.app.state.lanes = {}
+    limiter = limiters.get(lane)
     if limiter is None:
-        limiter = request.app.state.cpu_limiter = CapacityLimiter(max(2, os.cpu_count() or 1))
+        limiter = limiters[lane] = CapacityLimiter(max(2, os.cpu_count() or 1))
     return await to_thread.run_sync(function, *args, limiter=limiter)
 
 

@@ -27,13 +27,13 @@ from creatorpack.service.errors import (
     UnauthorizedError,
     UnreadablePackError,
     UnsupportedAssetError,
+    UnsupportedMediaTypeError,
 )
 
 __all__ = [
     "PROBLEMS",
     "PROBLEM_MEDIA_TYPE",
     "ProblemType",
-    "UnsupportedMediaTypeError",
     "install",
     "problem_response",
 ]
@@ -87,10 +87,6 @@ PROBLEMS: Final = {
         ProblemType("asset-type", 422, "The bytes are none of the contract's asset types"),
     )
 }
-
-
-class UnsupportedMediaTypeError(Exception):
-    """The body's content type is not JSON."""
 
 
 def problem_response(

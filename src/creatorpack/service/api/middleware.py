@@ -1,4 +1,6 @@
-"""ASGI middleware: a bound on header size (431) and per-IP / per-token rate limits (429).
+"""ASGI middleware: header size (431), rate limits (429), single-valued query parameters (400), fast paths.
+
+The gate sends only pack paths through the raw-ASGI fast paths.
 
 Rate-limit headers follow draft-ietf-httpapi-ratelimit-headers: ``RateLimit-Policy`` names each
 policy (``q`` requests per ``w`` seconds), ``RateLimit`` the nearest one's remaining requests
@@ -8,14 +10,19 @@ policy (``q`` requests per ``w`` seconds), ``RateLimit`` the nearest one's remai
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Iterable, Sequence
+from types import UnionType
+from typing import Any, Final, Union, get_args, get_origin
+from urllib.parse import parse_qsl
 
+from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from creatorpack.service.api.errors import problem_response
 from creatorpack.service.ratelimit import Decision, Limiter
 from creatorpack.service.settings import RateLimit
 
-__all__ = ["HeaderLimitMiddleware", "RateLimitMiddleware"]
+__all__ = ["FastPathGate", "HeaderLimitMiddleware", "RateLimitMiddleware", "SingleValuedQueryMiddleware"]
 
 
 class HeaderLimitMiddleware:
@@ -104,3 +111,90 @@ def _header(scope: Scope, name: bytes) -> bytes | None:
         if key.lower() == name:
             return bytes(value)
     return None
+
+
+class SingleValuedQueryMiddleware:
+    """Answers 400 when a query parameter that takes one value is sent more than once.
+
+    FastAPI would silently keep the last value; a client that sends two ``q`` or two ``limit`` meant
+    something this service cannot know. Only a query string with a repeated name costs anything
+    here: the route is then matched to learn which of its parameters take one value.
+    """
+
+    def __init__(self, app: ASGIApp, routes: Sequence[BaseRoute]) -> None:
+        self.app = app
+        self.routes = routes
+        self._scalars: dict[int, tuple[str, ...]] = {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Refuse a repeated single-valued parameter, else pass the request on."""
+        query = scope.get("query_string") if scope["type"] == "http" else None
+        if query:
+            names = [name for name, _ in parse_qsl(query.decode("latin-1"), keep_blank_values=True)]
+            if len(set(names)) < len(names):
+                repeated = [n for n in self._scalar_names(scope) if names.count(n) > 1]
+                if repeated:
+                    errors = [
+                        {"location": f"query.{n}", "message": f"takes one value, not {names.count(n)}"}
+                        for n in repeated
+                    ]
+                    detail = f"{errors[0]['location']}: {errors[0]['message']}"
+                    response = problem_response("invalid-request", detail, instance=scope["path"], errors=errors)
+                    await response(scope, receive, send)
+                    return
+        await self.app(scope, receive, send)
+
+    def _scalar_names(self, scope: Scope) -> tuple[str, ...]:
+        for route in self.routes:
+            match, _ = route.matches(scope)
+            if match is Match.FULL:
+                names = self._scalars.get(id(route))
+                if names is None:
+                    names = self._scalars[id(route)] = _scalar_query_names(route)
+                return names
+        return ()
+
+
+def _scalar_query_names(route: Any) -> tuple[str, ...]:
+    dependant = getattr(route, "dependant", None)
+    if dependant is None:
+        return ()
+    names = []
+    for param in _query_params(dependant):
+        annotation = param.field_info.annotation
+        kinds = [annotation, *get_args(annotation)] if get_origin(annotation) in (Union, UnionType) else [annotation]
+        if not any(get_origin(kind) in (list, tuple, set, frozenset) or kind in (list, tuple, set) for kind in kinds):
+            names.append(param.alias)
+    return tuple(names)
+
+
+def _query_params(dependant: Any) -> list[Any]:
+    found = list(dependant.query_params)
+    for sub in dependant.dependencies:
+        found += _query_params(sub)
+    return found
+
+
+_PACKS: Final = "/v1/packs/"
+
+
+class FastPathGate:
+    """Sends requests under ``/v1/packs/`` through ``fast_paths`` (raw-ASGI layers), every other one past them.
+
+    ``fast_paths`` are ASGI middleware classes (each called as ``cls(app, **options)``), the first
+    outermost; they serve only pack paths, so no other route pays for their checks.
+    """
+
+    def __init__(self, app: ASGIApp, fast_paths: Iterable[tuple[Callable[..., ASGIApp], dict[str, Any]]]) -> None:
+        self.app = app
+        chain = app
+        for layer, options in reversed(list(fast_paths)):
+            chain = layer(chain, **options)
+        self.fast = chain
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Route pack paths through the fast paths."""
+        if scope["type"] == "http" and scope["path"].startswith(_PACKS):
+            await self.fast(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)

@@ -58,7 +58,9 @@ async def upload(request: Request, token: Creator) -> Response:
     """Store the pack as revision ``manifest.revision`` of ``manifest.pack_id`` (same bytes again: 200)."""
     body = await read_json_body(request)
     submit = services(request).packs.submit
-    done = await cpu_bound(request, lambda: submit(token.account, body, token_id=token.id))
+    done = await cpu_bound(
+        request, lambda: submit(token.account, body, token_id=token.id), size=len(body), lane="uploads"
+    )
     headers = {"Location": _location(done.revision), "ETag": f'"{done.revision.sha256}"'}
     return json_response(_revision_json(done.revision), 201 if done.created else 200, headers)
 

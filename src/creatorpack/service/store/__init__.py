@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from creatorpack.service.store.assets import SqlAssetStore, SqlKeyStore
 from creatorpack.service.store.catalog import SqlCatalogStore
-from creatorpack.service.store.database import Database, connect
+from creatorpack.service.store.database import Database, MigrationRequiredError, connect
 from creatorpack.service.store.sessions import SqlSessionStore
 from creatorpack.service.store.sql import SqlPackStore, SqlTokenStore
 
 __all__ = [
     "Database",
+    "MigrationRequiredError",
     "SqlAssetStore",
     "SqlCatalogStore",
     "SqlKeyStore",

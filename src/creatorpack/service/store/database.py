@@ -10,10 +10,16 @@ from typing import Any, Final
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 
-__all__ = ["Database", "connect"]
+from creatorpack import CreatorpackError
+
+__all__ = ["Database", "MigrationRequiredError", "connect"]
 
 _MIGRATIONS: Final = Path(__file__).resolve().parent / "migrations"
 _MIGRATION_LOCK: Final = 0x63705F6D  # PostgreSQL advisory lock id: one migrating process at a time
+
+
+class MigrationRequiredError(CreatorpackError, RuntimeError):
+    """The database is not at this release's migration head (never migrated, behind, or ahead of it)."""
 
 
 class Database:
@@ -56,19 +62,61 @@ class Database:
     def upgrade(self) -> None:
         """Apply every migration not applied yet (safe to run from several processes at once)."""
         from alembic import command  # noqa: PLC0415 - Alembic loads only to migrate
-        from alembic.config import Config  # noqa: PLC0415
 
-        config = Config()
-        config.set_main_option("script_location", str(_MIGRATIONS))
+        config = _config()
         with self.write() as conn:
             if not self.is_sqlite:
                 conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": _MIGRATION_LOCK})
             config.attributes["connection"] = conn
             command.upgrade(config, "head")
 
+    def check_migrated(self) -> None:
+        """Raise :class:`MigrationRequiredError` unless the database is at this release's migration head."""
+        from alembic.migration import MigrationContext  # noqa: PLC0415 - Alembic loads only to check
+        from alembic.script import ScriptDirectory  # noqa: PLC0415
+
+        script = ScriptDirectory.from_config(_config())
+        heads = set(script.get_heads())
+        with self.read() as conn:
+            current = set(MigrationContext.configure(conn).get_current_heads())
+        if current == heads:
+            return
+        where = self.engine.url.render_as_string(hide_password=True)
+        if any(_unknown(script, revision) for revision in current):
+            raise MigrationRequiredError(
+                f"the database {where} is at migration {', '.join(sorted(current))}, which this release does not "
+                "know (a newer release migrated it): run that release"
+            )
+        state = (
+            f"is at migration {', '.join(sorted(current))}, not {', '.join(sorted(heads))}"
+            if current
+            else "has no tables of this service (it was never migrated)"
+        )
+        raise MigrationRequiredError(
+            f"the database {where} {state}: run `creatorpack db upgrade` with the same "
+            "CREATORPACK_DATABASE_URL (and CREATORPACK_DATABASE_SCHEMA) first"
+        )
+
     def dispose(self) -> None:
         """Close every pooled connection."""
         self.engine.dispose()
+
+
+def _config() -> Any:
+    from alembic.config import Config  # noqa: PLC0415
+
+    config = Config()
+    config.set_main_option("script_location", str(_MIGRATIONS))
+    return config
+
+
+def _unknown(script: Any, revision: str) -> bool:
+    from alembic.util import CommandError  # noqa: PLC0415
+
+    try:
+        return script.get_revision(revision) is None
+    except CommandError:
+        return True
 
 
 def connect(url: str, *, schema: str | None = None, **engine_options: Any) -> Database:

@@ -320,15 +320,6 @@ class SqlPackStore:
         with self._db.read() as conn:
             return set(conn.execute(select(revisions.c.sha256).where(revisions.c.deleted.is_(None))).scalars())
 
-    def set_published(self, pack_id: str, revision: int | None, visibility: Visibility) -> None:
-        """Set the published revision and visibility (until publishing lands, tests publish this way)."""
-        with self._db.write() as conn:
-            conn.execute(
-                update(packs)
-                .where(packs.c.pack_id == pack_id)
-                .values(published_revision=revision, visibility=visibility)
-            )
-
 
 class SqlTokenStore:
     """Accounts and token hashes in SQL."""
