@@ -20,7 +20,6 @@ from creatorpack.service.ports import (
     PublicationRecord,
     RevisionRecord,
     TokenRecord,
-    Visibility,
 )
 from creatorpack.service.store.catalog import close_listing, next_seq, write_listing
 from creatorpack.service.store.database import Database
