@@ -4,8 +4,9 @@ Goals are achievements unlocking, endings being reached, rules being active and 
 First :mod:`~creatorpack.lint._abstract` over-approximates every reachable state from each entry;
 a goal whose condition cannot hold there is proved unreachable, with the reason. The others are
 searched for with the runtime itself (:mod:`~creatorpack.lint._witness`), within a budget of turns
-played, so the findings are the same on every machine. A wall-clock limit remains only as a safety
-net, and a finding it causes says so.
+played, so the findings are the same on every machine; a search that explores every reachable
+state proves the goals it did not reach, and those proofs are recorded with the others. A
+wall-clock limit remains only as a safety net, and a finding it causes says so.
 """
 
 from __future__ import annotations
@@ -30,12 +31,13 @@ KINDS: Final[Mapping[GoalKind, str]] = {
 """How a finding names each kind of goal."""
 
 SWEEP_SHARE: Final = 4
-"""The breadth-first sweep gets 1/SWEEP_SHARE of the budget; the goal-directed walk the rest."""
+"""The breadth-first sweep first gets 1/SWEEP_SHARE of the budget, the goal-directed walk what it
+needs of the rest, and the sweep resumes with whatever the walk leaves."""
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """What was decided: witnesses and proofs by target key, the findings, and the effort spent."""
+    """What was decided: witnesses and proofs (abstract or exhaustive) by target key, the findings, the turns played."""
 
     targets: tuple[Target, ...]
     witnesses: Mapping[str, Reached]
@@ -88,20 +90,17 @@ def decide(pack: Mapping[str, Any], max_states: int, max_seconds: float, clock: 
     search.sweep(starts, max_states // SWEEP_SHARE)
     if not search.exhausted:
         search.walk(starts)
+    if not search.exhausted and search.open and not search.timed_out:
+        search.sweep(starts, max_states)  # resumed: the budget the walk left is not left unplayed
+    if search.exhausted:
+        explored = f"no sequence of turns reaches it (every reachable state explored, {search.spent:,} turns played)"
+        proofs.update({t.key: explored for t in goals if t.key not in proofs and t.key not in search.found})
     findings: list[RawFinding] = []
     for target in goals:
         name = f"{KINDS[target.kind]} {target.ident!r}"
         if target.key in proofs:
             findings.append(RawFinding(target.where, "unreachable", f"{name} is unreachable: {proofs[target.key]}"))
-        elif target.key in search.found:
-            continue
-        elif search.exhausted:
-            message = (
-                f"{name} is unreachable: no sequence of turns reaches it "
-                f"(every reachable state explored, {search.spent:,} turns played)"
-            )
-            findings.append(RawFinding(target.where, "unreachable", message))
-        else:
+        elif target.key not in search.found:
             findings.append(RawFinding(target.where, "reachability-bound", _undecided(name, search, max_seconds)))
     witnesses = {key: reached for key, reached in search.found.items() if key in search.targets}
     return Outcome(
@@ -123,7 +122,7 @@ def _undecided(name: str, search: Search, max_seconds: float) -> str:
         )
     return (
         f"{name} was neither reached nor proven unreachable within the search bound "
-        f"({search.budget:,} turns played); raise --max-states to search further"
+        f"({search.spent:,} turns played); raise --max-states (now {search.budget:,}) to search further"
     )
 
 
@@ -153,7 +152,8 @@ def _blocked(target: Target, analysis: Analysis) -> str | None:
         return None
     on = holds(analysis, target.condition, analysis.after)
     if on is None:
-        return f"its `when` never holds: {why_not(analysis, target.condition, analysis.after)}"
+        member = "completion" if target.kind == "completion" else "when"
+        return f"its `{member}` never holds: {why_not(analysis, target.condition, analysis.after)}"
     if target.kind != "ending":
         return None
     program = analysis.program
@@ -165,11 +165,19 @@ def _blocked(target: Target, analysis: Analysis) -> str | None:
         if g.priority > mine.priority or (g.priority == mine.priority and i < position)
     ]
     current: Abstract | None = on
+    winners: list[str] = []  # the endings that take away some of the states where it holds
     for goal in beaters:
-        current = holds(analysis, {"op": "not", "condition": program.conditions[goal.when].source}, current)
+        narrowed = holds(analysis, {"op": "not", "condition": program.conditions[goal.when].source}, current)
+        if narrowed != current:
+            winners.append(goal.id)
+        current = narrowed
         if current is None:
+            named = (
+                f"ending {winners[0]!r} holds too and wins"
+                if len(winners) == 1
+                else f"one of the endings {', '.join(repr(w) for w in winners)} holds too and wins"
+            )
             return (
-                f"whenever its `when` holds, ending {goal.id!r} holds too and wins "
-                "(a higher priority, or the same priority and earlier in the list)"
+                f"whenever its `when` holds, {named} (a higher priority, or the same priority and earlier in the list)"
             )
     return None

@@ -8,7 +8,12 @@ gives the same witnesses on any machine):
    all, and a sweep that runs out of states is itself a proof);
 2. a goal-directed walk for the goals still open, nearest first: each turn answers the goal's own
    observations, makes the rules whose effects bring its unmet parts closer active, and keeps the
-   rules that would undo them inactive, as far as answers can (:class:`Walk`).
+   rules that would undo them inactive, as far as answers can (:class:`Walk`);
+3. the sweep again, resumed where it stopped (its queue and seen states are kept), with whatever
+   budget the walk left, so that a small pack's budget is not left unplayed.
+
+No state is expanded twice: the sweep keeps the states it has seen, and a turn already played
+from a state (by the sweep or a walk) is looked up rather than played and counted again.
 """
 
 from __future__ import annotations
@@ -67,6 +72,16 @@ class Reached:
     turns: list[Move]
 
 
+@dataclass(slots=True)
+class _Node:
+    """A state on the sweep's frontier, and how far its expansion has got."""
+
+    session: SessionState
+    path: Reached
+    next: int = 0  # the next move to play from it
+    harvested: bool = False
+
+
 class Search:
     """Plays turns for witnesses; :attr:`found` maps target keys to them."""
 
@@ -92,6 +107,9 @@ class Search:
         self.sets = set_paths(engine.schema)
         self._atoms: dict[int, tuple[Mapping[str, Any], Callable[[Any, Any], bool]]] = {}
         self._free: dict[str, Callable[[Any, Any], bool]] = {}
+        self._played: dict[tuple[bytes, bytes], SessionState] = {}  # (state, move) -> the state after
+        self._queue: deque[_Node] | None = None  # the sweep's frontier, kept so that it can resume
+        self._seen: set[bytes] = set()
 
     @property
     def open(self) -> list[Target]:
@@ -113,7 +131,17 @@ class Search:
         return found
 
     def play(self, session: SessionState, move: Move, path: Reached) -> tuple[SessionState, Reached]:
-        """One turn, counted against the budget; records every target it reaches."""
+        """One turn, counted against the budget; records every target it reaches.
+
+        A turn already played from the same state is not played (nor counted) again: what it
+        reaches was recorded the first time.
+        """
+        steps = Reached(path.entry, [*path.turns, move])
+        # The achievements unlocked so far are part of the key: what a turn newly unlocks depends on them.
+        memo = (_key(session) + orjson.dumps(session.achievements), orjson.dumps(move, option=orjson.OPT_SORT_KEYS))
+        known = self._played.get(memo)
+        if known is not None:
+            return known, steps
         if self.spent >= self.budget:
             raise Stop
         if self.clock() > self.deadline:
@@ -121,7 +149,7 @@ class Search:
             raise Stop
         self.spent += 1
         after, active = self.engine.advance(session, Turn(move))
-        steps = Reached(path.entry, [*path.turns, move])
+        self._played[memo] = after
         self._record(session, after, active, steps)
         return after, steps
 
@@ -139,30 +167,41 @@ class Search:
     # --- phase 1: the sweep -------------------------------------------------------------------
 
     def sweep(self, starts: Sequence[SessionState], budget: int) -> None:
-        """Breadth first from the starts until ``budget`` turns are played or nothing is open."""
+        """Breadth first until ``budget`` more turns are played or nothing is open; a later call resumes.
+
+        The frontier and the seen states are kept between calls, and a state half expanded when
+        the budget ran out is expanded on from the move it stopped at.
+        """
         total = math.prod(len(choices) + 1 for choices in self.options)
         complete = total <= FULL_BRANCHING
         single = _single_moves(self.options)
+        if self._queue is None:
+            self._seen = {_key(s) for s in starts}
+            self._queue = deque(_Node(s, Reached(s.entry, [])) for s in starts)
+        queue, seen = self._queue, self._seen
         limit = min(self.budget, self.spent + budget)
-        seen = {_key(s) for s in starts}
-        queue = deque((s, Reached(s.entry, [])) for s in starts)
         saved, self.budget = self.budget, limit
         try:
             while queue and self.open:
-                session, path = queue.popleft()
-                if session.ending is not None:
+                node = queue[0]
+                if node.session.ending is not None:
+                    queue.popleft()
                     continue
-                if not complete:
-                    harvested = self.harvest(session, path)
+                if not complete and not node.harvested:
+                    harvested = self.harvest(node.session, node.path)
+                    node.harvested = True
                     if harvested is not None and _key(harvested[0]) not in seen:
                         seen.add(_key(harvested[0]))
-                        queue.append(harvested)
-                for move in _moves(self.options, session.answers) if complete else single:
-                    after, steps = self.play(session, move, path)
+                        queue.append(_Node(*harvested))
+                moves = _moves(self.options, node.session.answers) if complete else single
+                while node.next < len(moves):
+                    after, steps = self.play(node.session, moves[node.next], node.path)
+                    node.next += 1
                     key = _key(after)
                     if key not in seen:
                         seen.add(key)
-                        queue.append((after, steps))
+                        queue.append(_Node(after, steps))
+                queue.popleft()
             self.exhausted = complete and not queue
         except Stop:
             pass
@@ -330,6 +369,7 @@ class Walk:
         self.start = start
         self.session = start
         self.path = Reached(start.entry, [])
+        self.visited = {_key(start)}  # the states this walk has stood on since it last started over
         program = search.engine.program
         self.helpers: dict[tuple[tuple[str, ...], Any], list[Any]] = {}
         for rule in program.rules:
@@ -361,8 +401,8 @@ class Walk:
                 after, steps = search.play(self.session, move, self.path)
                 if target.key in search.found:
                     return
-                if after.ending is not None:
-                    continue
+                if after.ending is not None or _key(after) in self.visited:
+                    continue  # an ending, or back where the walk has been: no way forward
                 score = search.distance(target.condition, after.state, want=True)
                 if best is None or score < best[0]:
                     best = (score, after, steps)
@@ -373,6 +413,7 @@ class Walk:
             stalls = stalls + 1 if best[0] >= before else 0
             if best[0] <= before:
                 _, self.session, self.path = best
+                self.visited.add(_key(self.session))
                 self.harvest()
             if len(self.path.turns) >= 2 * MAX_WALK:
                 return
@@ -380,12 +421,19 @@ class Walk:
     def restart(self) -> None:
         """Go back to the start."""
         self.session, self.path = self.start, Reached(self.start.entry, [])
+        self.visited = {_key(self.start)}
 
     def harvest(self) -> None:
         """One turn that answers for every open target that answers alone can reach from here."""
         reached = self.search.harvest(self.session, self.path)
-        if reached is not None and reached[0].ending is None and len(reached[1].turns) < MAX_WALK:
+        if (
+            reached is not None
+            and reached[0].ending is None
+            and len(reached[1].turns) < MAX_WALK
+            and _key(reached[0]) not in self.visited
+        ):
             self.session, self.path = reached
+            self.visited.add(_key(self.session))
 
     def _moves(self, target: Target) -> Iterator[Move]:
         """This turn's candidate answers: all helpers at once, then each helper alone."""

@@ -1,0 +1,252 @@
+"""The whole reachability budget is played, an exhausted search is a recorded proof, and findings say what they mean."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from creatorpack.cli import app
+from creatorpack.lint import LintConfig, _reach, _witness, lint
+from creatorpack.play.engine import Engine, Turn
+from creatorpack.scaffold import files
+
+Doc = dict[str, Any]
+
+
+def _when(op: str, path: str, value: Any) -> Doc:
+    return {"op": op, "path": path, "value": value}
+
+
+def _all(*conditions: Doc) -> Doc:
+    return {"op": "all", "conditions": list(conditions)}
+
+
+def _inc(path: str, by: int, **extra: Any) -> Doc:
+    return {"op": "increment", "path": path, "by": by, **extra}
+
+
+def fog() -> Doc:
+    """A small pack (~800 turns to explore) in which rule `r3` needs `/s` to hold a and b with `/i1` at most 0.
+
+    `r3` is unreachable, but no over-approximation of one member at a time shows it: only a
+    search that explores every reachable state does, and it needs more than a quarter of the
+    default budget (found by a fuzz of random packs).
+    """
+    doc: Doc = json.loads(files("0.5")["pack.json"])
+    doc["runtime"]["state"]["schema"] = {
+        "type": "object",
+        "properties": {
+            "i0": {"type": "integer", "minimum": 0, "maximum": 5},
+            "i1": {"type": "integer", "minimum": 0, "maximum": 4},
+            "s": {"type": "array", "items": {"enum": ["a", "b", "c"]}, "uniqueItems": True},
+        },
+        "required": ["i0", "i1", "s"],
+        "additionalProperties": False,
+    }
+    doc["runtime"]["entries"] = [
+        {"id": "e0", "initial_state": {"i0": 5, "i1": 0, "s": ["a"]}},
+        {"id": "e1", "initial_state": {"i0": 4, "i1": 4, "s": ["b"]}},
+    ]
+    doc["entries"] = [{"id": "e0", "title": "T"}, {"id": "e1", "title": "T"}]
+    doc["runtime"]["observations"] = [
+        {"type": "boolean", "id": "o1", "question": "q?"},
+        {"type": "choice", "id": "o2", "question": "q?", "choices": {"x": "X", "y": "Y", "z": "Z"}},
+    ]
+    o2 = {"op": "observed", "id": "o2"}
+    rules: list[tuple[Doc, list[Doc]]] = [
+        (
+            {**o2, "value": "y"},
+            [{"op": "add", "path": "/s", "value": "c"}, {"op": "remove", "path": "/s", "value": "b"}],
+        ),
+        (_when("contains", "/s", "b"), [_inc("/i1", 2)]),
+        (_all(_when("eq", "/s", ["a"]), {"op": "observed", "id": "o1", "value": False}), [_inc("/i1", -2)]),
+        (
+            _all(
+                _when("lt", "/i1", 3),
+                {"op": "any", "conditions": [_when("gte", "/i0", 1), _when("contains", "/s", "c")]},
+                _all(_when("contains", "/s", "a"), _when("lte", "/i1", 0), _when("contains", "/s", "b")),
+            ),
+            [_inc("/i0", 1, overflow="clamp"), _inc("/i0", 1, overflow="clamp")],
+        ),
+        (
+            _when("ne", "/i1", 0),
+            [_inc("/i1", -2, overflow="reject"), _inc("/i1", 2, limit=2, overflow="clamp")],
+        ),
+        (
+            {**o2, "value": "z"},
+            [{"op": "remove", "path": "/s", "value": "b"}, {"op": "add", "path": "/s", "value": "a"}],
+        ),
+        ({**o2, "value": "z"}, [{"op": "remove", "path": "/s", "value": "a"}]),
+        ({"op": "not", "condition": _when("eq", "/s", ["c"])}, [_inc("/i1", 1, limit=4), _inc("/i0", 1, limit=1)]),
+        (_when("gt", "/i0", 2), [_inc("/i0", -1), _inc("/i1", 2)]),
+    ]
+    doc["runtime"]["rules"] = [
+        {"kind": "effect", "id": f"r{i}", "when": when, "effects": effects} for i, (when, effects) in enumerate(rules)
+    ]
+    doc["assets"][0]["reveal_when"] = {"op": "literal", "value": True}
+    doc["progression"]["endings"] = []
+    doc["progression"]["achievements"] = [
+        {
+            "id": "a1",
+            "visibility": "visible",
+            "title": "A1",
+            "description": "d",
+            "when": _when("gte", "/i0", 1),
+            "artwork_asset_id": "ending_art",
+        }
+    ]
+    return doc
+
+
+def _active_ever(doc: Doc) -> set[str]:
+    """Every rule some sequence of turns makes active: all answer combinations, every reachable state."""
+    engine = Engine(doc)
+    per = [
+        [None, *((ident, v) for v in ([True, False] if o["type"] == "boolean" else list(o["choices"])))]
+        for ident, o in engine.observations.items()
+    ]
+    moves = [{k: v for pair in combo if pair for k, v in [pair]} for combo in itertools.product(*per)]
+    active: set[str] = set()
+    for entry in engine.entry_ids():
+        start, _ = engine.start(entry)
+        seen = {json.dumps([start.state, start.answers], sort_keys=True)}
+        queue = deque([start])
+        while queue:
+            session = queue.popleft()
+            for move in moves:
+                after, rules = engine.advance(session, Turn(move))
+                active.update(rules)
+                key = json.dumps([after.state, after.answers], sort_keys=True)
+                if key not in seen:
+                    seen.add(key)
+                    queue.append(after)
+    return active
+
+
+def test_the_fog_pack_rule_is_truly_unreachable() -> None:
+    assert "r3" not in _active_ever(fog())
+    assert {"r0", "r1", "r8"} <= _active_ever(fog())
+
+
+def test_the_budget_the_walk_leaves_is_played_and_an_exhausted_sweep_is_a_proof() -> None:
+    outcome = _reach.decide(fog(), 2_000, 1e9, time.monotonic)
+    assert not [f for f in outcome.findings if f.code == "reachability-bound"]
+    assert outcome.turns_played > 2_000 // _reach.SWEEP_SHARE  # the sweep resumed after the walk
+    assert outcome.turns_played < 2_000  # and stopped when nothing was left to explore
+    reason = outcome.proofs["rule:r3"]
+    assert reason == (
+        f"no sequence of turns reaches it (every reachable state explored, {outcome.turns_played:,} turns played)"
+    )
+    (finding,) = [f for f in outcome.findings if f.code == "unreachable"]
+    assert finding.message == f"rule 'r3' is unreachable: {reason}"
+
+
+def test_a_budget_too_small_to_explore_is_spent_whole_and_the_message_counts_turns_played() -> None:
+    full = _reach.decide(fog(), 2_000, 1e9, time.monotonic).turns_played
+    budget = full - 50
+    outcome = _reach.decide(fog(), budget, 1e9, time.monotonic)
+    assert outcome.turns_played == budget
+    (finding,) = [f for f in outcome.findings if f.code == "reachability-bound"]
+    assert f"within the search bound ({budget:,} turns played); raise --max-states (now {budget:,})" in finding.message
+    assert "rule:r3" not in outcome.proofs
+
+
+def test_a_search_that_stops_early_says_how_many_turns_it_played() -> None:
+    doc = fog()
+    outcome = _reach.decide(doc, 10, 1e9, time.monotonic)
+    bound = [f for f in outcome.findings if f.code == "reachability-bound"]
+    assert bound
+    assert all(f"({outcome.turns_played:,} turns played); raise --max-states (now 10)" in f.message for f in bound)
+
+
+def test_lint_reports_the_exhaustive_proof_for_explain() -> None:
+    report = lint(json.dumps(fog()))
+    assert report.proofs["rule:r3"].startswith("no sequence of turns reaches it (every reachable state explored")
+    assert report.proofs["r3"] == report.proofs["rule:r3"]
+    assert "achievement:a1" in report.witnesses
+
+
+def test_a_completion_proof_names_the_completion_not_the_when() -> None:
+    doc = fog()
+    doc["runtime"]["state"]["schema"]["properties"]["k"] = {"type": "integer", "minimum": 0, "maximum": 9}
+    doc["runtime"]["state"]["schema"]["required"].append("k")
+    for entry in doc["runtime"]["entries"]:
+        entry["initial_state"]["k"] = 0
+    doc["runtime"]["rules"] += [
+        {
+            "kind": "effect",
+            "id": "count",
+            "when": {"op": "observed", "id": "o1", "value": True},
+            "effects": [_inc("/k", 1, limit=3)],
+        },
+        {
+            "kind": "guidance",
+            "id": "never_done",
+            "when": {"op": "literal", "value": True},
+            "instruction": "Go on.",
+            "completion": _when("gte", "/k", 5),
+        },
+    ]
+    report = lint(json.dumps(doc))
+    reason = report.proofs["completion:never_done"]
+    assert reason.startswith("its `completion` never holds: ")
+    assert "`/k` stays within 0..3" in reason
+    assert "rule:never_done" in report.witnesses
+
+
+def _ending(ident: str, when: Doc, priority: int) -> Doc:
+    return {
+        "id": ident,
+        "title": ident,
+        "when": when,
+        "priority": priority,
+        "closing_text": "End.",
+        "artwork_asset_id": "ending_art",
+        "guidance": {
+            "summary": "S.",
+            "next_step": "N.",
+            "requirements": [{"id": "x", "hint": "H.", "condition_ref": ""}],
+        },
+    }
+
+
+def test_an_ending_beaten_by_several_endings_names_every_one() -> None:
+    doc = fog()
+    doc["runtime"]["entries"] = doc["runtime"]["entries"][:1]  # /i1 starts at 0: no ending holds at the start
+    doc["entries"] = doc["entries"][:1]
+    doc["progression"]["endings"] = [
+        _ending("low", _all(_when("gte", "/i1", 1), _when("lte", "/i1", 2)), 1),
+        _ending("high", _when("gte", "/i1", 3), 1),
+        _ending("loser", _when("gte", "/i1", 1), 0),  # whenever it holds, one of the others does and wins
+    ]
+    report = lint(json.dumps(doc), LintConfig())
+    reason = report.proofs["ending:loser"]
+    assert "one of the endings 'low', 'high' holds too and wins" in reason
+    assert "ending:high" in report.witnesses
+
+
+def test_a_turn_already_played_from_a_state_is_not_played_or_counted_again() -> None:
+    engine = Engine(fog())
+    search = _witness.Search(engine, _reach.targets(engine), 10, time.monotonic() + 600, time.monotonic)
+    start = search.starts()[0]
+    first, _ = search.play(start, {"o1": True}, _witness.Reached(start.entry, []))
+    again, steps = search.play(start, {"o1": True}, _witness.Reached(start.entry, []))
+    assert search.spent == 1
+    assert again == first
+    assert steps.turns == [{"o1": True}]
+    search.play(start, {"o1": False}, _witness.Reached(start.entry, []))
+    assert search.spent == 2
+
+
+def test_explain_prints_the_exhaustive_proof(tmp_path: Path) -> None:
+    pack = tmp_path / "fog.json"
+    pack.write_text(json.dumps(fog()))
+    result = CliRunner().invoke(app, ["lint", str(pack), "--explain", "r3"])
+    assert result.exit_code == 1
+    assert "'r3' is unreachable: no sequence of turns reaches it (every reachable state explored" in result.output
