@@ -43,7 +43,8 @@ def test_a_goal_beyond_the_bound_says_to_raise_it(tmp_path: Path) -> None:
     result = runner.invoke(app, ["lint", str(pack), "--explain", "keeper_of_the_light", "--max-states", "1"])
     assert result.exit_code == 1, result.output
     message = " ".join(result.output.split())
-    assert "'keeper_of_the_light' was neither reached nor proven unreachable within the search bound (1 turns)" in (
-        message
+    assert (
+        "'keeper_of_the_light' was neither reached nor proven unreachable within the search bound (1 turns played)"
+        in (message)
     )
-    assert "raise --max-states" in message
+    assert "raise --max-states (now 1)" in message

@@ -294,11 +294,11 @@ def _no_witness(path: Path, target: str, report: LintReport, config: LintConfig)
             f"{target!r} was not searched for: reachability runs only on a pack without lint errors, and {path} has "
             f"{len(report.errors)} ({listed}{more}); fix them first (creatorpack lint {path})"
         )
-    if any(f.code == "reachability-bound" and "--max-seconds" in f.message for f in report.findings):
-        return (
-            f"{target!r} was not decided: the safety-net time limit ({config.max_seconds:g} s) stopped the search "
-            "first; raise --max-seconds"
-        )
+    bare = target.partition(":")[2] or target
+    bound = (f.message for f in report.findings if f.code == "reachability-bound" and repr(bare) in f.message)
+    found = next(bound, None)
+    if found is not None:
+        return found  # names the turns the search played and the bound to raise
     return (
         f"{target!r} was neither reached nor proven unreachable within the search bound "
         f"({config.max_states:,} turns); raise --max-states"
