@@ -10,6 +10,7 @@ from fastapi import FastAPI
 
 from creatorpack import __version__
 from creatorpack.service.api import assets, catalog, checks, errors, meta, packs, publishing, sessions
+from creatorpack.service.api.checkpath import ValidateFastPath
 from creatorpack.service.api.deps import Services
 from creatorpack.service.api.fastpath import RevisionFastPath
 from creatorpack.service.api.middleware import (
@@ -127,7 +128,11 @@ def create_app(
         app.include_router(group.router)
     services = app.state.services
     fast = {"auth": services.auth, "packs": services.packs, "ttl_seconds": settings.token_cache_seconds}
-    app.add_middleware(FastPathGate, fast_paths=[(ReaderFastPath, fast), (RevisionFastPath, fast)])
+    checks_fast = {"packs": services.packs, "max_body_bytes": settings.max_body_bytes}
+    app.add_middleware(
+        FastPathGate,
+        fast_paths=[(ValidateFastPath, checks_fast), (ReaderFastPath, fast), (RevisionFastPath, fast)],
+    )
     app.add_middleware(SingleValuedQueryMiddleware, routes=[r for group in groups for r in group.router.routes])
     app.add_middleware(
         RateLimitMiddleware, limiter=limiter, per_token=settings.rate_per_token, per_ip=settings.rate_per_ip

@@ -33,6 +33,7 @@ __all__ = [
     "Services",
     "authenticated",
     "cpu_bound",
+    "is_json_media",
     "json_response",
     "optional_token",
     "read_body",
@@ -134,11 +135,18 @@ async def cpu_bound(
 async def read_json_body(request: Request) -> bytes:
     """The body, read up to the configured limit (413 beyond it); 415 unless it is declared JSON."""
     declared = request.headers.get("content-type")
-    if declared is not None:
-        media = declared.split(";", 1)[0].strip().lower()
-        if media not in _JSON_TYPES and not media.endswith("+json"):
-            raise UnsupportedMediaTypeError(f"send the pack as application/json, not {media or 'an empty type'!r}")
+    if not is_json_media(declared):
+        media = (declared or "").split(";", 1)[0].strip().lower()
+        raise UnsupportedMediaTypeError(f"send the pack as application/json, not {media or 'an empty type'!r}")
     return await read_body(request, services(request).settings.max_body_bytes)
+
+
+def is_json_media(declared: str | None) -> bool:
+    """Whether a ``Content-Type`` declares JSON (``application/json`` or ``…+json``); none declared is taken as JSON."""
+    if declared is None:
+        return True
+    media = declared.split(";", 1)[0].strip().lower()
+    return media in _JSON_TYPES or media.endswith("+json")
 
 
 async def read_body(request: Request, limit: int) -> bytes:

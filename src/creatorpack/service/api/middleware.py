@@ -176,13 +176,14 @@ def _query_params(dependant: Any) -> list[Any]:
 
 
 _PACKS: Final = "/v1/packs/"
+_VALIDATE: Final = "/v1/validate"
 
 
 class FastPathGate:
-    """Sends requests under ``/v1/packs/`` through ``fast_paths`` (raw-ASGI layers), every other one past them.
+    """Sends requests under ``/v1/packs/`` and to ``/v1/validate`` through ``fast_paths`` (raw-ASGI layers).
 
     ``fast_paths`` are ASGI middleware classes (each called as ``cls(app, **options)``), the first
-    outermost; they serve only pack paths, so no other route pays for their checks.
+    outermost; they serve only those paths, so no other route pays for their checks.
     """
 
     def __init__(self, app: ASGIApp, fast_paths: Iterable[tuple[Callable[..., ASGIApp], dict[str, Any]]]) -> None:
@@ -194,7 +195,7 @@ class FastPathGate:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Route pack paths through the fast paths."""
-        if scope["type"] == "http" and scope["path"].startswith(_PACKS):
+        if scope["type"] == "http" and (scope["path"].startswith(_PACKS) or scope["path"] == _VALIDATE):
             await self.fast(scope, receive, send)
         else:
             await self.app(scope, receive, send)
