@@ -131,7 +131,8 @@ def create_app(
     checks_fast = {"packs": services.packs, "max_body_bytes": settings.max_body_bytes}
     app.add_middleware(
         FastPathGate,
-        fast_paths=[(ValidateFastPath, checks_fast), (ReaderFastPath, fast), (RevisionFastPath, fast)],
+        fast_paths=[(ReaderFastPath, fast), (RevisionFastPath, fast)],
+        exact={"/v1/validate": (ValidateFastPath, checks_fast)},
     )
     app.add_middleware(SingleValuedQueryMiddleware, routes=[r for group in groups for r in group.router.routes])
     app.add_middleware(

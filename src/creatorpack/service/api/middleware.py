@@ -10,7 +10,7 @@ policy (``q`` requests per ``w`` seconds), ``RateLimit`` the nearest one's remai
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import UnionType
 from typing import Any, Final, Union, get_args, get_origin
 from urllib.parse import parse_qsl
@@ -22,7 +22,7 @@ from creatorpack.service.api.errors import problem_response
 from creatorpack.service.ratelimit import Decision, Limiter
 from creatorpack.service.settings import RateLimit
 
-__all__ = ["FastPathGate", "HeaderLimitMiddleware", "RateLimitMiddleware", "SingleValuedQueryMiddleware"]
+__all__ = ["FastPath", "FastPathGate", "HeaderLimitMiddleware", "RateLimitMiddleware", "SingleValuedQueryMiddleware"]
 
 
 class HeaderLimitMiddleware:
@@ -176,26 +176,37 @@ def _query_params(dependant: Any) -> list[Any]:
 
 
 _PACKS: Final = "/v1/packs/"
-_VALIDATE: Final = "/v1/validate"
+
+FastPath = tuple[Callable[..., ASGIApp], dict[str, Any]]
+"""A raw-ASGI layer (called as ``cls(app, **options)``) and its options."""
 
 
 class FastPathGate:
-    """Sends requests under ``/v1/packs/`` and to ``/v1/validate`` through ``fast_paths`` (raw-ASGI layers).
+    """Sends requests under ``/v1/packs/`` through ``fast_paths``, and those to ``exact`` paths through theirs.
 
-    ``fast_paths`` are ASGI middleware classes (each called as ``cls(app, **options)``), the first
-    outermost; they serve only those paths, so no other route pays for their checks.
+    ``fast_paths`` are ASGI middleware classes, the first outermost; ``exact`` maps a path to the one
+    layer that serves it. They serve only those paths, so no other route pays for their checks.
     """
 
-    def __init__(self, app: ASGIApp, fast_paths: Iterable[tuple[Callable[..., ASGIApp], dict[str, Any]]]) -> None:
+    def __init__(
+        self, app: ASGIApp, fast_paths: Iterable[FastPath], exact: Mapping[str, FastPath] | None = None
+    ) -> None:
         self.app = app
         chain = app
         for layer, options in reversed(list(fast_paths)):
             chain = layer(chain, **options)
         self.fast = chain
+        self.exact = {path: layer(app, **options) for path, (layer, options) in (exact or {}).items()}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Route pack paths through the fast paths."""
-        if scope["type"] == "http" and (scope["path"].startswith(_PACKS) or scope["path"] == _VALIDATE):
-            await self.fast(scope, receive, send)
-        else:
-            await self.app(scope, receive, send)
+        """Route pack paths through the fast paths, an exact path through its own."""
+        if scope["type"] == "http":
+            path = scope["path"]
+            if path.startswith(_PACKS):
+                await self.fast(scope, receive, send)
+                return
+            layer = self.exact.get(path)
+            if layer is not None:
+                await layer(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
