@@ -31,21 +31,9 @@ from tests.service.sessions_support import (
     unpublish,
     upload,
 )
+from tests.test_views import READER_FIELDS  # the one allow-list of the reader view
 
 PROBLEM = "application/problem+json"
-READER_FIELDS = {
-    "turn",
-    "revealed",
-    "new_revealed",
-    "achievements",
-    "new_achievements",
-    "locked_achievements",
-    "badges",
-    "new_badges",
-    "ending",
-    "illustration",
-    "assets",
-}
 SESSION_FIELDS = {"session_id", "pack_id", "revision", "entry", "turn", "over", "view", "current"}
 
 

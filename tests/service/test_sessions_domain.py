@@ -49,20 +49,7 @@ from creatorpack.service.sessions import (
     audience,
 )
 from tests.service.sessions_support import ASSETS, harbour, harbour_bytes, narrowed
-
-READER_FIELDS = {
-    "turn",
-    "revealed",
-    "new_revealed",
-    "achievements",
-    "new_achievements",
-    "locked_achievements",
-    "badges",
-    "new_badges",
-    "ending",
-    "illustration",
-    "assets",
-}
+from tests.test_views import READER_FIELDS  # the one allow-list of the reader view
 
 
 def token(account: str, scope: Scope) -> TokenRecord:
