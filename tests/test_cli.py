@@ -437,6 +437,21 @@ def test_sarif_rule_help_carries_the_rationale_in_text_and_markdown() -> None:
     assert bare["help"]["text"] == f"a value that is not one of the allowed values.\n\nSee {bare['helpUri']}"
 
 
+def test_every_lint_rule_carries_its_rationale_from_docs_lint_md() -> None:
+    from creatorpack.cli._sarif import _lint_rules, rule_descriptor
+    from creatorpack.lint import RULES
+
+    parts = re.split(r"^### `([a-z0-9-]+)`\n", (ROOT / "docs" / "lint.md").read_text(encoding="utf-8"), flags=re.M)
+    sections = dict(zip(parts[1::2], parts[2::2], strict=True))
+    assert set(sections) == set(RULES)
+    sarif_rules = _lint_rules()
+    for code, rule in RULES.items():
+        paragraphs = sections[code].strip().split("\n\n")
+        assert paragraphs[0] == f"**{rule.severity}**: {rule.summary}.", code
+        assert rule.rationale == paragraphs[1], code  # the paragraph after the summary, word for word
+        assert f"\n\n{rule.rationale}\n\n" in rule_descriptor(code, sarif_rules)["help"]["text"], code
+
+
 def test_every_cli_function_is_under_80_lines() -> None:
     import ast
 

@@ -64,13 +64,7 @@ class RuleText:
 def _lint_rules() -> dict[str, RuleText]:
     from creatorpack.lint.linter import RULES  # noqa: PLC0415 - only SARIF output needs the lint rule table
 
-    return {code: RuleText(rule.summary, _rationale(rule)) for code, rule in RULES.items()}
-
-
-def _rationale(rule: object) -> str:
-    """A rule's rationale (its paragraph of docs/lint.md), from the rule table; empty while the table has none."""
-    text = getattr(rule, "rationale", "")
-    return text.strip() if isinstance(text, str) else ""
+    return {code: RuleText(rule.summary, rule.rationale) for code, rule in RULES.items()}
 
 
 def help_uri(code: str, lint_rules: Collection[str]) -> str:

@@ -7,12 +7,13 @@ rule's rationale with a bad and a good example.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 from creatorpack.contract.findings import RawFinding
 from creatorpack.contract.validation import Report, Violation
+from creatorpack.lint._rationale import RATIONALES
 
 if TYPE_CHECKING:
     from os import PathLike
@@ -45,12 +46,14 @@ class Rule:
     code: str
     severity: Severity
     summary: str
+    rationale: str = ""
+    """Why the rule exists (its paragraph of ``docs/lint.md``); SARIF output gives it as the rule's help."""
 
 
 _E, _W = Severity.ERROR, Severity.WARNING
 
 RULES: Final = {
-    rule.code: rule
+    rule.code: replace(rule, rationale=RATIONALES[rule.code])
     for rule in (
         Rule("unknown-reference", _E, "an *_id or *_ids value names an item that does not exist"),
         Rule("unknown-actor", _W, "an actor id that no reader card of kind actor has"),

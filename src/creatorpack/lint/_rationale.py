@@ -1,0 +1,146 @@
+"""Why each lint rule exists: the rationale paragraph of its section in ``docs/lint.md``.
+
+SARIF output carries it as the rule's help; a test keeps this table and the documentation word for
+word the same.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = ["RATIONALES"]
+
+RATIONALES: Final[dict[str, str]] = {
+    "unknown-reference": (
+        "A reference that names nothing breaks the pack at run time: the host looks up the asset, "
+        "illustration, entry, badge or observation and finds none. Every field named `*_id` or "
+        "`*_ids` is checked against its collection (assets, illustrations, entries — runtime and "
+        "pack entries with an `id` —, badges, achievements, endings, castings, observations in "
+        "`observed`, visual anchors); covers, artwork, pin fronts and masks, bindings and "
+        "generation inputs included."
+    ),
+    "unknown-actor": (
+        "0.3 to 0.5 packs have no actor collection; creatorpack reads the reader cards of kind "
+        "`actor` as the actors. A warning, because the reading is a guess (see "
+        "docs/contract-gaps.md)."
+    ),
+    "duplicate-id": ("Two items with one id make every reference to it ambiguous."),
+    "output-sha256-mismatch": (
+        "A generation record describes the file it produced; a different hash means the record belongs to another file."
+    ),
+    "input-sha256-mismatch": (
+        "An input asset's recorded hash must be the hash of the asset it names, or provenance is wrong."
+    ),
+    "path-not-pointer": (
+        "Paths are JSON Pointers; anything else never resolves, so the condition is always false "
+        "and the effect always rejected."
+    ),
+    "unknown-state-path": ("A path the state schema does not have never resolves."),
+    "comparison-type-mismatch": (
+        "`gt`/`gte`/`lt`/`lte` hold only between numbers, `contains` needs a set (or string), and "
+        "`eq` against a value of another type never holds."
+    ),
+    "value-out-of-range": (
+        "Comparing with a value the state can never take (outside an integer's range, or not in a "
+        "set's enum) is almost always a typo."
+    ),
+    "observed-value-mismatch": (
+        "A boolean observation is answered true or false; a choice observation with one of its "
+        "choice keys. Any other value never matches."
+    ),
+    "effect-type-mismatch": (
+        "`increment` needs an integer, `add`/`remove` a set and a value from its enum; otherwise "
+        "the runtime rejects the effect every time."
+    ),
+    "initial-state-mismatch": ("A session cannot start from a state outside its schema (the runtime refuses it)."),
+    "unresolved-condition-ref": (
+        "A requirement's `condition_ref` must point at a sub-condition of its item's `when`, "
+        "stepping through `all`/`any` groups, or its progress can never be shown."
+    ),
+    "never-holds": (
+        "Interval and set reasoning over the state schema's bounds and enums and the observations' "
+        "answers shows that the condition cannot be true in any state: `gt /trust 10` when the "
+        "maximum is 10, `all` of x and not x, a choice that does not exist. The finding points at "
+        "the smallest part that cannot hold (a sub-condition of an `all`, or the `all` whose parts "
+        'contradict each other) and says why: "`/trust` is at most 10", "`/lamp_lit` cannot be both '
+        'true and false".'
+    ),
+    "unreachable": (
+        "No sequence of turns from any entry unlocks the achievement, reaches the ending, activates "
+        "the rule or completes it: proved on an over-approximation of every reachable state (see "
+        '"Reachability, decided"), or by a search that explored every reachable state. The message '
+        "says why."
+    ),
+    "reachability-bound": (
+        "The goal was neither proved unreachable nor reached within the search's bound of turns "
+        "(`--max-states`; deterministic; the message says how many of them were played), or the "
+        "safety-net time limit (`--max-seconds`) stopped the search first, which the message then "
+        "says. Raise the bound or simplify. `creatorpack lint --explain ID` prints a witness for "
+        "goals that were reached, and the reason for goals proved unreachable."
+    ),
+    "spoiler-title": (
+        "Public metadata (tagline, description, tags) is shown before anyone plays; naming a hidden "
+        "achievement's or an ending's title gives it away."
+    ),
+    "spoiler-asset": ("A `reward_only` asset is meant to be earned; using it as a cover shows it to everyone."),
+    "unused-asset": (
+        "With `--assets`: an asset that nothing references (no `*_asset_id`, binding, cover, reward "
+        "or generation input) is shipped for nothing. A warning: a host may still show revealed "
+        "assets on its own."
+    ),
+    "asset-file-missing": (
+        "With `--assets DIR`: every asset needs its file, named by its sha256 (any extension) or "
+        "found at its `uri` relative to DIR."
+    ),
+    "asset-sha256-mismatch": ("With `--assets`: the file's content must hash to the asset's `sha256`."),
+    "asset-size-mismatch": ("With `--assets`: `byte_size` must be the file's size."),
+    "asset-mime-mismatch": (
+        "With `--assets`: the file's first bytes (PNG, APNG, JPEG, WebP, WAV, MP3, MP4 signatures) "
+        "must show its `mime_type`."
+    ),
+    "unlisted-file": ("With `--assets`: a file in DIR that no asset names (by sha256 or uri) is probably stale."),
+    "unknown-rule-kind": (
+        "The contract shows one rule kind, `guidance`; any other rule is accepted as an "
+        "effect-carrying rule, and the runtime plays it as one. A misspelt `guidance` therefore "
+        "passes validation, but its instruction is never given to the narrator. The runtime knows "
+        "`guidance` and `effect`; the finding suggests the nearest."
+    ),
+    "unknown-effect-op": (
+        "The contract accepts effects of ops it does not show, but the runtime applies only "
+        "`increment`, `add` and `remove`. Any other op is rejected every time the rule fires, and "
+        "with it the rule's other effects (a rule applies all of its effects or none). The finding "
+        "suggests the nearest op."
+    ),
+    "ignored-member": (
+        "Where the contract leaves an object open, a misspelt member passes validation and is "
+        "silently dropped: a root member the pack's version does not have (a 0.4 "
+        "`character_castings` in a 0.3 pack, `publicaton`), or a member of an effect rule other "
+        "than `id`, `kind`, `when`, `completion` and `effects` (`effect`, `condition`, an "
+        "`instruction` outside a guidance rule)."
+    ),
+    "unknown-state-type": (
+        "A state schema member whose `type` is not `integer`, `boolean`, `array` or `object` is "
+        "read as an EnumSchema, whose fields the contract does not show: without an `enum` list any "
+        "value fits it, comparisons with it are not checked, and every effect on it is rejected. "
+        "Usually a typo."
+    ),
+    "unused-observation": (
+        "The narrator is asked each observation every turn; when no `observed` condition reads it, "
+        "the answers are recorded and ignored. Use it in a condition, or drop it."
+    ),
+    "unrewarded-asset": (
+        "A `reward_only` asset becomes reachable only as a reward: an achievement's or ending's "
+        "`artwork_asset_id`, or a badge's `front_asset_id` or `effect_mask_asset_id`. One that none "
+        "of them names is never shown to any reader."
+    ),
+    "unawarded-badge": (
+        "Badges are awarded through an achievement's or ending's `badge_id`; a badge that none "
+        "names can never be earned."
+    ),
+    "unplayable-ending": (
+        "The 0.4 contract does not show the shape of an ending (nor does the "
+        "`service.progression/1` container of 0.5), so an ending with a misspelt `when` or without "
+        "an `id` passes validation; the runtime plays only endings with both, so such an ending is "
+        "never reached (and the reachability search cannot look for it)."
+    ),
+}
