@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -68,3 +69,20 @@ def get(doc: Any, pointer: str) -> Any:
 def version(request: pytest.FixtureRequest) -> str:
     value: str = request.param
     return value
+
+
+@pytest.fixture
+def terminal() -> Iterator[type[Any]]:
+    """``Terminal`` (tests/test_play_tty.py): ``creatorpack ARGS`` on a pseudo-terminal, closed after the test."""
+    from tests.test_play_tty import Terminal
+
+    opened: list[Terminal] = []
+
+    class Opened(Terminal):
+        def __init__(self, *args: str) -> None:
+            super().__init__(*args)
+            opened.append(self)
+
+    yield Opened
+    for term in opened:
+        term.close()

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from creatorpack.cli import app
@@ -14,20 +12,6 @@ from creatorpack.cli import app
 from .test_play_tty import Terminal
 
 runner = CliRunner()
-
-
-@pytest.fixture
-def terminal() -> Iterator[type[Terminal]]:
-    opened: list[Terminal] = []
-
-    class Opened(Terminal):
-        def __init__(self, *args: str) -> None:
-            super().__init__(*args)
-            opened.append(self)
-
-    yield Opened
-    for term in opened:
-        term.close()
 
 
 def test_interactive_init_writes_the_pack_it_was_told(terminal: type[Terminal], tmp_path: Path) -> None:

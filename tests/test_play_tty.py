@@ -11,7 +11,6 @@ import struct
 import subprocess
 import sys
 import termios
-from collections.abc import Iterator
 
 import pytest
 
@@ -89,20 +88,6 @@ class Terminal:
             self.process.kill()
             self.process.wait()
         os.close(self.master)
-
-
-@pytest.fixture
-def terminal() -> Iterator[type[Terminal]]:
-    opened: list[Terminal] = []
-
-    class Opened(Terminal):
-        def __init__(self, *args: str) -> None:
-            super().__init__(*args)
-            opened.append(self)
-
-    yield Opened
-    for term in opened:
-        term.close()
 
 
 def test_a_playthrough_shows_what_a_playtester_needs(terminal: type[Terminal]) -> None:

@@ -25,7 +25,18 @@ from creatorpack.play.conditions import MISSING, compile_condition, resolve
 from creatorpack.play.program import Program
 from creatorpack.play.state import CompiledEffect, set_paths
 
-__all__ = ["Abstract", "Analysis", "IntRange", "Members", "Value", "analyse", "completed_at_start", "holds", "why_not"]
+__all__ = [
+    "Abstract",
+    "Analysis",
+    "IntRange",
+    "Members",
+    "Value",
+    "analyse",
+    "answerable",
+    "completed_at_start",
+    "holds",
+    "why_not",
+]
 
 PLAIN_PASSES: Final = 24
 """Turns abstracted exactly before a growing interval is widened to the next threshold."""
@@ -440,15 +451,7 @@ class _Checker:
 
     def answerable(self, node: Mapping[str, Any]) -> bool:
         """Whether some answer to the observation makes this ``observed`` hold."""
-        observation = self.observations.get(str(node.get("id")))
-        if observation is None:
-            return False
-        value = node.get("value")
-        if observation.get("type") == "boolean":
-            return isinstance(value, bool)
-        if observation.get("type") == "choice":
-            return isinstance(value, str) and value in observation.get("choices", {})
-        return True
+        return answerable(self.observations, node)
 
     def _comparison(self, on: Abstract, node: Mapping[str, Any], *, want: bool) -> Abstract | None:
         place = self.place(node.get("path"))
@@ -589,3 +592,16 @@ class _Explainer:
 def _names(rules: Sequence[str]) -> str:
     shown = ", ".join(f"rule `{r}`" for r in rules[:3])
     return shown + (f" and {len(rules) - 3} more" if len(rules) > 3 else "")
+
+
+def answerable(observations: Mapping[str, Mapping[str, Any]], node: Mapping[str, Any]) -> bool:
+    """Whether some answer to the observation an ``observed`` condition names makes it hold."""
+    observation = observations.get(str(node.get("id")))
+    if observation is None:
+        return False
+    value = node.get("value")
+    if observation.get("type") == "boolean":
+        return isinstance(value, bool)
+    if observation.get("type") == "choice":
+        return isinstance(value, str) and value in observation.get("choices", {})
+    return True

@@ -28,6 +28,7 @@ from typing import Any, Final, Literal, TypeAlias
 import orjson
 
 from creatorpack._json import JsonPath, parse_pointer
+from creatorpack.lint._abstract import answerable
 from creatorpack.play.conditions import MISSING, compile_condition, json_equal, resolve
 from creatorpack.play.engine import Engine, SessionState, Turn
 from creatorpack.play.state import set_paths
@@ -350,15 +351,7 @@ class Search:
         return True
 
     def _answerable(self, node: Mapping[str, Any]) -> bool:
-        observation = self.engine.observations.get(node.get("id"))  # type: ignore[arg-type]
-        if observation is None:
-            return False
-        value = node.get("value")
-        if observation.get("type") == "boolean":
-            return isinstance(value, bool)
-        if observation.get("type") == "choice":
-            return isinstance(value, str) and value in observation.get("choices", {})
-        return True
+        return answerable(self.engine.observations, node)
 
 
 class Walk:
