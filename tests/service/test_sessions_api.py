@@ -200,6 +200,9 @@ def test_bad_observations_are_422_with_plays_message_and_change_nothing(client: 
     assert bad["detail"] == "observation 'helped' is a yes/no question: answer true or false, not 'yes'"
     bad = problem(turn(client, sid, alice, 1, observations={"helped": 1}), 422, "invalid-turn")
     assert bad["detail"] == "observation 'helped' is a yes/no question: answer true or false, not 1"
+    huge = -(2**63) - 1  # past what orjson encodes (found by schemathesis): a 422 like any wrong answer, not a 500
+    bad = problem(turn(client, sid, alice, 1, observations={"helped": huge}), 422, "invalid-turn")
+    assert bad["detail"] == f"observation 'helped' is a yes/no question: answer true or false, not {huge}"
     assert client.get(f"/v1/sessions/{sid}", headers=alice).json() == before
     assert len(client.get(f"/v1/sessions/{sid}/transcript", headers=alice).json()["entries"]) == 1
     assert turn(client, sid, alice, 1, observations={"helped": True}).status_code == 200

@@ -16,6 +16,7 @@ and of two concurrent turns exactly one lands; the other is then answered as if 
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
 import threading
 import time
@@ -309,7 +310,11 @@ def _turn_view(event: SessionEvent, who: Audience) -> TurnView:
 
 def _digest(number: int, turn: Turn) -> str:
     body = {"turn": number, "observations": dict(turn.observations), "matches": list(turn.illustration_matches)}
-    return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    try:
+        encoded = orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # an answer orjson cannot encode (an integer past 64 bits): no pack accepts it anyway
+        encoded = json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+    return hashlib.sha256(encoded).hexdigest()
 
 
 def _new_id() -> str:
