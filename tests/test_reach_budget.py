@@ -32,11 +32,13 @@ def _inc(path: str, by: int, **extra: Any) -> Doc:
 
 
 def fog() -> Doc:
-    """A small pack (~800 turns to explore) in which rule `r3` needs `/s` to hold a and b with `/i1` at most 0.
+    """A small pack (~800 turns to explore) with two unreachable rules (found by a fuzz of random packs).
 
-    `r3` is unreachable, but no over-approximation of one member at a time shows it: only a
-    search that explores every reachable state does, and it needs more than a quarter of the
-    default budget (found by a fuzz of random packs).
+    `r3` needs `/s` to hold a and b with `/i1` at most 0; no over-approximation of all turns at
+    once shows it is unreachable, but the boxes turn by turn with shared answers do. `r9` (a
+    guidance rule) needs `/i0` = 0, `/i1` = 3 and `/s` = [c] together, each of which some state
+    has: only a search that explores every reachable state shows it, and that search needs more
+    than a quarter of the default budget.
     """
     doc: Doc = json.loads(files("0.5")["pack.json"])
     doc["runtime"]["state"]["schema"] = {
@@ -89,6 +91,8 @@ def fog() -> Doc:
     doc["runtime"]["rules"] = [
         {"kind": "effect", "id": f"r{i}", "when": when, "effects": effects} for i, (when, effects) in enumerate(rules)
     ]
+    together = _all(_when("eq", "/i0", 0), _when("eq", "/i1", 3), _when("eq", "/s", ["c"]))
+    doc["runtime"]["rules"].append({"kind": "guidance", "id": "r9", "when": together, "instruction": "Both."})
     doc["assets"][0]["reveal_when"] = {"op": "literal", "value": True}
     doc["progression"]["endings"] = []
     doc["progression"]["achievements"] = [
@@ -129,9 +133,18 @@ def _active_ever(doc: Doc) -> set[str]:
     return active
 
 
-def test_the_fog_pack_rule_is_truly_unreachable() -> None:
-    assert "r3" not in _active_ever(fog())
-    assert {"r0", "r1", "r8"} <= _active_ever(fog())
+def test_the_fog_pack_rules_are_truly_unreachable() -> None:
+    active = _active_ever(fog())
+    assert not {"r3", "r9"} & active
+    assert {"r0", "r1", "r8"} <= active
+
+
+def test_the_boxes_turn_by_turn_prove_what_one_box_for_all_turns_cannot() -> None:
+    outcome = _reach.decide(fog(), 2_000, 1e9, time.monotonic)
+    assert outcome.proofs["rule:r3"].startswith("from entry 'e0', its `when` holds in no state reachable turn by turn")
+    assert "`/i0` is 5 at the start, 0 after turn 1, 0..1 after turns 2-4" in outcome.proofs["rule:r3"]
+    without = _reach.decide(fog(), 2_000, 1e9, time.monotonic, work=0)  # no turn-by-turn proofs: the sweep's
+    assert without.proofs["rule:r3"].startswith("no sequence of turns reaches it (every reachable state explored")
 
 
 def test_the_budget_the_walk_leaves_is_played_and_an_exhausted_sweep_is_a_proof() -> None:
@@ -139,12 +152,12 @@ def test_the_budget_the_walk_leaves_is_played_and_an_exhausted_sweep_is_a_proof(
     assert not [f for f in outcome.findings if f.code == "reachability-bound"]
     assert outcome.turns_played > 2_000 // _reach.SWEEP_SHARE  # the sweep resumed after the walk
     assert outcome.turns_played < 2_000  # and stopped when nothing was left to explore
-    reason = outcome.proofs["rule:r3"]
+    reason = outcome.proofs["rule:r9"]
     assert reason == (
         f"no sequence of turns reaches it (every reachable state explored, {outcome.turns_played:,} turns played)"
     )
-    (finding,) = [f for f in outcome.findings if f.code == "unreachable"]
-    assert finding.message == f"rule 'r3' is unreachable: {reason}"
+    (finding,) = [f for f in outcome.findings if f.code == "unreachable" and "'r9'" in f.message]
+    assert finding.message == f"rule 'r9' is unreachable: {reason}"
 
 
 def test_a_budget_too_small_to_explore_is_spent_whole_and_the_message_counts_turns_played() -> None:
@@ -154,7 +167,7 @@ def test_a_budget_too_small_to_explore_is_spent_whole_and_the_message_counts_tur
     assert outcome.turns_played == budget
     (finding,) = [f for f in outcome.findings if f.code == "reachability-bound"]
     assert f"within the search bound ({budget:,} turns played); raise --max-states (now {budget:,})" in finding.message
-    assert "rule:r3" not in outcome.proofs
+    assert "rule:r9" not in outcome.proofs
 
 
 def test_a_search_that_stops_early_says_how_many_turns_it_played() -> None:
@@ -167,8 +180,8 @@ def test_a_search_that_stops_early_says_how_many_turns_it_played() -> None:
 
 def test_lint_reports_the_exhaustive_proof_for_explain() -> None:
     report = lint(json.dumps(fog()))
-    assert report.proofs["rule:r3"].startswith("no sequence of turns reaches it (every reachable state explored")
-    assert report.proofs["r3"] == report.proofs["rule:r3"]
+    assert report.proofs["rule:r9"].startswith("no sequence of turns reaches it (every reachable state explored")
+    assert report.proofs["r9"] == report.proofs["rule:r9"]
     assert "achievement:a1" in report.witnesses
 
 
@@ -247,6 +260,6 @@ def test_a_turn_already_played_from_a_state_is_not_played_or_counted_again() -> 
 def test_explain_prints_the_exhaustive_proof(tmp_path: Path) -> None:
     pack = tmp_path / "fog.json"
     pack.write_text(json.dumps(fog()))
-    result = CliRunner().invoke(app, ["lint", str(pack), "--explain", "r3"])
+    result = CliRunner().invoke(app, ["lint", str(pack), "--explain", "r9"])
     assert result.exit_code == 1
-    assert "'r3' is unreachable: no sequence of turns reaches it (every reachable state explored" in result.output
+    assert "'r9' is unreachable: no sequence of turns reaches it (every reachable state explored" in result.output

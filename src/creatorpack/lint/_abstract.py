@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final, TypeAlias
 
 from creatorpack._json import parse_pointer, pointer, show
@@ -33,9 +33,12 @@ __all__ = [
     "Value",
     "analyse",
     "answerable",
+    "checker_for",
     "completed_at_start",
     "holds",
+    "narrow",
     "why_not",
+    "widen",
 ]
 
 PLAIN_PASSES: Final = 24
@@ -117,10 +120,16 @@ class Analysis:
     before: Abstract | None
     endings_bound: bool  # whether excluding ending states narrowed some variable
     completed: frozenset[str]  # rules completed at the start, never active
+    checker: _Checker = field(repr=False, compare=False)  # narrows boxes by conditions; built once
+    thresholds: Mapping[int, list[int]] = field(repr=False, compare=False)  # where widening may stop
 
     def place(self, path: Any) -> _Place:
         """Where a condition's ``path`` reads: a variable, a constant, or somewhere unknown."""
         return _place(self.initial, self.variables, path)
+
+    def reads(self, condition: Mapping[str, Any]) -> list[int | None]:
+        """The variable each comparison of ``condition`` reads, in order (``None``: not a variable)."""
+        return [getattr(self.place(atom.get("path")), "index", None) for atom in _atoms(condition) if "path" in atom]
 
 
 def analyse(program: Program, entry: Mapping[str, Any], entry_name: str, *, endings: bool = True) -> Analysis:
@@ -170,7 +179,7 @@ def analyse(program: Program, entry: Mapping[str, Any], entry_name: str, *, endi
     if endings and program.endings:
         free = analyse(program, entry, entry_name, endings=False)
         bound = free.after != after
-    return Analysis(entry_name, program, initial, variables, writers, after, before, bound, done)
+    return Analysis(entry_name, program, initial, variables, writers, after, before, bound, done, checker, thresholds)
 
 
 def completed_at_start(program: Program, initial: Mapping[str, Any]) -> frozenset[str]:
@@ -186,17 +195,29 @@ def holds(analysis: Analysis, condition: Mapping[str, Any], on: Abstract | None)
     """``on`` narrowed to where ``condition`` may hold; ``None`` if it holds nowhere."""
     if on is None:
         return None
-    return _checker(analysis).refine(on, condition, want=True)
+    return checker_for(analysis).refine(on, condition, want=True)
+
+
+def widen(analysis: Analysis, old: Abstract, new: Abstract) -> Abstract:
+    """``new`` (which holds ``old``) with each interval still growing pushed out to the next threshold."""
+    return _widen(old, new, analysis.thresholds)
+
+
+def narrow(value: Value, node: Mapping[str, Any], *, want: bool) -> Value | None:
+    """``value`` narrowed to where comparison ``node`` may be ``want``; ``None`` if it cannot be."""
+    if isinstance(value, IntRange):
+        return _int_atom(value, node, want=want)
+    return _set_atom(value, node, want=want)
 
 
 def why_not(analysis: Analysis, condition: Mapping[str, Any], on: Abstract, *, want: bool = True) -> str:
     """Why ``condition`` cannot hold (``want``) on ``on``: the first part of it that cannot, explained."""
-    return _Explainer(analysis, _checker(analysis)).why(condition, on, want=want)
+    return _Explainer(analysis, checker_for(analysis)).why(condition, on, want=want)
 
 
-def _checker(analysis: Analysis) -> _Checker:
-    program = analysis.program
-    return _Checker(analysis.initial, analysis.variables, set_paths(program.schema), program.observations)
+def checker_for(analysis: Analysis) -> _Checker:
+    """The analysis's checker: it narrows boxes by conditions (and keeps what it learns of constants)."""
+    return analysis.checker
 
 
 # --- building the analysis ---------------------------------------------------------------------

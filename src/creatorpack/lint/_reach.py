@@ -2,7 +2,9 @@
 
 Goals are achievements unlocking, endings being reached, rules being active and rules completing.
 First :mod:`~creatorpack.lint._abstract` over-approximates every reachable state from each entry;
-a goal whose condition cannot hold there is proved unreachable, with the reason. The others are
+a goal whose condition cannot hold there is proved unreachable, with the reason. For the goals it
+leaves open, :mod:`~creatorpack.lint._turns` over-approximates them again turn by turn, the rules
+of a turn sharing its answers, within a bound counted in branch-and-bound nodes. The others are
 searched for with the runtime itself (:mod:`~creatorpack.lint._witness`), within a budget of turns
 played, so the findings are the same on every machine; a search that explores every reachable
 state proves the goals it did not reach, and those proofs are recorded with the others. A
@@ -17,6 +19,7 @@ from typing import Any, Final
 
 from creatorpack.contract.findings import RawFinding
 from creatorpack.lint._abstract import Abstract, Analysis, analyse, holds, why_not
+from creatorpack.lint._turns import WORK, Trace, by_turn
 from creatorpack.lint._witness import GoalKind, Reached, Search, Target
 from creatorpack.play.engine import Engine
 
@@ -74,8 +77,18 @@ def targets(engine: Engine) -> list[Target]:
     return found
 
 
-def decide(pack: Mapping[str, Any], max_states: int, max_seconds: float, clock: Callable[[], float]) -> Outcome:
-    """Prove or witness every goal of a valid 0.3-0.5 pack (see the module docstring)."""
+def decide(
+    pack: Mapping[str, Any],
+    max_states: int,
+    max_seconds: float,
+    clock: Callable[[], float],
+    *,
+    work: int = WORK,
+) -> Outcome:
+    """Prove or witness every goal of a valid 0.3-0.5 pack (see the module docstring).
+
+    ``work`` bounds the turn-by-turn proofs in branch-and-bound nodes (0: none).
+    """
     try:
         engine = Engine(pack)
     except Exception:  # noqa: BLE001 - an unplayable pack is reported by the other checks
@@ -85,10 +98,17 @@ def decide(pack: Mapping[str, Any], max_states: int, max_seconds: float, clock: 
         analyse(engine.program, entry, name) for entry, name in zip(engine.entries, engine.entry_ids(), strict=False)
     ]
     proofs = {t.key: reason for t in goals if (reason := _proof(t, analyses)) is not None}
-    search = Search(engine, [t for t in goals if t.key not in proofs], max_states, clock() + max_seconds, clock)
+    if any(t.key not in proofs for t in goals):
+        traces = [by_turn(analysis, work) for analysis in analyses]
+        for target in goals:
+            if target.key not in proofs and (reason := _turn_proof(target, analyses, traces)) is not None:
+                proofs[target.key] = reason
+    open_goals = [t for t in goals if t.key not in proofs]
+    search = Search(engine, open_goals, max_states, clock() + max_seconds, clock, analyses)
     starts = search.starts()
     search.sweep(starts, max_states // SWEEP_SHARE)
     if not search.exhausted:
+        search.solve(starts)
         search.walk(starts)
     if not search.exhausted and search.open and not search.timed_out:
         search.sweep(starts, max_states)  # resumed: the budget the walk left is not left unplayed
@@ -134,6 +154,30 @@ def _proof(target: Target, analyses: Sequence[Analysis]) -> str | None:
         if reason is None:
             return None
         reasons.append(reason)
+    if not reasons:
+        return None
+    if len(set(reasons)) == 1:
+        return reasons[0]
+    return f"from entry {analyses[0].entry!r}, {reasons[0]} (and from every other entry as well)"
+
+
+def _turn_proof(target: Target, analyses: Sequence[Analysis], traces: Sequence[Trace | None]) -> str | None:
+    """Why no entry reaches ``target`` by the boxes turn by turn, or ``None`` if some box allows it."""
+    reasons: list[str] = []
+    member = "completion" if target.kind == "completion" else "when"
+    for analysis, trace in zip(analyses, traces, strict=True):
+        if trace is None:
+            return None
+        boxes = trace.before if target.kind == "rule" else trace.after
+        if any(holds(analysis, target.condition, box) is not None for box in boxes):
+            return None
+        read = [i for i in dict.fromkeys(analysis.reads(target.condition)) if i is not None][:3]
+        moves = "; ".join(trace.describe(analysis, i) for i in read)
+        back = "" if trace.tail else ", and a turn from there leads back into states already counted"
+        reasons.append(
+            f"its `{member}` holds in no state reachable turn by turn, every rule of a turn reading the same answers"
+            + (f" ({moves}{back})" if moves else "")
+        )
     if not reasons:
         return None
     if len(set(reasons)) == 1:

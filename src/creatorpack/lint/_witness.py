@@ -6,10 +6,13 @@ gives the same witnesses on any machine):
 1. a breadth-first sweep from every entry's start, which gives the shortest witnesses for the
    goals near the start (when every combination of answers per turn is few enough it tries them
    all, and a sweep that runs out of states is itself a proof);
-2. a goal-directed walk for the goals still open, nearest first: each turn answers the goal's own
+2. one turn from each start per goal still open, its answers chosen by a branch and bound over
+   the answers every rule of the turn shares (:func:`~creatorpack.lint._bnb.solve`), for goals
+   a single turn reaches only with the right combination of many answers;
+3. a goal-directed walk for the goals still open, nearest first: each turn answers the goal's own
    observations, makes the rules whose effects bring its unmet parts closer active, and keeps the
    rules that would undo them inactive, as far as answers can (:class:`Walk`);
-3. the sweep again, resumed where it stopped (its queue and seen states are kept), with whatever
+4. the sweep again, resumed where it stopped (its queue and seen states are kept), with whatever
    budget the walk left, so that a small pack's budget is not left unplayed.
 
 No state is expanded twice: the sweep keeps the states it has seen, and a turn already played
@@ -28,15 +31,19 @@ from typing import Any, Final, Literal, TypeAlias
 import orjson
 
 from creatorpack._json import JsonPath, parse_pointer
-from creatorpack.lint._abstract import answerable
+from creatorpack.lint import _bnb
+from creatorpack.lint._abstract import Analysis, answerable
 from creatorpack.play.conditions import MISSING, compile_condition, json_equal, resolve
 from creatorpack.play.engine import Engine, SessionState, Turn
 from creatorpack.play.state import set_paths
 
-__all__ = ["FULL_BRANCHING", "GoalKind", "Reached", "Search", "Stop", "Target", "Walk"]
+__all__ = ["FULL_BRANCHING", "SOLVE_NODES", "GoalKind", "Reached", "Search", "Stop", "Target", "Walk"]
 
 FULL_BRANCHING: Final = 512
 """Most answer combinations per turn that the sweep tries exhaustively."""
+
+SOLVE_NODES: Final = 300
+"""Branch-and-bound nodes per goal and start when choosing one turn's answers for it."""
 
 MAX_WALK: Final = 32
 """A walk longer than this starts over from the start, so that witnesses stay short."""
@@ -93,8 +100,10 @@ class Search:
         budget: int,
         deadline: float,
         clock: Callable[[], float],
+        analyses: Sequence[Analysis] = (),
     ) -> None:
         self.engine = engine
+        self.analyses = {analysis.entry: analysis for analysis in analyses}
         self.targets = {t.key: t for t in targets}
         self.found: dict[str, Reached] = {}
         self.budget = budget
@@ -210,6 +219,35 @@ class Search:
             self.budget = saved
 
     # --- phase 2: the goal-directed walk ------------------------------------------------------
+
+    def solve(self, starts: Sequence[SessionState]) -> None:
+        """From each start, one turn per open goal whose answers a branch and bound chose for it.
+
+        A rule's goal is its ``when`` with the answers left free: the turn reaches a state where
+        answers alone make it hold, and :meth:`harvest` plays the turn that does.
+        """
+        try:
+            for start in starts:
+                analysis = self.analyses.get(start.entry)
+                if analysis is None or not analysis.variables or start.ending is not None:
+                    continue
+                effects = _bnb.Effects(analysis)
+                on = effects.box(start.state)
+                formulas = _bnb.Formulas(analysis, on, start.answers)
+                writers = effects.writers(formulas, start.completed)
+                for target in self.open:
+                    if target.key in self.found:
+                        continue
+                    rule = target.kind == "rule"
+                    node = _free(target.condition, self.engine.observations, want=True) if rule else target.condition
+                    move = _bnb.solve(effects, formulas, writers, node, on, SOLVE_NODES)
+                    if move is None:
+                        continue
+                    after, steps = self.play(start, move, Reached(start.entry, []))
+                    if rule and target.key not in self.found:
+                        self.harvest(after, steps)
+        except Stop:
+            pass
 
     def walk(self, starts: Sequence[SessionState]) -> None:
         """Walk towards each open target, nearest first, until the budget is spent."""

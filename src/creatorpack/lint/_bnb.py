@@ -1,0 +1,537 @@
+"""One turn, solved: every rule of a turn reads the same answers, so choose them by branch and bound.
+
+A *slot* is an integer variable, or one member of a set variable. Its *writers* are the effects on
+it in document order; each applies when its rule's ``when`` holds, which :class:`Formulas` makes a
+three-valued function (false, open, true) of the *choices*: the turn's answer to each observation
+(index 0: left as it was) and each comparison the box leaves open (0 false, 1 true; the same
+comparison read by two rules is one choice). A slot's possible values are a bit mask over its
+domain, and each writer maps masks to masks exactly (clamps, limits and rejections included).
+Folding the writers, an open one both applied and not, gives a mask that holds every value any
+completion of the choices can leave: the bound of the branch and bound.
+
+- :func:`extreme`: the lowest or highest value a slot can end the turn with (for proofs);
+- :func:`solve`: choices under which a goal holds after the turn (for witnesses).
+
+Both count their work in nodes, never seconds, so they give the same answer on every machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, TypeAlias
+
+import orjson
+
+from creatorpack.lint._abstract import Abstract, Analysis, IntRange, Members, Value, checker_for, narrow
+from creatorpack.play.conditions import MISSING, json_equal, resolve
+from creatorpack.play.state import CompiledEffect
+
+__all__ = ["FALSE", "MAX_WIDTH", "OPEN", "TRUE", "Effects", "Formulas", "Slot", "Writer", "extreme", "solve"]
+
+FALSE: Final = 0
+OPEN: Final = 1
+TRUE: Final = 2
+
+Slot: TypeAlias = tuple[int, str | None]
+"""A variable's index, and the member for a set variable (``None`` for an integer)."""
+
+Fire: TypeAlias = Callable[[list[int]], int]
+"""A condition on one box: ``FALSE``/``OPEN``/``TRUE`` given the choices so far (-1: not chosen yet)."""
+
+MAX_WIDTH: Final = 4096
+"""Integers that may take more values than this are not followed slot by slot (masks would be too big)."""
+
+_OTHER: Final = object()  # an answer to an observation whose kind lists no values
+
+
+@dataclass(frozen=True, slots=True)
+class Writer:
+    """An effect on one slot: when it fires, the choices that decides on, and what it does to a mask."""
+
+    fire: Fire | int
+    uses: tuple[int, ...]
+    step: Callable[[int], int]
+    sure: bool  # False: it may not apply even when its rule fires (a completion, a sibling's rejection)
+
+
+class Effects:
+    """The effects of an entry's analysis, per slot: the table both solvers fold."""
+
+    def __init__(self, analysis: Analysis) -> None:
+        self.analysis = analysis
+        self.checker = checker_for(analysis)
+        index = {tokens: i for i, tokens in enumerate(analysis.variables)}
+        # Per rule, its effects on each slot (applied together: a rejection undoes them all), and
+        # whether they apply whenever the rule fires (no effect on another slot can undo the rule).
+        self.rules: list[tuple[Any, list[tuple[Slot, list[CompiledEffect], bool]]]] = []
+        self.domains: dict[int, tuple[int, int]] = {}
+        for i, value in enumerate(analysis.after):
+            if isinstance(value, IntRange):
+                bounds = [
+                    bound
+                    for rule in analysis.program.rules
+                    for e in rule.effects
+                    if e.op == "increment" and e.error is None and e.tokens == analysis.variables[i]
+                    for bound in (e.low, e.high)
+                ]
+                self.domains[i] = (min([*bounds, value.low]), max([*bounds, value.high]))
+        # Integers too wide for masks are not followed: every box gives them the analysis's range.
+        self.untracked = [i for i, (low, high) in self.domains.items() if high - low >= MAX_WIDTH]
+        for i in self.untracked:
+            del self.domains[i]
+        for rule in analysis.program.rules:
+            if not rule.effects or rule.id in analysis.completed:
+                continue
+            if any(effect.error is not None for effect in rule.effects):
+                continue  # it always raises, so it never changes the state
+            per: dict[Slot, list[CompiledEffect]] = {}
+            for effect in rule.effects:
+                at = index.get(effect.tokens)
+                if at is not None and at not in self.untracked:
+                    per.setdefault((at, effect.value if effect.op != "increment" else None), []).append(effect)
+            if per:
+                self.rules.append(
+                    (rule, [(slot, effects, _alone(rule.effects, effects, index)) for slot, effects in per.items()])
+                )
+        self.slots: list[Slot] = []
+        for i, value in enumerate(analysis.after):
+            if i in self.domains:
+                self.slots.append((i, None))
+            elif isinstance(value, Members):
+                members = set(value.may) | {m for _, per in self.rules for (j, m), _, _ in per if j == i and m}
+                self.slots.extend((i, m) for m in sorted(members))
+        self.slot_set = frozenset(self.slots)
+        self._steps: dict[tuple[int, Slot], Callable[[int], int]] = {}
+
+    def writers(self, formulas: Formulas, completed: frozenset[str] | None = None) -> dict[Slot, list[Writer]]:
+        """Each slot's writers on ``formulas``' box, runs that the box decides made one step.
+
+        ``completed`` is a concrete session's completed rules (they do not fire); ``None`` for an
+        abstract box, in which a rule that has a completion may have completed.
+        """
+        found: dict[Slot, list[Writer]] = {}
+        for rule, tracked in self.rules:
+            if completed is not None and rule.id in completed:
+                continue
+            fire, uses = formulas.compile(self.analysis.program.conditions[rule.when].source)
+            if fire == FALSE:
+                continue
+            for slot, effects, alone in tracked:
+                sure = alone and (completed is not None or rule.completion is None)
+                found.setdefault(slot, []).append(Writer(fire, uses, self._step(rule, slot, effects), sure))
+        return {slot: _compress(writers) for slot, writers in found.items()}
+
+    def box(self, state: Mapping[str, Any]) -> Abstract:
+        """A concrete state as a box (a variable it does not hold as tracked keeps the analysis's range)."""
+        values: list[Value] = []
+        for tokens, whole in zip(self.analysis.variables, self.analysis.after, strict=True):
+            value = resolve(state, tokens)
+            if isinstance(whole, IntRange) and type(value) is int:
+                values.append(IntRange(value, value))
+            elif isinstance(whole, Members) and isinstance(value, list):
+                members = frozenset(m for m in value if isinstance(m, str))
+                values.append(Members(members, members))
+            else:
+                values.append(whole)
+        return tuple(values)
+
+    def start(self, slot: Slot, value: Value) -> int:
+        """The mask of the values ``value`` allows in ``slot``."""
+        i, member = slot
+        if member is None:
+            assert isinstance(value, IntRange)
+            low, high = self.domains[i]
+            return sum(1 << (v - low) for v in range(max(value.low, low), min(value.high, high) + 1))
+        assert isinstance(value, Members)
+        return (1 if member not in value.must else 0) | (2 if member in value.may else 0)
+
+    def satisfying(self, slot: Slot, node: Mapping[str, Any]) -> int | None:
+        """The mask of the slot's values on which comparison ``node`` holds; ``None`` if masks cannot tell."""
+        i, member = slot
+        if member is not None:
+            return 2 if node.get("op") == "contains" and node.get("value") == member else None
+        low, high = self.domains[i]
+        return sum(1 << (v - low) for v in range(low, high + 1) if narrow(IntRange(v, v), node, want=True) is not None)
+
+    def _step(self, rule: Any, slot: Slot, effects: Sequence[CompiledEffect]) -> Callable[[int], int]:
+        """What ``rule``'s effects on ``slot`` do to a mask of its values, a rejection undoing them all (memoised)."""
+        known = self._steps.get((id(rule), slot))
+        if known is not None:
+            return known
+        i, member = slot
+        if member is not None:
+            target = 2 if effects[-1].op == "add" else 1  # adds and removes never fail: the last one stands
+            made: Callable[[int], int] = lambda mask: target if mask else 0  # noqa: E731
+        else:
+            low, high = self.domains[i]
+            made = _table_step([1 << (_increments(value, effects) - low) for value in range(low, high + 1)])
+        self._steps[(id(rule), slot)] = made
+        return made
+
+
+def _increments(value: int, effects: Sequence[CompiledEffect]) -> int:
+    """``value`` after ``effects`` (increments of one variable) in order; a rejection undoes them all."""
+    current = value
+    for effect in effects:
+        result = current + effect.by
+        if not effect.low <= result <= effect.high:
+            if effect.reject:
+                return value
+            result = min(max(result, effect.low), effect.high)
+        current = result
+    return current
+
+
+def _alone(rule_effects: Sequence[CompiledEffect], mine: Sequence[CompiledEffect], index: Mapping[Any, int]) -> bool:
+    """Whether no other effect of the rule can fail and undo ``mine`` (a rejecting increment, an untracked path)."""
+    return not any(
+        other not in mine and (other.tokens not in index or (other.op == "increment" and other.reject))
+        for other in rule_effects
+    )
+
+
+def _table_step(table: Sequence[int]) -> Callable[[int], int]:
+    memo: dict[int, int] = {}
+
+    def step(mask: int) -> int:
+        done = memo.get(mask)
+        if done is None:
+            done, bits, offset = 0, mask, 0
+            while bits:
+                if bits & 1:
+                    done |= table[offset]
+                bits >>= 1
+                offset += 1
+            memo[mask] = done
+        return done
+
+    return step
+
+
+def _compress(writers: Sequence[Writer]) -> list[Writer]:
+    """The same writers, each run of those whose firing the box decides made one step."""
+    out: list[Writer] = []
+    run: list[Callable[[int], int]] = []
+    for writer in writers:
+        if not isinstance(writer.fire, int):
+            if run:
+                out.append(Writer(TRUE, (), _chain(run), sure=True))
+                run = []
+            out.append(writer)
+        elif writer.fire == TRUE and writer.sure:
+            run.append(writer.step)
+        else:
+            run.append(_maybe(writer.step))
+    if run:
+        out.append(Writer(TRUE, (), _chain(run), sure=True))
+    return out
+
+
+def _maybe(step: Callable[[int], int]) -> Callable[[int], int]:
+    return lambda mask: mask | step(mask)
+
+
+def _chain(steps: Sequence[Callable[[int], int]]) -> Callable[[int], int]:
+    if len(steps) == 1:
+        return steps[0]
+    memo: dict[int, int] = {}
+
+    def chained(mask: int) -> int:
+        done = memo.get(mask)
+        if done is None:
+            done = mask
+            for step in steps:
+                done = step(done)
+            memo[mask] = done
+        return done
+
+    return chained
+
+
+def _fold(writers: Sequence[Writer], mask: int, choices: list[int], opened: list[tuple[int, ...]]) -> int:
+    """The mask after ``writers``; the choices of each writer still open are added to ``opened``."""
+    for writer in writers:
+        fire = writer.fire
+        state = fire if fire.__class__ is int else fire(choices)  # type: ignore[operator]
+        if not state:
+            continue
+        moved = writer.step(mask)
+        if state == TRUE and writer.sure:
+            mask = moved
+        else:
+            mask |= moved
+            if state == OPEN and writer.uses:
+                opened.append(writer.uses)
+    return mask
+
+
+def _branch(opened: Sequence[tuple[int, ...]], choices: Sequence[int]) -> int | None:
+    """The open choice most open writers wait on (the lowest on a tie, so the search is deterministic)."""
+    counts: dict[int, int] = {}
+    for uses in opened:
+        for u in uses:
+            if choices[u] < 0:
+                counts[u] = counts.get(u, 0) + 1
+    return max(counts, key=lambda u: (counts[u], -u)) if counts else None
+
+
+def extreme(formulas: Formulas, writers: Sequence[Writer], start: int, *, lowest: bool, budget: int) -> tuple[int, int]:
+    """The lowest (or highest) offset in the slot's domain the writers can leave over every choice; the nodes taken.
+
+    Past ``budget`` nodes a branch keeps its bound, which holds for every choice below it: the
+    answer is then sound but may be less tight.
+    """
+    choices = [-1] * len(formulas.domains)
+    best: int | None = None
+    nodes = 0
+
+    def search() -> None:
+        nonlocal best, nodes
+        nodes += 1
+        opened: list[tuple[int, ...]] = []
+        mask = _fold(writers, start, choices, opened)
+        value = (mask & -mask).bit_length() - 1 if lowest else mask.bit_length() - 1
+        if best is not None and (value >= best if lowest else value <= best):
+            return
+        branch = _branch(opened, choices) if nodes < budget else None
+        if branch is None:
+            best = value  # exact here, or (out of budget) a bound for every choice below
+            return
+        for option in range(len(formulas.domains[branch])):
+            choices[branch] = option
+            search()
+        choices[branch] = -1
+
+    search()
+    assert best is not None
+    return best, nodes
+
+
+def solve(
+    effects: Effects,
+    formulas: Formulas,
+    writers: Mapping[Slot, Sequence[Writer]],
+    node: Mapping[str, Any],
+    on: Abstract,
+    budget: int,
+) -> dict[str, Any] | None:
+    """Answers for one turn from ``on`` after which ``node`` may hold (the caller plays them to know).
+
+    ``None`` when no answers can make it hold (within ``budget`` nodes). The answers are those a
+    completed search found to make ``node`` true, or, where the masks cannot tell, its best guess.
+    """
+    goal = _Goal(effects, formulas, on)
+    code = goal.compile(node)
+    if code == FALSE:
+        return None
+    if code == TRUE:
+        return {}
+    check: Callable[[list[int], list[int]], int] = eval(f"lambda m, c: {code}", {"_m": _m})  # noqa: S307 - ints and names built here
+    slots = goal.slots
+    starts = [effects.start(slot, on[slot[0]]) for slot in slots]
+    folded = [writers.get(slot, ()) for slot in slots]
+    choices = [-1] * len(formulas.domains)
+    nodes = 0
+
+    def search() -> bool:
+        nonlocal nodes
+        nodes += 1
+        opened: list[tuple[int, ...]] = [tuple(goal.uses)]
+        masks = [_fold(ws, start, choices, opened) for ws, start in zip(folded, starts, strict=True)]
+        state = check(masks, choices)
+        if state == FALSE:
+            return False
+        branch = _branch(opened, choices) if state != TRUE else None
+        if branch is None:
+            return True
+        if nodes >= budget:
+            return False
+        for option in range(len(formulas.domains[branch])):
+            choices[branch] = option
+            if search():
+                return True
+        choices[branch] = -1
+        return False
+
+    if not search():
+        return None
+    return formulas.answers_for(choices)
+
+
+def _m(mask: int, sat: int) -> int:
+    if not mask & sat:
+        return FALSE
+    return TRUE if not mask & ~sat else OPEN
+
+
+class _Goal:
+    """A goal's condition on the state after the turn: its comparisons read slot masks, its observations the choices."""
+
+    def __init__(self, effects: Effects, formulas: Formulas, on: Abstract) -> None:
+        self.effects = effects
+        self.formulas = formulas
+        self.on = on
+        self.slots: list[Slot] = []
+        self.uses: list[int] = []
+        self._index = {tokens: i for i, tokens in enumerate(effects.analysis.variables)}
+
+    def compile(self, node: Any) -> int | str:
+        op = node.get("op") if isinstance(node, Mapping) else None
+        if op == "literal":
+            return TRUE if node.get("value") is True else FALSE
+        if op == "not":
+            inner = self.compile(node.get("condition"))
+            return 2 - inner if isinstance(inner, int) else f"(2-{inner})"
+        if op in ("all", "any"):
+            return _combine(op, [self.compile(child) for child in node.get("conditions", [])])
+        if op == "observed":
+            uses: list[int] = []
+            code = self.formulas.observed(node, uses)
+            self.uses.extend(uses)
+            return code
+        if not isinstance(node, Mapping):
+            return FALSE
+        place = self.effects.checker.place(node.get("path"))
+        i = getattr(place, "index", None)
+        if i is None:  # a constant, or somewhere unknown: as on the state before the turn
+            return self.formulas.atom(node, self.uses)
+        slot: Slot = (i, None)
+        if i in self.effects.untracked:
+            return OPEN
+        if isinstance(self.on[i], Members):
+            if node.get("op") != "contains" or not isinstance(node.get("value"), str):
+                return OPEN if node.get("op") in ("eq", "ne") else self.formulas.atom(node, self.uses)
+            slot = (i, node["value"])
+            if slot not in self.effects.slot_set:  # a member no effect adds or removes: as it was
+                return self.formulas.atom(node, self.uses)
+        sat = self.effects.satisfying(slot, node)
+        if sat is None:
+            return OPEN
+        if slot not in self.slots:
+            self.slots.append(slot)
+        return f"_m(m[{self.slots.index(slot)}], {sat})"
+
+
+def _combine(op: str, parts: Sequence[int | str]) -> int | str:
+    """``all``/``any`` of three-valued parts, constants folded."""
+    codes: list[str] = []
+    for code in parts:
+        if isinstance(code, int):
+            if code == (FALSE if op == "all" else TRUE):
+                return code
+            if code == OPEN:
+                codes.append("1")
+            continue
+        codes.append(code)
+    if not codes:
+        return TRUE if op == "all" else FALSE
+    if len(codes) == 1:
+        return codes[0] if codes[0] != "1" else OPEN
+    return f"{'min' if op == 'all' else 'max'}({', '.join(codes)})"
+
+
+class Formulas:
+    """Conditions on one box, as three-valued functions of the choices (see the module docstring).
+
+    ``answers`` are a concrete session's answers in force; choice 0 of an observation leaves its
+    answer as it is (without ``answers``: unanswered, which with every value as a choice covers
+    any answer an abstract box may have kept).
+    """
+
+    def __init__(
+        self,
+        analysis: Analysis,
+        on: Abstract,
+        answers: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.checker = checker_for(analysis)
+        self.observations = analysis.program.observations
+        self.on = on
+        self.answers = answers or {}
+        self.domains: list[tuple[Any, ...]] = []
+        self._keys: dict[Any, int] = {}
+        self._compiled: dict[int, tuple[Fire | int, tuple[int, ...]]] = {}
+
+    def compile(self, node: Mapping[str, Any]) -> tuple[Fire | int, tuple[int, ...]]:
+        """``node`` as a constant, or a function of the choices with the choices it reads."""
+        known = self._compiled.get(id(node))
+        if known is not None:
+            return known
+        uses: list[int] = []
+        code = self._expr(node, uses)
+        if isinstance(code, int):
+            made: tuple[Fire | int, tuple[int, ...]] = (code, ())
+        else:
+            made = (eval(f"lambda c: {code}"), tuple(dict.fromkeys(uses)))  # noqa: S307 - ints and names built here
+        self._compiled[id(node)] = (made[0], made[1])
+        return made
+
+    def answers_for(self, choices: Sequence[int]) -> dict[str, Any]:
+        """The turn's answers that ``choices`` make (an observation left as it was is not answered)."""
+        move: dict[str, Any] = {}
+        for key, k in self._keys.items():
+            if key[0] == "observed" and choices[k] > 0 and self.domains[k][choices[k]] is not _OTHER:
+                move[key[1]] = self.domains[k][choices[k]]
+        return move
+
+    def _expr(self, node: Any, uses: list[int]) -> int | str:
+        op = node.get("op") if isinstance(node, Mapping) else None
+        if op == "literal":
+            return TRUE if node.get("value") is True else FALSE
+        if op == "not":
+            inner = self._expr(node.get("condition"), uses)
+            return 2 - inner if isinstance(inner, int) else f"(2-{inner})"
+        if op in ("all", "any"):
+            return _combine(op, [self._expr(child, uses) for child in node.get("conditions", [])])
+        if op == "observed":
+            return self.observed(node, uses)
+        if not isinstance(node, Mapping):
+            return FALSE
+        return self.atom(node, uses)
+
+    def atom(self, node: Mapping[str, Any], uses: list[int]) -> int | str:
+        """A comparison on the box: decided, or an open choice."""
+        if self.checker.refine(self.on, node, want=True) is None:
+            return FALSE
+        if self.checker.refine(self.on, node, want=False) is None:
+            return TRUE
+        k = self._choice(("atom", orjson.dumps(node, option=orjson.OPT_SORT_KEYS)), (False, True))
+        uses.append(k)
+        return f"(1 if c[{k}]<0 else 2*c[{k}])"
+
+    def observed(self, node: Mapping[str, Any], uses: list[int]) -> int | str:
+        """An ``observed`` condition on this turn's choice for its observation."""
+        if not self.checker.answerable(node):
+            return FALSE
+        ident = str(node.get("id"))
+        spec = self.observations.get(ident, {})
+        if spec.get("type") == "boolean":
+            domain: tuple[Any, ...] = (MISSING, True, False)
+        elif spec.get("type") == "choice":
+            domain = (MISSING, *spec.get("choices", {}))
+        else:
+            domain = (MISSING, _OTHER)
+        k = self._choice(("observed", ident), domain)
+        value = node.get("value")
+        matches = [i for i, v in enumerate(self.domains[k]) if i and v is not _OTHER and _same(v, value)]
+        if not matches:
+            self.domains[k] = (*self.domains[k], value)  # a value of a kind that lists none
+            matches = [len(self.domains[k]) - 1]
+        current = self.answers.get(ident, MISSING)
+        if current is not MISSING and json_equal(current, value):
+            matches.insert(0, 0)
+        uses.append(k)
+        test = f"c[{k}]=={matches[0]}" if len(matches) == 1 else f"c[{k}] in {tuple(matches)}"
+        return f"(1 if c[{k}]<0 else (2 if {test} else 0))"
+
+    def _choice(self, key: Any, domain: tuple[Any, ...]) -> int:
+        k = self._keys.get(key)
+        if k is None:
+            k = self._keys[key] = len(self.domains)
+            self.domains.append(domain)
+        return k
+
+
+def _same(left: Any, right: Any) -> bool:
+    return type(left) is type(right) and left == right
