@@ -4,7 +4,8 @@ Random small packs (seeded, so a failure names its seed) are explored exhaustive
 combination from every reachable state. Each state reached after turn ``t`` must lie in the
 trace's box for turn ``t`` (or, past the last box, in the last box when it holds every later
 turn, else in one of the boxes), and no goal that :func:`_reach.decide` proves unreachable may
-be reached.
+be reached, with a search long enough to explore everything and with one so short that the
+boxes decide what it leaves.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from creatorpack.scaffold import files
 
 Doc = dict[str, Any]
 SEEDS = range(48)
+SHORT = 12
+"""Turns of search too few to explore a random pack: the goals left open go to the boxes turn by turn."""
 
 
 def _condition(rng: random.Random, depth: int) -> Doc:
@@ -174,6 +177,7 @@ def _reached(engine: Engine, entry: str) -> set[str]:
     moves = _moves(engine)
     start, _ = engine.start(entry)
     reached = {f"achievement:{a}" for a in start.achievements} | {f"completion:{c}" for c in start.completed}
+    reached |= {f"ending:{start.ending}"} if start.ending is not None else set()
     seen = {_key(start)}
     queue = [start]
     while queue:
@@ -211,8 +215,10 @@ def test_no_goal_proved_unreachable_is_reached(seed: int) -> None:
     doc = random_pack(seed)
     engine = Engine(doc)
     reached = set().union(*(_reached(engine, name) for name in engine.entry_ids()))
-    outcome = _reach.decide(doc, 2_000, 1e9, time.monotonic)
-    assert not set(outcome.proofs) & reached, seed
+    for turns in (SHORT, 2_000):  # a search too short to explore everything leaves the rest to the boxes
+        outcome = _reach.decide(doc, turns, 1e9, time.monotonic)
+        assert not set(outcome.proofs) & reached, (seed, turns)
+        assert not set(outcome.witnesses) - reached, (seed, turns)
     assert {t.key for t in outcome.targets} <= set(outcome.proofs) | set(outcome.witnesses), seed
 
 
@@ -220,9 +226,19 @@ def test_the_fuzz_exercises_the_turn_by_turn_proofs() -> None:
     """Some of the random packs have goals that only the boxes turn by turn prove (else the fuzz tests little)."""
     proved = 0
     for seed in SEEDS:
-        outcome = _reach.decide(random_pack(seed), 2_000, 1e9, time.monotonic)
+        outcome = _reach.decide(random_pack(seed), SHORT, 1e9, time.monotonic)
         proved += sum("turn by turn" in reason for reason in outcome.proofs.values())
     assert proved >= 5
+
+
+def test_the_walk_starts_from_an_entry_that_takes_turns() -> None:
+    """Entry e0 of this pack starts where an ending holds; the walk used to play from it and fail."""
+    doc = random_pack(16)
+    engine = Engine(doc)
+    assert [engine.start(name)[0].ending is not None for name in engine.entry_ids()] == [True, False]
+    outcome = _reach.decide(doc, SHORT, 1e9, time.monotonic)
+    assert 0 < outcome.turns_played <= SHORT
+    assert all(witness.entry == "e1" for witness in outcome.witnesses.values() if witness.turns)
 
 
 # --- the solver on its own --------------------------------------------------------------------

@@ -2,13 +2,14 @@
 
 Goals are achievements unlocking, endings being reached, rules being active and rules completing.
 First :mod:`~creatorpack.lint._abstract` over-approximates every reachable state from each entry;
-a goal whose condition cannot hold there is proved unreachable, with the reason. For the goals it
-leaves open, :mod:`~creatorpack.lint._turns` over-approximates them again turn by turn, the rules
-of a turn sharing its answers, within a bound counted in branch-and-bound nodes. The others are
+a goal whose condition cannot hold there is proved unreachable, with the reason. The others are
 searched for with the runtime itself (:mod:`~creatorpack.lint._witness`), within a budget of turns
 played, so the findings are the same on every machine; a search that explores every reachable
-state proves the goals it did not reach, and those proofs are recorded with the others. A
-wall-clock limit remains only as a safety net, and a finding it causes says so.
+state proves the goals it did not reach, and those proofs are recorded with the others. For the
+goals a search that stopped at its bound leaves open, :mod:`~creatorpack.lint._turns`
+over-approximates the reachable states again turn by turn, the rules of a turn sharing its
+answers, within a bound counted in branch-and-bound nodes. A wall-clock limit remains only as a
+safety net, and a finding it causes says so.
 """
 
 from __future__ import annotations
@@ -98,13 +99,9 @@ def decide(
         analyse(engine.program, entry, name) for entry, name in zip(engine.entries, engine.entry_ids(), strict=False)
     ]
     proofs = {t.key: reason for t in goals if (reason := _proof(t, analyses)) is not None}
-    if any(t.key not in proofs for t in goals):
-        traces = [by_turn(analysis, work) for analysis in analyses]
-        for target in goals:
-            if target.key not in proofs and (reason := _turn_proof(target, analyses, traces)) is not None:
-                proofs[target.key] = reason
-    open_goals = [t for t in goals if t.key not in proofs]
-    search = Search(engine, open_goals, max_states, clock() + max_seconds, clock, analyses)
+    search = Search(
+        engine, [t for t in goals if t.key not in proofs], max_states, clock() + max_seconds, clock, analyses
+    )
     starts = search.starts()
     search.sweep(starts, max_states // SWEEP_SHARE)
     if not search.exhausted:
@@ -115,6 +112,11 @@ def decide(
     if search.exhausted:
         explored = f"no sequence of turns reaches it (every reachable state explored, {search.spent:,} turns played)"
         proofs.update({t.key: explored for t in goals if t.key not in proofs and t.key not in search.found})
+    elif search.open:  # the boxes turn by turn cost more than a small pack's whole search: only for what is left
+        traces = [by_turn(analysis, work) for analysis in analyses]
+        for target in search.open:
+            if (reason := _turn_proof(target, analyses, traces)) is not None:
+                proofs[target.key] = reason
     findings: list[RawFinding] = []
     for target in goals:
         name = f"{KINDS[target.kind]} {target.ident!r}"

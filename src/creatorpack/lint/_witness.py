@@ -250,14 +250,15 @@ class Search:
             pass
 
     def walk(self, starts: Sequence[SessionState]) -> None:
-        """Walk towards each open target, nearest first, until the budget is spent."""
-        if not starts:
+        """Walk towards each open target, nearest first, from the first start that takes turns, while budget lasts."""
+        start = next((s for s in starts if s.ending is None), None)
+        if start is None:
             return
-        walk = Walk(self, starts[0])
-        order = sorted(self.open, key=lambda t: self.distance(t.condition, starts[0].state, want=True))
+        walk = Walk(self, start)
+        order = sorted(self.open, key=lambda t: self.distance(t.condition, start.state, want=True))
         try:
             for target in order:
-                if target.key in self.found or math.isinf(self.distance(target.condition, starts[0].state, want=True)):
+                if target.key in self.found or math.isinf(self.distance(target.condition, start.state, want=True)):
                     continue
                 walk.towards(target)
                 if target.key not in self.found and walk.path.turns:
