@@ -124,8 +124,8 @@ def _key(session: SessionState) -> str:
     return json.dumps([session.state, session.answers, sorted(session.completed), session.ending], sort_keys=True)
 
 
-def _layers(engine: Engine, entry: str, depth: int) -> tuple[list[list[SessionState]], list[SessionState]]:
-    """The sessions after each turn up to ``depth`` (each turn's own), and every session reachable at all."""
+def _layers(engine: Engine, entry: str, depth: int) -> list[list[SessionState]]:
+    """The sessions after each turn up to ``depth``, each turn's own."""
     moves = _moves(engine)
     start, _ = engine.start(entry)
     layers = [[start]]
@@ -137,18 +137,7 @@ def _layers(engine: Engine, entry: str, depth: int) -> tuple[list[list[SessionSt
                     after, _ = engine.step(session, Turn(move))
                     seen.setdefault(_key(after), after)
         layers.append(list(seen.values()))
-    everything = {_key(start): start}
-    queue = [start]
-    while queue:
-        session = queue.pop()
-        if session.ending is not None:
-            continue
-        for move in moves:
-            after, _ = engine.step(session, Turn(move))
-            if _key(after) not in everything:
-                everything[_key(after)] = after
-                queue.append(after)
-    return layers, list(everything.values())
+    return layers
 
 
 def _inside(analysis: Analysis, state: Any, box: Abstract) -> bool:
@@ -172,13 +161,13 @@ def _check_trace(analysis: Analysis, trace: Trace, layers: list[list[SessionStat
         assert any(_inside(analysis, session.state, box) for box in trace.after), session.state
 
 
-def _reached(engine: Engine, entry: str) -> set[str]:
-    """Every goal key that some sequence of turns from ``entry`` reaches."""
+def _explore(engine: Engine, entry: str) -> tuple[list[SessionState], set[str]]:
+    """Every session some sequence of turns from ``entry`` reaches, and every goal key reached on the way."""
     moves = _moves(engine)
     start, _ = engine.start(entry)
     reached = {f"achievement:{a}" for a in start.achievements} | {f"completion:{c}" for c in start.completed}
     reached |= {f"ending:{start.ending}"} if start.ending is not None else set()
-    seen = {_key(start)}
+    every = {_key(start): start}
     queue = [start]
     while queue:
         session = queue.pop()
@@ -191,10 +180,10 @@ def _reached(engine: Engine, entry: str) -> set[str]:
             reached.update(f"completion:{c}" for c in after.completed)
             if after.ending is not None:
                 reached.add(f"ending:{after.ending}")
-            if _key(after) not in seen:
-                seen.add(_key(after))
+            if _key(after) not in every:
+                every[_key(after)] = after
                 queue.append(after)
-    return reached
+    return list(every.values()), reached
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -206,15 +195,14 @@ def test_every_reachable_state_lies_in_the_boxes_turn_by_turn(seed: int) -> None
         trace = by_turn(analysis)
         if trace is None:
             continue
-        layers, every = _layers(engine, name, len(trace.after) + 1)
-        _check_trace(analysis, trace, layers, every)
+        _check_trace(analysis, trace, _layers(engine, name, len(trace.after) + 1), _explore(engine, name)[0])
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_no_goal_proved_unreachable_is_reached(seed: int) -> None:
     doc = random_pack(seed)
     engine = Engine(doc)
-    reached = set().union(*(_reached(engine, name) for name in engine.entry_ids()))
+    reached = set().union(*(_explore(engine, name)[1] for name in engine.entry_ids()))
     for turns in (SHORT, 2_000):  # a search too short to explore everything leaves the rest to the boxes
         outcome = _reach.decide(doc, turns, 1e9, time.monotonic)
         assert not set(outcome.proofs) & reached, (seed, turns)
