@@ -12,8 +12,10 @@ earlier one, the boxes so far hold every reachable state: a goal that holds on n
 unreachable. A branch and bound that runs out of its node budget keeps the bound it has, which is
 sound; the budget is counted in nodes, so the result is the same on every machine.
 
-If the boxes do not settle within :data:`MAX_TURNS`, the last one is joined with the turns after
-it until it is a fixed point (still with shared answers), and the proofs stand on that.
+If the boxes do not settle within :data:`TURNS`, the last one is joined with the turns after it
+until it is a fixed point (still with shared answers; widened after :data:`PLAIN_JOINED`
+passes), and the proofs stand on that. Boxes that do not become a fixed point within
+:data:`JOINED_PASSES`, or that take more than :data:`WORK` nodes, prove nothing.
 """
 
 from __future__ import annotations
