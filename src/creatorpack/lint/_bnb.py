@@ -315,8 +315,8 @@ def solve(
     node: Mapping[str, Any],
     on: Abstract,
     budget: int,
-) -> dict[str, Any] | None:
-    """Answers for one turn from ``on`` after which ``node`` may hold (the caller plays them to know).
+) -> tuple[dict[str, Any] | None, int]:
+    """Answers for one turn from ``on`` after which ``node`` may hold (the caller plays them to know); the nodes taken.
 
     ``None`` when no answers can make it hold (within ``budget`` nodes). The answers are those a
     completed search found to make ``node`` true, or, where the masks cannot tell, its best guess.
@@ -324,9 +324,9 @@ def solve(
     goal = _Goal(effects, formulas, on)
     code = goal.compile(node)
     if code == FALSE:
-        return None
+        return None, 0
     if code == TRUE:
-        return {}
+        return {}, 0
     check: Callable[[list[int], list[int]], int] = eval(f"lambda m, c: {code}", {"_m": _m})  # noqa: S307 - ints and names built here
     slots = goal.slots
     starts = [effects.start(slot, on[slot[0]]) for slot in slots]
@@ -355,8 +355,8 @@ def solve(
         return False
 
     if not search():
-        return None
-    return formulas.answers_for(choices)
+        return None, nodes
+    return formulas.answers_for(choices), nodes
 
 
 def _m(mask: int, sat: int) -> int:

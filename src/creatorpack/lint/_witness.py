@@ -37,13 +37,16 @@ from creatorpack.play.conditions import MISSING, compile_condition, json_equal, 
 from creatorpack.play.engine import Engine, SessionState, Turn
 from creatorpack.play.state import set_paths
 
-__all__ = ["FULL_BRANCHING", "SOLVE_NODES", "GoalKind", "Reached", "Search", "Stop", "Target", "Walk"]
+__all__ = ["FULL_BRANCHING", "SOLVE_NODES", "SOLVE_WORK", "GoalKind", "Reached", "Search", "Stop", "Target", "Walk"]
 
 FULL_BRANCHING: Final = 512
 """Most answer combinations per turn that the sweep tries exhaustively."""
 
 SOLVE_NODES: Final = 300
 """Branch-and-bound nodes per goal and start when choosing one turn's answers for it."""
+
+SOLVE_WORK: Final = 200_000
+"""Branch-and-bound nodes the whole phase of one-turn answers may take (a count, so the same everywhere)."""
 
 MAX_WALK: Final = 32
 """A walk longer than this starts over from the start, so that witnesses stay short."""
@@ -224,8 +227,10 @@ class Search:
         """From each start, one turn per open goal whose answers a branch and bound chose for it.
 
         A rule's goal is its ``when`` with the answers left free: the turn reaches a state where
-        answers alone make it hold, and :meth:`harvest` plays the turn that does.
+        answers alone make it hold, and :meth:`harvest` plays the turn that does. The phase ends
+        when its :data:`SOLVE_WORK` nodes are spent.
         """
+        work = SOLVE_WORK
         try:
             for start in starts:
                 analysis = self.analyses.get(start.entry)
@@ -238,9 +243,13 @@ class Search:
                 for target in self.open:
                     if target.key in self.found:
                         continue
+                    if work <= 0 or self.clock() > self.deadline:
+                        self.timed_out = self.clock() > self.deadline
+                        return
                     rule = target.kind == "rule"
                     node = _free(target.condition, self.engine.observations, want=True) if rule else target.condition
-                    move = _bnb.solve(effects, formulas, writers, node, on, SOLVE_NODES)
+                    move, nodes = _bnb.solve(effects, formulas, writers, node, on, SOLVE_NODES)
+                    work -= nodes
                     if move is None:
                         continue
                     after, steps = self.play(start, move, Reached(start.entry, []))
