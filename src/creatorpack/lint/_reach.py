@@ -156,6 +156,11 @@ def _proof(target: Target, analyses: Sequence[Analysis]) -> str | None:
         if reason is None:
             return None
         reasons.append(reason)
+    return _every_entry(reasons, analyses)
+
+
+def _every_entry(reasons: Sequence[str], analyses: Sequence[Analysis]) -> str | None:
+    """One reason for all entries: the common one, or the first entry's said to hold for the others too."""
     if not reasons:
         return None
     if len(set(reasons)) == 1:
@@ -180,11 +185,7 @@ def _turn_proof(target: Target, analyses: Sequence[Analysis], traces: Sequence[T
             f"its `{member}` holds in no state reachable turn by turn, every rule of a turn reading the same answers"
             + (f" ({moves}{back})" if moves else "")
         )
-    if not reasons:
-        return None
-    if len(set(reasons)) == 1:
-        return reasons[0]
-    return f"from entry {analyses[0].entry!r}, {reasons[0]} (and from every other entry as well)"
+    return _every_entry(reasons, analyses)
 
 
 def _blocked(target: Target, analysis: Analysis) -> str | None:

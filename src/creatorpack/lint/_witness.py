@@ -221,7 +221,7 @@ class Search:
         finally:
             self.budget = saved
 
-    # --- phase 2: the goal-directed walk ------------------------------------------------------
+    # --- phases 2 and 3: one turn solved per goal, then the goal-directed walk -----------------
 
     def solve(self, starts: Sequence[SessionState]) -> None:
         """From each start, one turn per open goal whose answers a branch and bound chose for it.
@@ -243,8 +243,9 @@ class Search:
                 for target in self.open:
                     if target.key in self.found:
                         continue
-                    if work <= 0 or self.clock() > self.deadline:
-                        self.timed_out = self.clock() > self.deadline
+                    late = self.clock() > self.deadline
+                    if work <= 0 or late:
+                        self.timed_out = late
                         return
                     rule = target.kind == "rule"
                     node = _free(target.condition, self.engine.observations, want=True) if rule else target.condition
