@@ -8,12 +8,14 @@ it reads (:attr:`Program.readers`) changed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from operator import itemgetter
 from typing import Any
 
 from creatorpack.errors import ConditionError, NotPlayableError
+from creatorpack.play._watch import Heard, Watch, heard, watches
 from creatorpack.play.conditions import CompiledCondition, compile_condition, sub_condition
 from creatorpack.play.state import CompiledEffect, set_paths
 from creatorpack.play.views import RevealKind
@@ -131,7 +133,10 @@ class Program:
     conditions: tuple[CompiledCondition, ...]
     evaluators: tuple[Callable[[Any, Any], bool], ...] = field(repr=False)
     readers: Mapping[Read, tuple[int, ...]] = field(repr=False)
+    watches: Mapping[str, Watch] = field(repr=False)  # finer than ``readers``, for state members
+    heard: Mapping[str, Heard] = field(repr=False)  # finer than ``readers``, for observations
     rules: tuple[Rule, ...]
+    rule_whens: Callable[[tuple[bool, ...]], Sequence[bool]] = field(repr=False)  # each rule's `when`, from the values
     completable: tuple[tuple[str, int], ...]
     content: tuple[ContentItem, ...]
     reveals: tuple[Reveal, ...]
@@ -149,6 +154,13 @@ class Program:
     def entry_ids(self) -> list[str]:
         """The runtime entries' ids (``id`` or ``entry_id``; ``#<index>`` when they have none)."""
         return [entry_id(e) or f"#{i}" for i, e in enumerate(self.entries)]
+
+
+def _picker(indices: Sequence[int]) -> Callable[[tuple[bool, ...]], Sequence[bool]]:
+    """A function from condition values to those at ``indices``, in order (``operator.itemgetter``, as a sequence)."""
+    if len(indices) >= 2:  # itemgetter of one index returns the item, not a tuple
+        return itemgetter(*indices)
+    return lambda values: [values[i] for i in indices]
 
 
 def entry_id(item: Mapping[str, Any]) -> str | None:
@@ -299,7 +311,10 @@ def compile_program(pack: Mapping[str, Any]) -> Program:
         conditions=tuple(table.compiled),
         evaluators=tuple(c.evaluate for c in table.compiled),
         readers={read: tuple(indices) for read, indices in table.readers.items()},
+        watches=watches([c.source for c in table.compiled]),
+        heard=heard([c.source for c in table.compiled]),
         rules=rules,
+        rule_whens=_picker([rule.when for rule in rules]),
         completable=tuple((rule.id, rule.completion) for rule in rules if rule.completion is not None),
         content=content,
         reveals=reveals,

@@ -10,17 +10,21 @@ A turn, in order (``docs/runtime.md``):
 4. a rule whose ``completion`` holds on the new state is completed for good, and
 5. reveals, achievements, endings and badges are computed on the new state (:func:`settle`).
 
-Only conditions that read something that changed are evaluated again (:func:`refresh`).
+Only conditions that read something that changed are evaluated again (:func:`refresh`), and of
+those only the ones the change can flip: a threshold crossed, a member added or removed, an answer
+given or taken back (:mod:`creatorpack.play._watch`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import compress
 from typing import Any, Final
 
 from creatorpack.contract import suggest
 from creatorpack.errors import EffectError, SessionOverError, TurnError
+from creatorpack.play._watch import UNANSWERED
 from creatorpack.play.conditions import json_equal
 from creatorpack.play.model import REVEAL_KINDS, Requirement, SessionState, Turn, TurnResult
 from creatorpack.play.program import Goal, Program, Read, ReadKind
@@ -40,6 +44,9 @@ __all__ = [
     "shown",
     "step",
 ]
+
+
+_ABSENT: Final = object()  # a member the state does not have
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,9 +101,31 @@ def refresh(
     state: Mapping[str, Any],
     answers: Mapping[str, Any],
     changed: Iterable[Read],
+    before: tuple[Mapping[str, Any], Mapping[str, Any]] | None = None,
 ) -> tuple[bool, ...]:
-    """The condition values after ``changed`` members or answers changed (the rest are kept)."""
-    stale = {index for read in changed for index in program.readers.get(read, ())}
+    """The condition values after ``changed`` members or answers changed (the rest are kept).
+
+    With ``before``, the state and answers the values were computed on, a condition that reads
+    a changed member or answer only through thresholds, members or answers that did not change
+    is kept too (:mod:`creatorpack.play._watch`).
+    """
+    stale: set[int] = set()
+    readers = program.readers
+    for read in changed:
+        if before is None:
+            stale.update(readers.get(read, ()))
+        elif read.kind is ReadKind.STATE:
+            watch = program.watches.get(read.name)
+            if watch is None:
+                stale.update(readers.get(read, ()))
+            else:
+                stale.update(watch.stale(before[0].get(read.name, _ABSENT), state.get(read.name, _ABSENT)))
+        else:
+            told = program.heard.get(read.name)
+            if told is None:
+                stale.update(readers.get(read, ()))
+            else:
+                stale.update(told.stale(before[1].get(read.name, UNANSWERED), answers.get(read.name, UNANSWERED)))
     if not stale:
         return values
     updated = list(values)
@@ -130,8 +159,8 @@ def apply_rules(
     instructions: list[str] = []
     rejected: list[dict[str, Any]] = []
     touched: set[str] = set()
-    for rule in program.rules:
-        if not values[rule.when] or rule.id in completed:
+    for rule in compress(program.rules, program.rule_whens(values)):
+        if rule.id in completed:
             continue
         active.append(rule.id)
         if rule.instruction is not None:
@@ -216,9 +245,10 @@ def step(
     check_turn(program, turn)
     eligible = eligible_illustrations(program, session.values)
     answers, changed_answers = record_answers(session.answers, turn)
-    values = refresh(program, session.values, session.state, answers, changed_answers)
+    values = refresh(program, session.values, session.state, answers, changed_answers, (session.state, session.answers))
     applied = apply_rules(program, values, session.state, session.completed)
-    values = refresh(program, values, applied.state, answers, (Read(ReadKind.STATE, k) for k in applied.changed))
+    changed_state = (Read(ReadKind.STATE, k) for k in applied.changed)
+    values = refresh(program, values, applied.state, answers, changed_state, (session.state, answers))
     illustration = choose_illustration(program, eligible & set(turn.illustration_matches))
     after, new_completed = settle(program, session, session.turn + 1, applied.state, answers, values)
     return after, applied, new_completed, illustration

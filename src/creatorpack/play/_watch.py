@@ -1,0 +1,207 @@
+"""Which conditions a change to one top-level state member can flip: the thresholds and members they test.
+
+A condition that reads member ``/k`` only through comparisons with a number (``gte /k 5``) can
+change its value, while ``/k`` holds integers, only when ``/k`` crosses one of its thresholds; one
+that reads it only through ``contains`` of a string, while ``/k`` holds strings, only when that
+string joins or leaves it. :func:`watches` indexes both, so a turn that moves a counter from 18 to
+19 evaluates again only the conditions with a threshold between the two. Any other read of ``/k``
+(a nested path, ``eq`` of a set, a value of another kind) makes the condition evaluated again on
+every change of ``/k``, and so does any change this index cannot follow (say, an integer that
+becomes a string).
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import chain
+from typing import Any, Final
+
+from creatorpack._json import parse_pointer
+
+__all__ = ["UNANSWERED", "Heard", "Watch", "heard", "watches"]
+
+_ORDERED: Final = ("gt", "gte", "lt", "lte", "eq", "ne")
+
+
+@dataclass(frozen=True, slots=True)
+class Watch:
+    """The conditions reading one top-level member, indexed by what they test of it.
+
+    ``points[i]`` is a threshold of condition ``at[i]``: its value may differ between the integers
+    ``points[i] - 1`` and ``points[i]``. ``members`` maps a string to the conditions that test
+    whether the member contains it. ``every`` are read some other way; ``readers`` are all of them.
+    """
+
+    readers: tuple[int, ...]
+    every: tuple[int, ...]
+    points: tuple[int, ...]
+    at: tuple[int, ...]
+    numeric: tuple[int, ...]
+    members: Mapping[str, tuple[int, ...]]
+    membership: tuple[int, ...]
+
+    def stale(self, old: Any, new: Any) -> Iterator[int]:
+        """The conditions that may have changed value when the member went from ``old`` to ``new``."""
+        if type(old) is int and type(new) is int:
+            low, high = (old, new) if old < new else (new, old)
+            crossed = self.at[bisect_right(self.points, low) : bisect_right(self.points, high)]
+            return chain(self.every, self.membership, crossed)
+        if type(old) is list and type(new) is list and all(type(m) is str for m in chain(old, new)):
+            moved = set(old).symmetric_difference(new)
+            return chain(self.every, self.numeric, *(self.members.get(m, ()) for m in moved))
+        return iter(self.readers)
+
+
+@dataclass(frozen=True, slots=True)
+class Heard:
+    """The conditions reading one observation, by the answer they test for.
+
+    An ``observed`` test can change only when the old or the new answer is the one it tests for
+    (an unanswered observation passes none). ``every`` test for a value that is not a plain scalar.
+    """
+
+    readers: tuple[int, ...]
+    every: tuple[int, ...]
+    by_answer: Mapping[tuple[bool, Any], tuple[int, ...]]
+
+    def stale(self, old: Any, new: Any) -> Iterator[int]:
+        """The conditions that may have changed value when the answer went from ``old`` to ``new``."""
+        keys = [_answer_key(value) for value in (old, new) if value is not UNANSWERED]
+        if any(key is None for key in keys):
+            return iter(self.readers)
+        return chain(self.every, *(self.by_answer.get(key, ()) for key in keys if key is not None))
+
+
+UNANSWERED: Final = object()
+"""What :meth:`Heard.stale` takes for an observation not answered yet."""
+
+
+def heard(sources: Sequence[Mapping[str, Any]]) -> dict[str, Heard]:
+    """The :class:`Heard` of every observation some condition reads."""
+    found: dict[str, dict[int, set[tuple[bool, Any]] | None]] = {}
+    for index, source in enumerate(sources):
+        for node in _observed(source):
+            tests = found.setdefault(str(node.get("id")), {})
+            key = _answer_key(node.get("value"))
+            if key is None:
+                tests[index] = None
+            elif index not in tests:
+                tests[index] = {key}
+            elif (kept := tests[index]) is not None:
+                kept.add(key)
+    built: dict[str, Heard] = {}
+    for ident, tests in found.items():
+        by_answer: dict[tuple[bool, Any], list[int]] = {}
+        for index, keys in tests.items():
+            for key in keys or ():
+                by_answer.setdefault(key, []).append(index)
+        built[ident] = Heard(
+            tuple(tests),
+            tuple(i for i, keys in tests.items() if keys is None),
+            {key: tuple(indices) for key, indices in by_answer.items()},
+        )
+    return built
+
+
+def _answer_key(value: Any) -> tuple[bool, Any] | None:
+    """An answer as a key equal for the answers the runtime calls equal (``true`` is not ``1``, ``1`` is ``1.0``)."""
+    if isinstance(value, bool):
+        return (True, value)
+    if isinstance(value, str | int) or (isinstance(value, float) and math.isfinite(value)):
+        return (False, value)
+    return None
+
+
+def watches(sources: Sequence[Mapping[str, Any]]) -> dict[str, Watch]:
+    """The :class:`Watch` of every top-level member some condition reads with a one-token path."""
+    found: dict[str, dict[int, list[Any] | None]] = {}  # key -> condition -> its tests, or None: any change
+    for index, source in enumerate(sources):
+        for atom in _atoms(source):
+            tokens = parse_pointer(atom["path"]) if isinstance(atom.get("path"), str) else None
+            if not tokens:
+                continue
+            tests = found.setdefault(tokens[0], {})
+            test = _test(atom) if len(tokens) == 1 else None
+            if test is None:
+                tests[index] = None
+            elif index not in tests:
+                tests[index] = [test]
+            elif (kept := tests[index]) is not None:
+                kept.append(test)
+    return {key: _watch(tests) for key, tests in found.items()}
+
+
+def _watch(tests: Mapping[int, list[Any] | None]) -> Watch:
+    every: list[int] = []
+    numeric: list[int] = []
+    pairs: list[tuple[int, int]] = []
+    members: dict[str, list[int]] = {}
+    membership: list[int] = []
+    for index, kept in tests.items():
+        if kept is None or len({type(test) for test in kept}) > 1:  # read some other way, or both ways
+            every.append(index)
+        elif isinstance(kept[0], str):
+            membership.append(index)
+            for member in dict.fromkeys(kept):
+                members.setdefault(member, []).append(index)
+        else:
+            numeric.append(index)
+            pairs.extend((point, index) for point in sorted({p for test in kept for p in test}))
+    pairs.sort()
+    return Watch(
+        readers=tuple(tests),
+        every=tuple(every),
+        points=tuple(p for p, _ in pairs),
+        at=tuple(i for _, i in pairs),
+        numeric=tuple(numeric),
+        members={m: tuple(indices) for m, indices in members.items()},
+        membership=tuple(membership),
+    )
+
+
+def _test(atom: Mapping[str, Any]) -> tuple[int, ...] | str | None:
+    """What a one-token comparison tests: its thresholds on an integer, a string's membership, or ``None``."""
+    op, value = atom.get("op"), atom.get("value")
+    if op == "contains":
+        return value if isinstance(value, str) else None
+    if op not in _ORDERED or isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    floor, ceil = math.floor(value), math.ceil(value)
+    if op in ("gte", "lt"):  # holds (or not) from ceil(value) up
+        return (ceil,)
+    if op in ("gt", "lte"):  # from floor(value) + 1 up
+        return (floor + 1,)
+    return (floor, floor + 1) if floor == ceil else ()  # eq/ne: only an integral value is ever equal
+
+
+def _observed(node: Any) -> Iterator[Mapping[str, Any]]:
+    if not isinstance(node, Mapping):
+        return
+    op = node.get("op")
+    if op in ("all", "any"):
+        children = node.get("conditions")
+        for child in children if isinstance(children, list) else ():
+            yield from _observed(child)
+    elif op == "not":
+        yield from _observed(node.get("condition"))
+    elif op == "observed":
+        yield node
+
+
+def _atoms(node: Any) -> Iterator[Mapping[str, Any]]:
+    if not isinstance(node, Mapping):
+        return
+    op = node.get("op")
+    if op in ("all", "any"):
+        children = node.get("conditions")
+        for child in children if isinstance(children, list) else ():
+            yield from _atoms(child)
+    elif op == "not":
+        yield from _atoms(node.get("condition"))
+    elif "path" in node:
+        yield node
