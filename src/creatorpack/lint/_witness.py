@@ -109,6 +109,8 @@ class Search:
         self.analyses = {analysis.entry: analysis for analysis in analyses}
         self.targets = {t.key: t for t in targets}
         self.found: dict[str, Reached] = {}
+        self._open = dict(self.targets)  # the targets without a witness, in document order
+        self._unsettled = {rule.id for rule in engine.program.rules}  # rules active in no default-entry witness
         self.budget = budget
         self.spent = 0
         self.deadline = deadline
@@ -127,7 +129,7 @@ class Search:
     @property
     def open(self) -> list[Target]:
         """Targets without a witness, in document order."""
-        return [t for key, t in self.targets.items() if key not in self.found]
+        return list(self._open.values())
 
     # --- playing ------------------------------------------------------------------------------
 
@@ -167,15 +169,23 @@ class Search:
         return after, steps
 
     def _record(self, before: SessionState | None, after: SessionState, active: Sequence[str], steps: Reached) -> None:
-        keys = [f"rule:{ident}" for ident in active]
+        # A rule active in a witness from the default entry keeps it: most of a big pack's active
+        # rules are, so they are skipped before any key is made.
+        unsettled = self._unsettled
+        fresh = unsettled.intersection(active)
+        keys = [f"rule:{ident}" for ident in active if ident in fresh] if fresh else []
         keys += [f"achievement:{ident}" for ident in after.achievements[len(before.achievements) if before else 0 :]]
         keys += [f"ending:{after.ending}"] if after.ending is not None else []
         keys += [f"completion:{ident}" for ident in sorted(after.completed - (before.completed if before else set()))]
+        default = steps.entry == self.default
         for key in keys:
             known = self.found.get(key)
             # The first witness wins, except that one from the default entry replaces one from another.
-            if known is None or (known.entry != self.default and steps.entry == self.default):
+            if known is None or (known.entry != self.default and default):
                 self.found[key] = steps
+                self._open.pop(key, None)
+            if default and key.startswith("rule:"):
+                unsettled.discard(key[5:])
 
     # --- phase 1: the sweep -------------------------------------------------------------------
 
@@ -195,7 +205,7 @@ class Search:
         limit = min(self.budget, self.spent + budget)
         saved, self.budget = self.budget, limit
         try:
-            while queue and self.open:
+            while queue and self._open:
                 node = queue[0]
                 if node.session.ending is not None:
                     queue.popleft()
