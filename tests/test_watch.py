@@ -7,12 +7,15 @@ crosses none of a condition's thresholds, or a set change that leaves its member
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from creatorpack import validate
 from creatorpack.play import Engine, Turn
 from creatorpack.play._watch import UNANSWERED, heard, watches
 from creatorpack.play.conditions import compile_condition
@@ -135,3 +138,20 @@ def test_played_turns_keep_every_condition_value_true() -> None:
                 session, _ = engine.step(session, Turn(move))
                 fresh = tuple(c(session.state, session.answers) for c in program.conditions)
                 assert session.values == fresh, (seed, entry)
+
+
+def test_a_comparison_on_the_whole_state_is_evaluated_again_after_any_change() -> None:
+    """``path: ""`` points at the whole state (RFC 6901); the contract allows any string as a path."""
+    pack = json.loads(Path("examples/0.5/rich.json").read_text())
+    initial = pack["runtime"]["entries"][0]["initial_state"]
+    achievement = {**pack["progression"]["achievements"][0], "id": "anything_changed"}
+    achievement["when"] = {"op": "ne", "path": "", "value": initial}
+    pack["progression"]["achievements"].append(achievement)
+    assert validate(json.dumps(pack).encode()).valid
+    engine = Engine(pack)
+    session, _ = engine.start()
+    assert "anything_changed" not in session.achievements
+    move = {o["id"]: True if o["type"] == "boolean" else next(iter(o["choices"])) for o in engine.observations.values()}
+    session, result = engine.step(session, Turn(move))
+    assert session.state != initial
+    assert "anything_changed" in result.new_achievements

@@ -118,9 +118,15 @@ def _answer_key(value: Any) -> tuple[bool, Any] | None:
 def watches(sources: Sequence[Mapping[str, Any]]) -> dict[str, Watch]:
     """The :class:`Watch` of every top-level member some condition reads with a one-token path."""
     found: dict[str, dict[int, list[Any] | None]] = {}  # key -> condition -> its tests, or None: any change
+    parsed: dict[str, tuple[str, ...] | None] = {}
     for index, source in enumerate(sources):
         for atom in _atoms(source):
-            tokens = parse_pointer(atom["path"]) if isinstance(atom.get("path"), str) else None
+            path = atom["path"]
+            if not isinstance(path, str):
+                continue
+            tokens = parsed.get(path, ())
+            if tokens == ():
+                tokens = parsed[path] = parse_pointer(path)
             if not tokens:
                 continue
             tests = found.setdefault(tokens[0], {})

@@ -20,7 +20,7 @@ between numbers; ``contains`` is membership in an array or set, or a substring o
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeAlias, TypeGuard, get_args
 
@@ -130,13 +130,15 @@ class CompiledCondition:
     """A compiled condition: call it with ``(state, answers)``.
 
     ``state_keys`` are the top-level state members it reads and ``observations`` the
-    observation ids it reads: its value can change only when one of them changes.
+    observation ids it reads: its value can change only when one of them changes (or, when it
+    compares the whole state, ``whole_state``, when anything in the state changes).
     """
 
     source: Mapping[str, Any]
     evaluate: Evaluator
     state_keys: frozenset[str]
     observations: frozenset[str]
+    whole_state: bool = False  # a comparison on path "" reads the whole state: any change may flip it
 
     def __call__(self, state: State, answers: Answers) -> bool:
         """Evaluate on a state and the narrator's latest answers."""
@@ -157,17 +159,31 @@ def compile_condition(
     """
     state_keys: set[str] = set()
     observations: set[str] = set()
+    if generate:
+        try:
+            constants: list[Any] = []
+            expression = _expression(condition, set_paths, constants, (state_keys, observations))
+            namespace = {**_RUNTIME, "_c": constants}
+            generated = eval(f"lambda s, a: bool({expression})", namespace)  # noqa: S307 - code built from repr()s only
+            return CompiledCondition(condition, generated, frozenset(state_keys), frozenset(observations))
+        except (SyntaxError, RecursionError, MemoryError, ConditionError):
+            state_keys.clear()  # the closures read the condition again (and raise what is no condition)
+            observations.clear()
     evaluate = _compile(condition, set_paths, state_keys, observations)
-    if not generate:
-        return CompiledCondition(condition, evaluate, frozenset(state_keys), frozenset(observations))
-    try:
-        constants: list[Any] = []
-        expression = _expression(condition, set_paths, constants)
-        namespace = {**_RUNTIME, "_c": constants}
-        generated = eval(f"lambda s, a: bool({expression})", namespace)  # noqa: S307 - code built from repr()s only
-    except (SyntaxError, RecursionError, MemoryError, ConditionError):
-        generated = None
-    return CompiledCondition(condition, generated or evaluate, frozenset(state_keys), frozenset(observations))
+    whole = any(atom.get("path") == "" for atom in _comparisons(condition))
+    return CompiledCondition(condition, evaluate, frozenset(state_keys), frozenset(observations), whole)
+
+
+def _comparisons(node: Any) -> Iterator[Mapping[str, Any]]:
+    """The comparisons in a condition (one :func:`_compile` accepted)."""
+    op = node.get("op")
+    if op in ("all", "any"):
+        for child in node.get("conditions", ()):
+            yield from _comparisons(child)
+    elif op == "not":
+        yield from _comparisons(node.get("condition"))
+    elif op in COMPARISON_OPS:
+        yield node
 
 
 def _contains(actual: Any, expected: Any) -> bool:
@@ -234,16 +250,18 @@ def _lookup(tokens: tuple[str, ...], constants: list[Any]) -> str:
     return f"_r(s, {_literal(tokens, constants)})"
 
 
-def _expression(node: Any, set_paths: frozenset[str], constants: list[Any]) -> str:
+def _expression(node: Any, set_paths: frozenset[str], constants: list[Any], reads: tuple[set[str], set[str]]) -> str:
+    """``node`` as a Python expression over ``s`` and ``a``; adds what it reads to ``reads`` (keys, observations)."""
     op = _op(node)
     if op == "literal":
         return "True" if node.get("value") is True else "False"
     if op in ("all", "any"):
         joiner = " and " if op == "all" else " or "
-        return "(" + joiner.join(_expression(c, set_paths, constants) for c in node.get("conditions", ())) + ")"
+        return "(" + joiner.join(_expression(c, set_paths, constants, reads) for c in node.get("conditions", ())) + ")"
     if op == "not":
-        return f"(not {_expression(node.get('condition'), set_paths, constants)})"
+        return f"(not {_expression(node.get('condition'), set_paths, constants, reads)})"
     if op == "observed":
+        reads[1].add(str(node.get("id")))
         expected = node.get("value")
         answer = f"a.get({str(node.get('id'))!r}, _M)"
         if isinstance(expected, bool):
@@ -257,6 +275,7 @@ def _expression(node: Any, set_paths: frozenset[str], constants: list[Any]) -> s
         return "False"
     if not tokens:
         raise ConditionError("a comparison on the whole state")  # rare: use the closure
+    reads[0].add(tokens[0])
     lookup = _lookup(tokens, constants)
     value = f"(v := {lookup})"
     expected = node.get("value")

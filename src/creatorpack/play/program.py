@@ -45,6 +45,7 @@ class ReadKind(StrEnum):
 
     STATE = "state"
     OBSERVATION = "observation"
+    WHOLE_STATE = "whole-state"  # a comparison on path "": any change to the state (its name is "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +202,8 @@ class _Conditions:
             self.readers.setdefault(Read(ReadKind.STATE, key), []).append(index)
         for observation in compiled.observations:
             self.readers.setdefault(Read(ReadKind.OBSERVATION, observation), []).append(index)
+        if compiled.whole_state:
+            self.readers.setdefault(Read(ReadKind.WHOLE_STATE, ""), []).append(index)
         return index
 
 

@@ -120,12 +120,14 @@ def refresh(
                 stale.update(readers.get(read, ()))
             else:
                 stale.update(watch.stale(before[0].get(read.name, _ABSENT), state.get(read.name, _ABSENT)))
-        else:
+        elif read.kind is ReadKind.OBSERVATION:
             told = program.heard.get(read.name)
             if told is None:
                 stale.update(readers.get(read, ()))
             else:
                 stale.update(told.stale(before[1].get(read.name, UNANSWERED), answers.get(read.name, UNANSWERED)))
+        else:
+            stale.update(readers.get(read, ()))
     if not stale:
         return values
     updated = list(values)
@@ -247,7 +249,9 @@ def step(
     answers, changed_answers = record_answers(session.answers, turn)
     values = refresh(program, session.values, session.state, answers, changed_answers, (session.state, session.answers))
     applied = apply_rules(program, values, session.state, session.completed)
-    changed_state = (Read(ReadKind.STATE, k) for k in applied.changed)
+    changed_state = [Read(ReadKind.STATE, k) for k in applied.changed]
+    if changed_state:
+        changed_state.append(Read(ReadKind.WHOLE_STATE, ""))
     values = refresh(program, values, applied.state, answers, changed_state, (session.state, answers))
     illustration = choose_illustration(program, eligible & set(turn.illustration_matches))
     after, new_completed = settle(program, session, session.turn + 1, applied.state, answers, values)
