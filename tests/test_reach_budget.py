@@ -169,7 +169,8 @@ def test_a_budget_too_small_to_explore_is_spent_whole_and_the_message_counts_tur
     outcome = _reach.decide(fog(), budget, 1e9, time.monotonic)
     assert outcome.turns_played == budget
     (finding,) = [f for f in outcome.findings if f.code == "reachability-bound"]
-    assert f"within the search bound ({budget:,} turns played); raise --max-states (now {budget:,})" in finding.message
+    assert f"within the search bound ({budget:,} turns played)" in finding.message
+    assert finding.message.endswith(f"; raise --max-states (now {budget:,}) to search further")
     assert "rule:r9" not in outcome.proofs
 
 
@@ -178,7 +179,8 @@ def test_a_search_that_stops_early_says_how_many_turns_it_played() -> None:
     outcome = _reach.decide(doc, 10, 1e9, time.monotonic)
     bound = [f for f in outcome.findings if f.code == "reachability-bound"]
     assert bound
-    assert all(f"({outcome.turns_played:,} turns played); raise --max-states (now 10)" in f.message for f in bound)
+    assert all(f"({outcome.turns_played:,} turns played)" in f.message for f in bound)
+    assert all(f.message.endswith("; raise --max-states (now 10) to search further") for f in bound)
 
 
 def test_lint_reports_the_exhaustive_proof_for_explain() -> None:
@@ -266,3 +268,48 @@ def test_explain_prints_the_exhaustive_proof(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["lint", str(pack), "--explain", "r9"])
     assert result.exit_code == 1
     assert "'r9' is unreachable: no sequence of turns reaches it (every reachable state explored" in result.output
+
+
+def climb() -> Doc:
+    """One counter that every turn raises by 1 from 0; an achievement and a rule need it at 20."""
+    doc: Doc = json.loads(files("0.5")["pack.json"])
+    doc["runtime"]["state"]["schema"] = {
+        "type": "object",
+        "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 30}},
+        "required": ["n"],
+        "additionalProperties": False,
+    }
+    doc["runtime"]["entries"] = [{"id": "e0", "initial_state": {"n": 0}}]
+    doc["entries"] = [{"id": "e0", "title": "T"}]
+    doc["runtime"]["observations"] = [{"type": "boolean", "id": "o1", "question": "q?"}]
+    doc["runtime"]["rules"] = [
+        {"kind": "effect", "id": "up", "when": {"op": "literal", "value": True}, "effects": [_inc("/n", 1)]},
+        {"kind": "guidance", "id": "late", "when": _when("gte", "/n", 20), "instruction": "Late."},
+    ]
+    doc["assets"][0]["reveal_when"] = {"op": "literal", "value": True}
+    doc["progression"]["achievements"] = [
+        {
+            "id": "far",
+            "visibility": "visible",
+            "title": "Far",
+            "description": "d",
+            "when": _when("gte", "/n", 20),
+            "artwork_asset_id": "ending_art",
+        }
+    ]
+    doc["progression"]["endings"] = []
+    return doc
+
+
+def test_an_undecided_goal_says_how_many_turns_a_play_that_reaches_it_takes_at_least() -> None:
+    """The boxes turn by turn hold `/n` at exactly t after turn t, for 8 turns: no play shorter reaches 20."""
+    outcome = _reach.decide(climb(), 5, 1e9, time.monotonic)
+    messages = {f.message.split(" was ")[0]: f.message for f in outcome.findings if f.code == "reachability-bound"}
+    assert "no play of fewer than 8 turns reaches it (by the boxes turn by turn)" in messages["achievement 'far'"]
+    assert "no play of fewer than 9 turns reaches it (by the boxes turn by turn)" in messages["rule 'late'"]
+    engine = Engine(climb())  # and it is true: 20 turns are what it takes
+    session, _ = engine.start()
+    for turn in range(1, 21):
+        session, result = engine.step(session, Turn({}))
+        assert ("far" in result.new_achievements) == (turn == 20)
+        assert ("late" in result.active_rules) == (turn == 21)

@@ -112,18 +112,22 @@ def decide(
     if search.exhausted:
         explored = f"no sequence of turns reaches it (every reachable state explored, {search.spent:,} turns played)"
         proofs.update({t.key: explored for t in goals if t.key not in proofs and t.key not in search.found})
-    elif search.open:  # the boxes turn by turn cost more than a small pack's whole search: only for what is left
+    earliest: dict[str, int] = {}  # for a goal left undecided, the fewest turns a play that reaches it takes
+    if not search.exhausted and search.open:  # the boxes turn by turn cost more than a small pack's whole search
         traces = [by_turn(analysis, work) for analysis in analyses]
         for target in search.open:
             if (reason := _turn_proof(target, analyses, traces)) is not None:
                 proofs[target.key] = reason
+            elif (turns := _earliest(target, analyses, traces)) is not None:
+                earliest[target.key] = turns
     findings: list[RawFinding] = []
     for target in goals:
         name = f"{KINDS[target.kind]} {target.ident!r}"
         if target.key in proofs:
             findings.append(RawFinding(target.where, "unreachable", f"{name} is unreachable: {proofs[target.key]}"))
         elif target.key not in search.found:
-            findings.append(RawFinding(target.where, "reachability-bound", _undecided(name, search, max_seconds)))
+            message = _undecided(name, search, max_seconds, earliest.get(target.key))
+            findings.append(RawFinding(target.where, "reachability-bound", message))
     witnesses = {key: reached for key, reached in search.found.items() if key in search.targets}
     return Outcome(
         tuple(goals),
@@ -136,16 +140,37 @@ def decide(
     )
 
 
-def _undecided(name: str, search: Search, max_seconds: float) -> str:
+def _undecided(name: str, search: Search, max_seconds: float, earliest: int | None) -> str:
+    known = f"; no play of fewer than {earliest} turns reaches it (by the boxes turn by turn)" if earliest else ""
     if search.timed_out:
         return (
             f"{name} was not decided: the safety-net time limit ({max_seconds:g} s) stopped the search after "
-            f"{search.spent:,} turns, so this finding depends on the machine; raise --max-seconds"
+            f"{search.spent:,} turns, so this finding depends on the machine{known}; raise --max-seconds"
         )
     return (
         f"{name} was neither reached nor proven unreachable within the search bound "
-        f"({search.spent:,} turns played); raise --max-states (now {search.budget:,}) to search further"
+        f"({search.spent:,} turns played){known}; raise --max-states (now {search.budget:,}) to search further"
     )
+
+
+def _earliest(target: Target, analyses: Sequence[Analysis], traces: Sequence[Trace | None]) -> int | None:
+    """The fewest turns a play that reaches ``target`` takes, by the boxes turn by turn (``None``: 1 or unknown).
+
+    Each box before the tail holds every state after exactly that many turns, so a goal that holds
+    in none of the first ``k`` boxes takes at least ``k`` turns (a rule is active in the turn after
+    a state in which its `when` holds, so one more).
+    """
+    fewest: int | None = None
+    for analysis, trace in zip(analyses, traces, strict=True):
+        if trace is None:
+            return None
+        boxes = trace.before if target.kind == "rule" else trace.after
+        first = next((i for i, box in enumerate(boxes) if holds(analysis, target.condition, box) is not None), None)
+        if first is None:  # it holds in no box from this entry: the other entries decide
+            continue
+        turns = first + 1 if target.kind == "rule" else first
+        fewest = turns if fewest is None else min(fewest, turns)
+    return fewest if fewest is not None and fewest > 1 else None
 
 
 def _proof(target: Target, analyses: Sequence[Analysis]) -> str | None:
