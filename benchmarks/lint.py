@@ -147,6 +147,12 @@ def _reachability(*, quick: bool, wide: bool) -> None:
             f"note: a default lint of the runtime pack reports {measured.errors:,} errors (never-holds) and so skips "
             "the search; its rows time that lint plus the search run on its own"
         )
+    if measured.outcome.timed_out:
+        print(
+            f"note: on this machine the safety-net time limit ({config.max_seconds:g} s) stopped the runtime pack's "
+            f"search after {measured.outcome.turns_played:,} of its {config.max_states:,} turns (its findings say "
+            "so); on a faster one it plays them all"
+        )
     if wide and not quick:
         wider = _lint(pack, replace(config, max_states=4 * config.max_states))
         _row(f"runtime pack, {4 * config.max_states:,} turns (rules + achv.)", wider, ("achievement", "rule"))
