@@ -186,28 +186,22 @@ def _test(atom: Mapping[str, Any]) -> tuple[int, ...] | str | None:
 
 
 def _observed(node: Any) -> Iterator[Mapping[str, Any]]:
-    if not isinstance(node, Mapping):
-        return
-    op = node.get("op")
-    if op in ("all", "any"):
-        children = node.get("conditions")
-        for child in children if isinstance(children, list) else ():
-            yield from _observed(child)
-    elif op == "not":
-        yield from _observed(node.get("condition"))
-    elif op == "observed":
-        yield node
+    return (leaf for leaf in _leaves(node) if leaf.get("op") == "observed")
 
 
 def _atoms(node: Any) -> Iterator[Mapping[str, Any]]:
+    return (leaf for leaf in _leaves(node) if "path" in leaf)
+
+
+def _leaves(node: Any) -> Iterator[Mapping[str, Any]]:
     if not isinstance(node, Mapping):
         return
     op = node.get("op")
     if op in ("all", "any"):
         children = node.get("conditions")
         for child in children if isinstance(children, list) else ():
-            yield from _atoms(child)
+            yield from _leaves(child)
     elif op == "not":
-        yield from _atoms(node.get("condition"))
-    elif "path" in node:
+        yield from _leaves(node.get("condition"))
+    else:
         yield node

@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from creatorpack.contract import suggest
 from creatorpack.errors import EffectError, SessionOverError, TurnError
-from creatorpack.play._watch import UNANSWERED
+from creatorpack.play._watch import UNANSWERED, Heard, Watch
 from creatorpack.play.conditions import json_equal
 from creatorpack.play.model import REVEAL_KINDS, Requirement, SessionState, Turn, TurnResult
 from creatorpack.play.program import Goal, Program, Read, ReadKind
@@ -112,22 +112,14 @@ def refresh(
     stale: set[int] = set()
     readers = program.readers
     for read in changed:
-        if before is None:
-            stale.update(readers.get(read, ()))
-        elif read.kind is ReadKind.STATE:
-            watch = program.watches.get(read.name)
-            if watch is None:
-                stale.update(readers.get(read, ()))
-            else:
-                stale.update(watch.stale(before[0].get(read.name, _ABSENT), state.get(read.name, _ABSENT)))
-        elif read.kind is ReadKind.OBSERVATION:
-            told = program.heard.get(read.name)
-            if told is None:
-                stale.update(readers.get(read, ()))
-            else:
-                stale.update(told.stale(before[1].get(read.name, UNANSWERED), answers.get(read.name, UNANSWERED)))
-        else:
-            stale.update(readers.get(read, ()))
+        finer: Watch | Heard | None = None
+        if before is not None and read.kind is ReadKind.STATE:
+            finer = program.watches.get(read.name)
+            old, new = before[0].get(read.name, _ABSENT), state.get(read.name, _ABSENT)
+        elif before is not None and read.kind is ReadKind.OBSERVATION:
+            finer = program.heard.get(read.name)
+            old, new = before[1].get(read.name, UNANSWERED), answers.get(read.name, UNANSWERED)
+        stale.update(readers.get(read, ()) if finer is None else finer.stale(old, new))
     if not stale:
         return values
     updated = list(values)
