@@ -73,8 +73,9 @@ RATIONALES: Final[dict[str, str]] = {
     ),
     "reachability-bound": (
         "The goal was neither proved unreachable nor reached within the search's bound of turns "
-        "(`--max-states`; deterministic; the message says how many of them were played), or the "
-        "safety-net time limit (`--max-seconds`) stopped the search first, which the message then "
+        "(`--max-states`; deterministic; the message says how many of them were played, and, when "
+        "the boxes turn by turn show it, how many turns any play that reaches the goal takes at "
+        "least), or the safety-net time limit (`--max-seconds`) stopped the search first, which the message then "
         "says. Raise the bound or simplify. `creatorpack lint --explain ID` prints a witness for "
         "goals that were reached, and the reason for goals proved unreachable."
     ),
