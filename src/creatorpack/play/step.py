@@ -12,7 +12,7 @@ A turn, in order (``docs/runtime.md``):
 
 Only conditions that read something that changed are evaluated again (:func:`refresh`), and of
 those only the ones the change can flip: a threshold crossed, a member added or removed, an answer
-given or taken back (:mod:`creatorpack.play._watch`).
+given or changed (:mod:`creatorpack.play._watch`).
 """
 
 from __future__ import annotations
