@@ -189,3 +189,37 @@ def test_gc_between_the_blob_put_and_the_row_commit_keeps_the_object(s3: Any, da
     _wait_past(datetime.now(UTC), 2)
     assert Packs(SqlPackStore(database), blobs, SystemClock()).collect_garbage(timedelta(seconds=1)) == [orphan]
     assert blobs.get(digest) == body
+
+
+class _FlakyCopies:
+    """A client whose object exists already and whose first ``failures`` copies answer ``status``."""
+
+    def __init__(self, failures: int, status: int) -> None:
+        self.failures, self.status, self.copies = failures, status, 0
+
+    @staticmethod
+    def _error(code: str, status: int, operation: str) -> Exception:
+        from botocore.exceptions import ClientError
+
+        error: Exception = ClientError(
+            {"Error": {"Code": code}, "ResponseMetadata": {"HTTPStatusCode": status}}, operation
+        )
+        return error
+
+    def put_object(self, **_: Any) -> None:
+        raise self._error("PreconditionFailed", 412, "PutObject")
+
+    def copy_object(self, **_: Any) -> None:
+        self.copies += 1
+        if self.copies <= self.failures:
+            raise self._error("InternalError", self.status, "CopyObject")
+
+
+def test_a_server_error_refreshing_an_existing_blob_is_tried_again() -> None:
+    client = _FlakyCopies(failures=2, status=500)
+    assert S3BlobStore("packs", "b", client=client).put(b"abc") == hashlib.sha256(b"abc").hexdigest()
+    assert client.copies == 3
+    refused = _FlakyCopies(failures=1, status=403)  # not a server error: said at once
+    with pytest.raises(Exception, match="InternalError"):
+        S3BlobStore("packs", "b", client=refused).put(b"abc")
+    assert refused.copies == 1

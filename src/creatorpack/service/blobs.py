@@ -194,11 +194,14 @@ class S3BlobStore:
             try:
                 self._touch(key)
             except ClientError as exc:
-                if _code(exc) not in ("NoSuchKey", "404"):  # deleted (or not written yet) meanwhile: again
+                # Deleted (or not written yet) meanwhile, or a server error past botocore's own
+                # retries (S3 documents 500 and 503 as retryable; moto's server answers 500 to
+                # concurrent copies of one object): again.
+                if _code(exc) not in ("NoSuchKey", "404") and _status(exc) < 500:
                     raise
             else:
                 return digest
-        raise RuntimeError(f"could not store blob {digest}: it kept disappearing")  # pragma: no cover
+        raise RuntimeError(f"could not store blob {digest}: it kept disappearing, or the store kept failing")
 
     def _touch(self, key: str) -> None:
         """Copy the object onto itself (new metadata is what S3 needs to allow it): a new ``LastModified``."""
@@ -283,6 +286,11 @@ class S3BlobStore:
 
 def _code(exc: Any) -> str:
     return str(exc.response.get("Error", {}).get("Code", ""))
+
+
+def _status(exc: Any) -> int:
+    status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
+    return status if isinstance(status, int) else 0
 
 
 def blob_store_from_url(url: str | None, default: Path) -> LocalBlobStore | S3BlobStore:
