@@ -36,6 +36,12 @@ class Terminal:
     def __init__(self, *args: str) -> None:
         master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
+        # Ctrl-C makes the line discipline signal the command and then flush the output queue; on
+        # a busy machine the command's "interrupted" can be written between the two and discarded
+        # (seen in a CI-style run). NOFLSH keeps what the command prints: the test reads it all.
+        attrs = termios.tcgetattr(slave)
+        attrs[3] |= termios.NOFLSH
+        termios.tcsetattr(slave, termios.TCSANOW, attrs)
         env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLUMNS", "LINES", "CI")}
         env.update(TERM="xterm-256color", PYTHONUNBUFFERED="1")
         self.process = subprocess.Popen(
