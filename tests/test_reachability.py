@@ -106,6 +106,37 @@ def ending_first() -> Doc:
     return doc
 
 
+def unaffordable() -> Doc:
+    """A purchase that is always refused: the sword costs 5, the purse holds 3 and nothing fills it.
+
+    The rule's increment rejects, which undoes its `add` too, so `/pack` never holds the sword;
+    the rope, which another rule adds, is within reach.
+    """
+    doc = rich05()
+    _member(doc, "coins", {"type": "integer", "minimum": 0, "maximum": 20}, initial=3)
+    _member(doc, "pack", {"type": "array", "items": {"enum": ["sword", "rope"]}, "uniqueItems": True}, initial=[])
+    doc["runtime"]["rules"] += [
+        {
+            "kind": "effect",
+            "id": "buy_sword",
+            "when": {"op": "observed", "id": "met_mara", "value": True},
+            "effects": [
+                {"op": "increment", "path": "/coins", "by": -5, "overflow": "reject"},
+                {"op": "add", "path": "/pack", "value": "sword"},
+            ],
+        },
+        {
+            "kind": "effect",
+            "id": "take_rope",
+            "when": {"op": "observed", "id": "found_key", "value": True},
+            "effects": [{"op": "add", "path": "/pack", "value": "rope"}],
+        },
+    ]
+    _achievement(doc, "roped", {"op": "contains", "path": "/pack", "value": "rope"})
+    _achievement(doc, "armed", {"op": "contains", "path": "/pack", "value": "sword"})
+    return doc
+
+
 PLANTED: dict[str, tuple[Callable[[], Doc], str, str]] = {
     "constant-flag": (
         constant_flag,
@@ -124,6 +155,11 @@ PLANTED: dict[str, tuple[Callable[[], Doc], str, str]] = {
             "`/alarm` stays within 0..3 in every reachable state (effects of rule `raise_alarm`; "
             "an ending stops the session first)"
         ),
+    ),
+    "unaffordable": (
+        unaffordable,
+        "/progression/achievements/5",
+        "rule `buy_sword` never changes the state: its increment of `/coins` by -5 is always rejected",
     ),
 }
 
@@ -375,3 +411,41 @@ def test_a_rule_that_an_effect_always_rejects_is_not_a_rule_that_must_fire() -> 
     assert bar.low == 0
     run = play(json.dumps(doc), [{"observations": {"met_mara": True}}] * 5)
     assert run.last.state["bar"] == 0
+
+
+@pytest.mark.parametrize(
+    ("coins", "earn"),
+    [(5, False), (3, True)],
+    ids=["the-purse-holds-just-enough", "the-purse-fills-up"],
+)
+def test_a_purchase_within_reach_is_not_refused(coins: int, earn: bool) -> None:
+    # The boundary of the planted `unaffordable` pack: 5 coins pay for the sword exactly (5 - 5 = 0 is
+    # within 0..20), and a rule that earns a coin a turn makes it affordable after two turns.
+    doc = unaffordable()
+    for entry in doc["runtime"]["entries"]:
+        entry["initial_state"]["coins"] = coins
+    if earn:
+        doc["runtime"]["rules"].append(
+            {
+                "kind": "effect",
+                "id": "earn",
+                "when": {"op": "literal", "value": True},
+                "effects": [{"op": "increment", "path": "/coins", "by": 1}],
+            }
+        )
+    engine = Engine(doc)
+    assert not analyse(engine.program, engine.entries[0], "opening").refused
+    report = _report(doc)
+    assert not [f for f in report.findings if f.pointer == "/progression/achievements/5"]
+    witness = report.witnesses["achievement:armed"]
+    assert _reached(doc, "achievement:armed", witness)
+
+
+def test_a_refused_rule_is_named_with_why_in_the_analysis() -> None:
+    doc = unaffordable()
+    engine = Engine(doc)
+    analysis = analyse(engine.program, engine.entries[0], "opening")
+    assert list(analysis.refused) == ["buy_sword"]
+    assert "`/coins` is 3 when it applies, and must stay within 0..20" in analysis.refused["buy_sword"]
+    ranges = dict(zip(analysis.variables, analysis.after, strict=True))
+    assert ranges[("coins",)] == IntRange(3, 3)

@@ -16,7 +16,7 @@ that over-approximation holds in no reachable state: a proof, with a reason (:fu
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeAlias
 
@@ -122,6 +122,7 @@ class Analysis:
     completed: frozenset[str]  # rules completed at the start, never active
     checker: _Checker = field(repr=False, compare=False)  # narrows boxes by conditions; built once
     thresholds: Mapping[int, list[int]] = field(repr=False, compare=False)  # where widening may stop
+    refused: Mapping[str, str] = field(default_factory=dict)  # rule -> why it never changes the state
 
     def place(self, path: Any) -> _Place:
         """Where a condition's ``path`` reads: a variable, a constant, or somewhere unknown."""
@@ -163,11 +164,13 @@ def analyse(program: Program, entry: Mapping[str, Any], entry_name: str, *, endi
     endings_when = [program.conditions[goal.when].source for goal in program.endings] if endings else []
     after: Abstract = tuple(start)
     passes = 0
+    refused: dict[str, str] = {}  # those of the last turn, which is the fixed point's
     while True:
         before = checker.exclude(after, endings_when)
         if before is None:
             break
-        grown = _join(after, _turn(checker, program, rules, before, after))
+        refused = {}
+        grown = _join(after, _turn(checker, program, rules, before, after, refused))
         passes += 1
         if passes > PLAIN_PASSES:
             grown = _widen(after, grown, thresholds)
@@ -179,7 +182,9 @@ def analyse(program: Program, entry: Mapping[str, Any], entry_name: str, *, endi
     if endings and program.endings:
         free = analyse(program, entry, entry_name, endings=False)
         bound = free.after != after
-    return Analysis(entry_name, program, initial, variables, writers, after, before, bound, done, checker, thresholds)
+    return Analysis(
+        entry_name, program, initial, variables, writers, after, before, bound, done, checker, thresholds, refused
+    )
 
 
 def completed_at_start(program: Program, initial: Mapping[str, Any]) -> frozenset[str]:
@@ -303,12 +308,16 @@ def _turn(
     rules: Sequence[tuple[Any, list[tuple[int, Any]]]],
     before: Abstract,
     after: Abstract,
+    refused: dict[str, str],
 ) -> Abstract:
     """One abstract turn from ``before``, in document order.
 
     A rule that may fire is fired or not (the two joined); a rule that must fire (its ``when``
     holds whatever the state and the answers, it can never complete, and none of its effects
     can be rejected) is fired, so that, say, a counter that such rules always raise never falls.
+    A rule one of whose increments is rejected on every value its variable can hold when the rule
+    applies changes nothing (a rejection undoes the whole rule): a purchase that the purse can
+    never pay for adds nothing to the pack. Such rules are put in ``refused``, with the reason.
     """
     working = list(before)
     touched: set[int] = set()
@@ -318,6 +327,10 @@ def _turn(
         when = program.conditions[rule.when].source
         allowed = checker.refine(before, when, want=True)
         if allowed is None:
+            continue
+        reason = _always_rejected(checker, effects, lambda i: working[i] if i in touched else allowed[i])  # noqa: B023 - called at once
+        if reason is not None:
+            refused[rule.id] = reason
             continue
         must = (
             len(effects) == len(rule.effects)  # an untracked effect may be rejected, undoing the rule
@@ -336,6 +349,31 @@ def _turn(
                 working[i] = working[i].join(_apply(effect, seen))  # type: ignore[arg-type]
             touched.add(i)
     return tuple(working)
+
+
+def _always_rejected(
+    checker: _Checker, effects: Sequence[tuple[int, CompiledEffect]], value: Callable[[int], Value]
+) -> str | None:
+    """Why the first increment of some variable among ``effects`` is rejected on every value it can hold, or ``None``.
+
+    ``value`` gives a variable's values where the rule applies. Only a variable's first increment
+    in the rule is judged (a later one starts from what the earlier ones leave).
+    """
+    judged: set[int] = set()
+    for i, effect in effects:
+        if effect.op != "increment" or i in judged:
+            continue
+        judged.add(i)
+        held = value(i)
+        if not effect.reject or not isinstance(held, IntRange):
+            continue
+        if held.high + effect.by < effect.low or held.low + effect.by > effect.high:
+            path = pointer(checker.variables[i])
+            return (
+                f"its increment of `{path}` by {effect.by} is always rejected (`{path}` is {held.show()} "
+                f"when it applies, and must stay within {effect.low}..{effect.high})"
+            )
+    return None
 
 
 def _certain(effect: CompiledEffect) -> bool:
@@ -593,7 +631,10 @@ class _Explainer:
         assert isinstance(place, _Var)
         value = on[place.index]
         writers = self.analysis.writers.get(place.index, ())
-        how = f"effects of {_names(writers)}" if writers else "no effect"
+        refused = self.analysis.refused
+        live = [w for w in writers if w not in refused]
+        how = f"effects of {_names(live)}" if live else "no effect"
+        how += "".join(f"; rule `{w}` never changes the state: {refused[w]}" for w in writers if w in refused)
         ended = "; an ending stops the session first" if self.analysis.endings_bound else ""
         if isinstance(value, IntRange):
             return (
