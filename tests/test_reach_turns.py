@@ -327,3 +327,66 @@ def test_a_goal_one_turn_reaches_only_with_many_answers_at_once_is_witnessed_and
     for move in witness.turns:
         session, _ = engine.step(session, Turn(move))
     assert "eleven" in session.achievements
+
+
+def shop() -> Doc:
+    """`/coins` starts at 3; a yes to `o0` pays in 2, a no buys the sword for 5 (rejected when short).
+
+    The buy undoes its `add` when its increment rejects, and it fires only on the answer that
+    leaves the purse unpaid: no single turn buys the sword, two turns do.
+    """
+    doc: Doc = json.loads(files("0.5")["pack.json"])
+    doc["runtime"]["state"]["schema"] = {
+        "type": "object",
+        "properties": {
+            "coins": {"type": "integer", "minimum": 0, "maximum": 20},
+            "pack": {"type": "array", "items": {"enum": ["sword"]}, "uniqueItems": True},
+        },
+        "required": ["coins", "pack"],
+        "additionalProperties": False,
+    }
+    doc["runtime"]["entries"] = [{"id": "e0", "initial_state": {"coins": 3, "pack": []}}]
+    doc["entries"] = [{"id": "e0", "title": "T"}]
+    doc["runtime"]["observations"] = [{"type": "boolean", "id": "o0", "question": "q?"}]
+    doc["runtime"]["rules"] = [
+        {
+            "kind": "effect",
+            "id": "pay_in",
+            "when": {"op": "observed", "id": "o0", "value": True},
+            "effects": [{"op": "increment", "path": "/coins", "by": 2}],
+        },
+        {
+            "kind": "effect",
+            "id": "buy",
+            "when": {"op": "observed", "id": "o0", "value": False},
+            "effects": [
+                {"op": "increment", "path": "/coins", "by": -5, "overflow": "reject"},
+                {"op": "add", "path": "/pack", "value": "sword"},
+            ],
+        },
+    ]
+    doc["assets"][0]["reveal_when"] = {"op": "literal", "value": True}
+    doc["progression"]["endings"] = []
+    doc["progression"]["achievements"] = []
+    return doc
+
+
+def test_an_effect_undone_by_a_sibling_rejection_follows_the_answers_the_sibling_reads() -> None:
+    _, analysis, effects, start = _solver(shop())
+    pack = analysis.variables.index(("pack",))
+    on = effects.box(start.state)
+    formulas = _bnb.Formulas(analysis, on)
+    slot = (pack, "sword")
+    for rejections, can in ((True, False), (False, True)):
+        writers = effects.writers(formulas, rejections=rejections)
+        most, _ = _bnb.extreme(formulas, writers[slot], effects.start(slot, on[pack]), lowest=False, budget=100)
+        assert most == can, rejections  # followed, the buy fires only on the answer that leaves 3 in the purse
+    trace = by_turn(analysis)
+    assert trace is not None
+    boxes = [box[pack] for box in trace.after]
+    assert boxes[1] == Members(frozenset(), frozenset())
+    assert "sword" in boxes[2].may  # o0 yes, then no: 3 + 2 - 5 = 0, and the sword is bought
+    session = start
+    for answer in (True, False):
+        session, _ = Engine(shop()).step(session, Turn({"o0": answer}))
+    assert session.state == {"coins": 0, "pack": ["sword"]}

@@ -7,7 +7,11 @@ three-valued function (false, open, true) of the *choices*: the turn's answer to
 comparison read by two rules is one choice). A slot's possible values are a bit mask over its
 domain, and each writer maps masks to masks exactly (clamps, limits and rejections included).
 Folding the writers, an open one both applied and not, gives a mask that holds every value any
-completion of the choices can leave: the bound of the branch and bound.
+completion of the choices can leave: the bound of the branch and bound. A rule's effect that
+another of its increments may reject (undoing it) carries a *guard*, which folds that integer's
+writers up to the rule under the same choices: the effect stands where no value left rejects, is
+dropped where every one does, and is open otherwise. So a purchase that fires only on the answer
+that leaves the purse short adds nothing.
 
 - :func:`extreme`: the lowest or highest value a slot can end the turn with (for proofs);
 - :func:`solve`: choices under which a goal holds after the turn (for witnesses).
@@ -39,6 +43,10 @@ Slot: TypeAlias = tuple[int, str | None]
 Fire: TypeAlias = Callable[[list[int]], int]
 """A condition on one box: ``FALSE``/``OPEN``/``TRUE`` given the choices so far (-1: not chosen yet)."""
 
+Guard: TypeAlias = Callable[[list[int], list[tuple[int, ...]]], int]
+"""Whether a rule's sibling increments let its effects on a slot stand: ``TRUE`` (none rejects),
+``FALSE`` (one surely rejects), ``OPEN``; given the choices, adding the choices it waits on."""
+
 MAX_WIDTH: Final = 4096
 """Integers that may take more values than this are not followed slot by slot (masks would be too big)."""
 
@@ -53,6 +61,7 @@ class Writer:
     uses: tuple[int, ...]
     step: Callable[[int], int]
     sure: bool  # False: it may not apply even when its rule fires (a completion, a sibling's rejection)
+    guard: Guard | None = None  # the rejections of sibling increments, followed (``sure`` is then the rest)
 
 
 class Effects:
@@ -64,7 +73,7 @@ class Effects:
         index = {tokens: i for i, tokens in enumerate(analysis.variables)}
         # Per rule, its effects on each slot (applied together: a rejection undoes them all), and
         # whether they apply whenever the rule fires (no effect on another slot can undo the rule).
-        self.rules: list[tuple[Any, list[tuple[Slot, list[CompiledEffect], bool]]]] = []
+        self.rules: list[tuple[Any, list[tuple[Slot, list[CompiledEffect], bool, _Siblings | None]]]] = []
         self.domains: dict[int, tuple[int, int]] = {}
         for i, value in enumerate(analysis.after):
             if isinstance(value, IntRange):
@@ -91,24 +100,31 @@ class Effects:
                 if at is not None and at not in self.untracked:
                     per.setdefault((at, effect.value if effect.op != "increment" else None), []).append(effect)
             if per:
-                self.rules.append(
-                    (rule, [(slot, effects, _alone(rule.effects, effects, index)) for slot, effects in per.items()])
-                )
+                tracked = [
+                    (slot, effects, _alone(rule.effects, effects, index), self._siblings(rule, slot, per, index))
+                    for slot, effects in per.items()
+                ]
+                self.rules.append((rule, tracked))
         self.slots: list[Slot] = []
         for i, value in enumerate(analysis.after):
             if i in self.domains:
                 self.slots.append((i, None))
             elif isinstance(value, Members):
-                members = set(value.may) | {m for _, per in self.rules for (j, m), _, _ in per if j == i and m}
+                members = set(value.may) | {m for _, per in self.rules for (j, m), *_ in per if j == i and m}
                 self.slots.extend((i, m) for m in sorted(members))
         self.slot_set = frozenset(self.slots)
         self._steps: dict[tuple[int, Slot], Callable[[int], int]] = {}
 
-    def writers(self, formulas: Formulas, completed: frozenset[str] | None = None) -> dict[Slot, list[Writer]]:
+    def writers(
+        self, formulas: Formulas, completed: frozenset[str] | None = None, *, rejections: bool = True
+    ) -> dict[Slot, list[Writer]]:
         """Each slot's writers on ``formulas``' box, runs that the box decides made one step.
 
         ``completed`` is a concrete session's completed rules (they do not fire); ``None`` for an
-        abstract box, in which a rule that has a completion may have completed.
+        abstract box, in which a rule that has a completion may have completed. With
+        ``rejections``, an effect that another slot's rejecting increment in the same rule may
+        undo is applied, or not, by what that slot holds when the rule fires (a :data:`Guard`);
+        without, it may always be undone.
         """
         found: dict[Slot, list[Writer]] = {}
         for rule, tracked in self.rules:
@@ -117,10 +133,47 @@ class Effects:
             fire, uses = formulas.compile(self.analysis.program.conditions[rule.when].source)
             if fire == FALSE:
                 continue
-            for slot, effects, alone in tracked:
-                sure = alone and (completed is not None or rule.completion is None)
-                found.setdefault(slot, []).append(Writer(fire, uses, self._step(rule, slot, effects), sure))
+            certain = completed is not None or rule.completion is None
+            made: list[tuple[Slot, Writer]] = []
+            for slot, effects, alone, siblings in tracked:
+                step = self._step(rule, slot, effects)
+                if alone or siblings is None or not rejections:
+                    made.append((slot, Writer(fire, uses, step, alone and certain)))
+                    continue
+                guard = _guard(
+                    [(tuple(found.get(at, ())), self.start(at, formulas.on[at[0]]), mask) for at, mask in siblings]
+                )
+                static = guard([-1] * len(formulas.domains), [])
+                if static == FALSE:
+                    continue  # a sibling increment rejects whatever the choices: the rule changes nothing
+                made.append((slot, Writer(fire, uses, step, certain, None if static == TRUE else guard)))
+            for slot, writer in made:
+                found.setdefault(slot, []).append(writer)
         return {slot: _compress(writers) for slot, writers in found.items()}
+
+    def _siblings(
+        self, rule: Any, slot: Slot, per: Mapping[Slot, Sequence[CompiledEffect]], index: Mapping[Any, int]
+    ) -> _Siblings | None:
+        """The integer slots whose increments in ``rule`` may reject, undoing its effects on ``slot``.
+
+        Each comes with the mask of its values on which they reject; ``None`` when a rejection
+        elsewhere (an untracked path) cannot be followed.
+        """
+        found: list[tuple[Slot, int]] = []
+        for effect in rule.effects:
+            if effect in per.get(slot, ()) or not (effect.op == "increment" and effect.reject):
+                continue
+            if effect.tokens not in index:
+                return None
+            at: Slot = (index[effect.tokens], None)
+            if at not in per or at[0] not in self.domains:
+                return None
+            if any(s == at for s, _ in found):
+                continue
+            low, high = self.domains[at[0]]
+            mask = sum(1 << (v - low) for v in range(low, high + 1) if _rejects(v, per[at]))
+            found.append((at, mask))
+        return tuple(found)
 
     def box(self, state: Mapping[str, Any]) -> Abstract:
         """A concrete state as a box (a variable it does not hold as tracked keeps the analysis's range)."""
@@ -172,15 +225,48 @@ class Effects:
 
 def _increments(value: int, effects: Sequence[CompiledEffect]) -> int:
     """``value`` after ``effects`` (increments of one variable) in order; a rejection undoes them all."""
+    result = _run(value, effects)
+    return value if result is None else result
+
+
+def _rejects(value: int, effects: Sequence[CompiledEffect]) -> bool:
+    """Whether ``effects`` (increments of one variable) reject when they start from ``value``."""
+    return _run(value, effects) is None
+
+
+def _run(value: int, effects: Sequence[CompiledEffect]) -> int | None:
+    """``value`` after ``effects`` (increments of one variable) in order; ``None`` if one rejects."""
     current = value
     for effect in effects:
         result = current + effect.by
         if not effect.low <= result <= effect.high:
             if effect.reject:
-                return value
+                return None
             result = min(max(result, effect.low), effect.high)
         current = result
     return current
+
+
+_Siblings: TypeAlias = tuple[tuple[Slot, int], ...]
+
+
+def _guard(siblings: Sequence[tuple[Sequence[Writer], int, int]]) -> Guard:
+    """A :data:`Guard` from each sibling slot's writers before the rule, its mask at the turn's start and its rejects.
+
+    The last is the mask of the sibling's values on which the rule's increments of it reject.
+    """
+
+    def guard(choices: list[int], opened: list[tuple[int, ...]]) -> int:
+        verdict = TRUE
+        for writers, start, rejecting in siblings:
+            mask = _fold(writers, start, choices, opened)
+            if not mask & ~rejecting:
+                return FALSE
+            if mask & rejecting:
+                verdict = OPEN
+        return verdict
+
+    return guard
 
 
 def _alone(rule_effects: Sequence[CompiledEffect], mine: Sequence[CompiledEffect], index: Mapping[Any, int]) -> bool:
@@ -214,7 +300,7 @@ def _compress(writers: Sequence[Writer]) -> list[Writer]:
     out: list[Writer] = []
     run: list[Callable[[int], int]] = []
     for writer in writers:
-        if not isinstance(writer.fire, int):
+        if not isinstance(writer.fire, int) or writer.guard is not None:
             if run:
                 out.append(Writer(TRUE, (), _chain(run), sure=True))
                 run = []
@@ -256,8 +342,12 @@ def _fold(writers: Sequence[Writer], mask: int, choices: list[int], opened: list
         state = fire if fire.__class__ is int else fire(choices)  # type: ignore[operator]
         if not state:
             continue
+        guard = writer.guard
+        stands = TRUE if guard is None else guard(choices, opened)
+        if not stands:
+            continue
         moved = writer.step(mask)
-        if state == TRUE and writer.sure:
+        if state == TRUE and writer.sure and stands == TRUE:
             mask = moved
         else:
             mask |= moved

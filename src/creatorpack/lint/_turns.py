@@ -107,7 +107,9 @@ def by_turn(analysis: Analysis, work: int = WORK) -> Trace | None:
             ready = checker.exclude(joined, endings)
             if ready is None:
                 break
-            grown = _join(joined, _meet(turn.after(ready), analysis.after))
+            # Rejections are followed only turn by turn: followed here too, a joined box creeps a
+            # value or two a pass and does not settle within JOINED_PASSES on a big pack.
+            grown = _join(joined, _meet(turn.after(ready, rejections=False), analysis.after))
             if grown == joined:
                 break
             joined = widen(analysis, joined, grown) if passes >= PLAIN_JOINED else grown
@@ -197,10 +199,10 @@ class _Turn:
             raise _OutOfWork
         return value
 
-    def after(self, before: Abstract) -> Abstract:
-        """Every state one turn can lead to from ``before``, as a box."""
+    def after(self, before: Abstract, *, rejections: bool = True) -> Abstract:
+        """Every state one turn can lead to from ``before``, as a box (``rejections``: see :meth:`Effects.writers`)."""
         formulas = Formulas(self.analysis, before)
-        writers = self.effects.writers(formulas)
+        writers = self.effects.writers(formulas, rejections=rejections)
         result = list(before)
         for i in self.effects.untracked:
             result[i] = self.analysis.after[i]
