@@ -390,3 +390,25 @@ def test_an_effect_undone_by_a_sibling_rejection_follows_the_answers_the_sibling
     for answer in (True, False):
         session, _ = Engine(shop()).step(session, Turn({"o0": answer}))
     assert session.state == {"coins": 0, "pack": ["sword"]}
+
+
+def test_a_guard_past_its_length_is_judged_once_on_an_abstract_box(monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = shop()
+    doc["runtime"]["rules"][:0] = [
+        {
+            "kind": "effect",
+            "id": f"tip{k}",
+            "when": {"op": "observed", "id": "o0", "value": True},
+            "effects": [{"op": "increment", "path": "/coins", "by": 1}],
+        }
+        for k in range(3)
+    ]
+    monkeypatch.setattr(_bnb, "GUARDED", 2)  # the purse has 4 writers before the buy
+    _, analysis, effects, start = _solver(doc)
+    slot = (analysis.variables.index(("pack",)), "sword")
+    formulas = _bnb.Formulas(analysis, effects.box(start.state))
+    (abstract,) = effects.writers(formulas)[slot]
+    assert abstract.guard is None
+    assert not abstract.sure
+    (concrete,) = effects.writers(formulas, start.completed)[slot]
+    assert concrete.guard is not None

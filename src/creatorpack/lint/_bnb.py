@@ -31,7 +31,20 @@ from creatorpack.lint._abstract import Abstract, Analysis, IntRange, Members, Va
 from creatorpack.play.conditions import MISSING, json_equal, resolve
 from creatorpack.play.state import CompiledEffect
 
-__all__ = ["FALSE", "MAX_WIDTH", "OPEN", "TRUE", "Effects", "Formulas", "Slot", "Writer", "extreme", "solve"]
+__all__ = [
+    "FALSE",
+    "GUARDED",
+    "MAX_WIDTH",
+    "OPEN",
+    "TRUE",
+    "Effects",
+    "Formulas",
+    "Guard",
+    "Slot",
+    "Writer",
+    "extreme",
+    "solve",
+]
 
 FALSE: Final = 0
 OPEN: Final = 1
@@ -43,12 +56,19 @@ Slot: TypeAlias = tuple[int, str | None]
 Fire: TypeAlias = Callable[[list[int]], int]
 """A condition on one box: ``FALSE``/``OPEN``/``TRUE`` given the choices so far (-1: not chosen yet)."""
 
-Guard: TypeAlias = Callable[[list[int], list[tuple[int, ...]]], int]
-"""Whether a rule's sibling increments let its effects on a slot stand: ``TRUE`` (none rejects),
-``FALSE`` (one surely rejects), ``OPEN``; given the choices, adding the choices it waits on."""
+Guard: TypeAlias = tuple[tuple[list["Writer"], int, int, int], ...]
+"""The sibling increments that may undo a rule's effects on a slot, one per integer slot: that
+slot's writers (a list that only grows), how many of them come before the rule, its mask at the
+turn's start, and the mask of its values on which the rule's increments of it reject."""
 
 MAX_WIDTH: Final = 4096
 """Integers that may take more values than this are not followed slot by slot (masks would be too big)."""
+
+GUARDED: Final = 64
+"""On an abstract box, the most writers of a sibling slot before a rule that a guard folds again for
+each choice; past it the guard is judged once, on the box. The boxes turn by turn bound every slot,
+so a pack with a thousand purchases from one purse would otherwise fold the purse a million times
+a turn; a concrete session (one turn solved for a goal) always follows the guard."""
 
 _OTHER: Final = object()  # an answer to an observation whose kind lists no values
 
@@ -140,12 +160,17 @@ class Effects:
                 if alone or siblings is None or not rejections:
                     made.append((slot, Writer(fire, uses, step, alone and certain)))
                     continue
-                guard = _guard(
-                    [(tuple(found.get(at, ())), self.start(at, formulas.on[at[0]]), mask) for at, mask in siblings]
+                guard = tuple(
+                    (raw, len(raw), self.start(at, formulas.on[at[0]]), mask)
+                    for at, mask in siblings
+                    for raw in [found.setdefault(at, [])]
                 )
-                static = guard([-1] * len(formulas.domains), [])
+                static = _stands(guard, [-1] * len(formulas.domains), [], {})
                 if static == FALSE:
                     continue  # a sibling increment rejects whatever the choices: the rule changes nothing
+                if static == OPEN and completed is None and any(before > GUARDED for _, before, _, _ in guard):
+                    made.append((slot, Writer(fire, uses, step, sure=False)))  # too dear to follow per choice
+                    continue
                 made.append((slot, Writer(fire, uses, step, certain, None if static == TRUE else guard)))
             for slot, writer in made:
                 found.setdefault(slot, []).append(writer)
@@ -250,23 +275,25 @@ def _run(value: int, effects: Sequence[CompiledEffect]) -> int | None:
 _Siblings: TypeAlias = tuple[tuple[Slot, int], ...]
 
 
-def _guard(siblings: Sequence[tuple[Sequence[Writer], int, int]]) -> Guard:
-    """A :data:`Guard` from each sibling slot's writers before the rule, its mask at the turn's start and its rejects.
+def _stands(guard: Guard, choices: list[int], opened: list[tuple[int, ...]], folded: dict[int, tuple[int, int]]) -> int:
+    """Whether the effects a :data:`Guard` watches over stand: ``TRUE``, ``FALSE`` or ``OPEN``.
 
-    The last is the mask of the sibling's values on which the rule's increments of it reject.
+    ``folded`` keeps, per sibling slot, how many of its writers one fold of the guarded slot has
+    folded so far and the mask they left: the guarded writers come in document order, so each
+    sibling is folded once per fold, not once per guarded writer.
     """
-
-    def guard(choices: list[int], opened: list[tuple[int, ...]]) -> int:
-        verdict = TRUE
-        for writers, start, rejecting in siblings:
-            mask = _fold(writers, start, choices, opened)
-            if not mask & ~rejecting:
-                return FALSE
-            if mask & rejecting:
-                verdict = OPEN
-        return verdict
-
-    return guard
+    verdict = TRUE
+    for raw, before, start, rejecting in guard:
+        done, mask = folded.get(id(raw), (0, start))
+        if done > before:
+            done, mask = 0, start
+        mask = _fold(raw[done:before], mask, choices, opened)
+        folded[id(raw)] = (before, mask)
+        if not mask & ~rejecting:
+            return FALSE
+        if mask & rejecting:
+            verdict = OPEN
+    return verdict
 
 
 def _alone(rule_effects: Sequence[CompiledEffect], mine: Sequence[CompiledEffect], index: Mapping[Any, int]) -> bool:
@@ -337,15 +364,21 @@ def _chain(steps: Sequence[Callable[[int], int]]) -> Callable[[int], int]:
 
 def _fold(writers: Sequence[Writer], mask: int, choices: list[int], opened: list[tuple[int, ...]]) -> int:
     """The mask after ``writers``; the choices of each writer still open are added to ``opened``."""
+    folded: dict[int, tuple[int, int]] | None = None  # for the guards: see _stands
     for writer in writers:
         fire = writer.fire
         state = fire if fire.__class__ is int else fire(choices)  # type: ignore[operator]
         if not state:
             continue
         guard = writer.guard
-        stands = TRUE if guard is None else guard(choices, opened)
-        if not stands:
-            continue
+        if guard is None:
+            stands = TRUE
+        else:
+            if folded is None:
+                folded = {}
+            stands = _stands(guard, choices, opened, folded)
+            if not stands:
+                continue
         moved = writer.step(mask)
         if state == TRUE and writer.sure and stands == TRUE:
             mask = moved
