@@ -147,6 +147,8 @@ class Effects:
         without, it may always be undone.
         """
         found: dict[Slot, list[Writer]] = {}
+        unchosen: list[int] = []  # no choice made yet: the guards judged on the box alone
+        judged: dict[int, tuple[int, int]] = {}  # what those judgements folded so far (see _stands)
         for rule, tracked in self.rules:
             if completed is not None and rule.id in completed:
                 continue
@@ -165,7 +167,8 @@ class Effects:
                     for at, mask in siblings
                     for raw in [found.setdefault(at, [])]
                 )
-                static = _stands(guard, [-1] * len(formulas.domains), [], {})
+                unchosen += [-1] * (len(formulas.domains) - len(unchosen))
+                static = _stands(guard, unchosen, [], judged)
                 if static == FALSE:
                     continue  # a sibling increment rejects whatever the choices: the rule changes nothing
                 if static == OPEN and completed is None and any(before > GUARDED for _, before, _, _ in guard):
@@ -370,17 +373,15 @@ def _fold(writers: Sequence[Writer], mask: int, choices: list[int], opened: list
         state = fire if fire.__class__ is int else fire(choices)  # type: ignore[operator]
         if not state:
             continue
-        guard = writer.guard
-        if guard is None:
-            stands = TRUE
-        else:
+        if writer.guard is not None:
             if folded is None:
                 folded = {}
-            stands = _stands(guard, choices, opened, folded)
+            stands = _stands(writer.guard, choices, opened, folded)
             if not stands:
                 continue
+            state = min(state, stands)  # open where a sibling may reject (its choices are in ``opened``)
         moved = writer.step(mask)
-        if state == TRUE and writer.sure and stands == TRUE:
+        if state == TRUE and writer.sure:
             mask = moved
         else:
             mask |= moved
