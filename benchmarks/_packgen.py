@@ -305,3 +305,88 @@ def make_runtime_pack(rules: int = 10_000, achievements: int = 1_000, seed: int 
             }
         ],
     }
+
+
+def make_shop_pack(items: int = 1_000) -> dict[str, Any]:
+    """A valid 0.5 pack of purchases from one purse: per item, a rule that earns a coin and one that buys it.
+
+    Twelve yes/no observations; a yes to one earns, a no to another buys (``overflow: reject``,
+    which undoes the item's ``add`` when the purse is short); an achievement per item held.
+    Every item can be bought, but only on a turn whose answers leave the purse full enough.
+    """
+    observations = [{"type": "boolean", "id": f"o{k}", "question": f"o{k}?"} for k in range(12)]
+    rules: list[dict[str, Any]] = []
+    for k in range(items):
+        rules.append(
+            {
+                "kind": "effect",
+                "id": f"earn{k}",
+                "when": {"op": "observed", "id": f"o{k % 12}", "value": True},
+                "effects": [{"op": "increment", "path": "/coins", "by": 1}],
+            }
+        )
+        rules.append(
+            {
+                "kind": "effect",
+                "id": f"buy{k}",
+                "when": {"op": "observed", "id": f"o{(k + 5) % 12}", "value": False},
+                "effects": [
+                    {"op": "increment", "path": "/coins", "by": -(k % 7 + 2), "overflow": "reject"},
+                    {"op": "add", "path": "/pack", "value": f"item{k}"},
+                ],
+            }
+        )
+    return {
+        "protocol_version": "0.5",
+        "manifest": {"pack_id": "shop.bench", "revision": 1, "title": "Shop benchmark", "language": "en"},
+        "runtime": {
+            "runtime_id": "shop",
+            "state": {
+                "schema": {
+                    "type": "object",
+                    "properties": {
+                        "coins": {"type": "integer", "minimum": 0, "maximum": 60},
+                        "pack": {
+                            "type": "array",
+                            "items": {"enum": [f"item{k}" for k in range(items)]},
+                            "uniqueItems": True,
+                        },
+                    },
+                    "required": ["coins", "pack"],
+                    "additionalProperties": False,
+                }
+            },
+            "entries": [{"id": "start", "initial_state": {"coins": 3, "pack": []}}],
+            "observations": observations,
+            "rules": rules,
+        },
+        "instructions": {},
+        "entries": [{"title": "Start"}],
+        "provenance": [],
+        "progression": {
+            "protocol": "service.progression/2",
+            "achievements": [
+                {
+                    "id": f"has{k}",
+                    "visibility": "visible",
+                    "title": f"Item {k}",
+                    "description": "Bought.",
+                    "when": {"op": "contains", "path": "/pack", "value": f"item{k}"},
+                    "artwork_asset_id": "art",
+                }
+                for k in range(items)
+            ],
+        },
+        "presentation": {},
+        "assets": [
+            {
+                "id": "art",
+                "kind": "image",
+                "mime_type": "image/png",
+                "sha256": _sha("art"),
+                "byte_size": 10,
+                "description": "Art.",
+                "reveal_when": {"op": "literal", "value": True},
+            }
+        ],
+    }

@@ -1,6 +1,7 @@
 """Lint speed: the ~10 MB validation benchmark pack without the reachability search; then whole
-default lints (reachability included) of the rich examples, their planted variants and the runtime
-benchmark pack (10,000 rules, 1,000 achievements), with the goals each decides and both bars.
+default lints (reachability included) of the rich examples, their planted variants, a shop pack
+(1,000 purchases from one purse) and the runtime benchmark pack (10,000 rules, 1,000
+achievements), with the goals each decides and both bars.
 
 Usage: python benchmarks/lint.py [--quick] [--wide] [--z3]
   --wide  the runtime pack again with 4x the turns
@@ -23,7 +24,7 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import creatorpack
-from _packgen import make_pack, make_runtime_pack
+from _packgen import make_pack, make_runtime_pack, make_shop_pack
 from creatorpack.lint import _reach
 from creatorpack.lint._abstract import IntRange, _Checker, _Const, _Var, analyse
 from creatorpack.lint.linter import LintConfig, lint
@@ -138,6 +139,7 @@ def _reachability(*, quick: bool, wide: bool) -> None:
     for name, (make, _, _) in PLANTED.items():
         measured = _lint(make(), config)
         small.append((_row(f"rich 0.5 + planted {name}", measured, every), measured.seconds))
+    _row("shop pack (1,000 purchases, one purse)", _lint(make_shop_pack(), config), every)
     pack = make_runtime_pack()
     measured = _lint(pack, config)
     share = _row("runtime pack (rules + achievements)", measured, ("achievement", "rule"))
