@@ -62,6 +62,19 @@ def _condition(rng: random.Random, depth: int) -> dict[str, Any]:
     }
 
 
+def _art() -> dict[str, Any]:
+    """The one image asset the runtime and shop packs' achievements show."""
+    return {
+        "id": "art",
+        "kind": "image",
+        "mime_type": "image/png",
+        "sha256": _sha("art"),
+        "byte_size": 10,
+        "description": "Art.",
+        "reveal_when": {"op": "literal", "value": True},
+    }
+
+
 def _crop() -> dict[str, float]:
     return {"x": 0.1, "y": 0.05, "width": 0.8, "height": 0.9}
 
@@ -293,17 +306,7 @@ def make_runtime_pack(rules: int = 10_000, achievements: int = 1_000, seed: int 
         "provenance": [],
         "progression": {"protocol": "service.progression/2", "achievements": achievement_list},
         "presentation": {},
-        "assets": [
-            {
-                "id": "art",
-                "kind": "image",
-                "mime_type": "image/png",
-                "sha256": _sha("art"),
-                "byte_size": 10,
-                "description": "Art.",
-                "reveal_when": {"op": "literal", "value": True},
-            }
-        ],
+        "assets": [_art()],
     }
 
 
@@ -378,15 +381,5 @@ def make_shop_pack(items: int = 1_000) -> dict[str, Any]:
             ],
         },
         "presentation": {},
-        "assets": [
-            {
-                "id": "art",
-                "kind": "image",
-                "mime_type": "image/png",
-                "sha256": _sha("art"),
-                "byte_size": 10,
-                "description": "Art.",
-                "reveal_when": {"op": "literal", "value": True},
-            }
-        ],
+        "assets": [_art()],
     }

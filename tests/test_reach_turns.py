@@ -385,6 +385,7 @@ def test_an_effect_undone_by_a_sibling_rejection_follows_the_answers_the_sibling
     assert trace is not None
     boxes = [box[pack] for box in trace.after]
     assert boxes[1] == Members(frozenset(), frozenset())
+    assert isinstance(boxes[2], Members)
     assert "sword" in boxes[2].may  # o0 yes, then no: 3 + 2 - 5 = 0, and the sword is bought
     session = start
     for answer in (True, False):
