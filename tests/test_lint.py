@@ -184,6 +184,7 @@ def test_every_rule_is_documented_and_tested() -> None:
     docs = (Path(__file__).resolve().parent.parent / "docs" / "lint.md").read_text()
     tested = {code for code, _, _ in CASES} | {"unreachable", "reachability-bound", "input-sha256-mismatch"}
     tested |= {"unplayable-ending"}  # 0.4 only: tests/test_lint_blind_spots.py
+    tested |= {"rejected-rule"}  # a reachability result: tests/test_reachability.py
     tested |= {
         "asset-file-missing",
         "asset-sha256-mismatch",

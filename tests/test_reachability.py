@@ -182,8 +182,9 @@ def _report(doc: Doc, config: LintConfig | None = None) -> LintReport:
 def test_planted_unreachable_goal_is_proved_with_its_reason(name: str) -> None:
     make, pointer, reason = PLANTED[name]
     report = _report(make())
-    assert [(f.code, f.pointer) for f in report.findings] == [("unreachable", pointer)]
-    (finding,) = report.findings
+    goals = [f for f in report.findings if f.code != "rejected-rule"]  # unaffordable's rule: tested below
+    assert [(f.code, f.pointer) for f in goals] == [("unreachable", pointer)]
+    (finding,) = goals
     assert reason in finding.message
     assert finding.message.startswith("achievement ")
 
@@ -436,7 +437,7 @@ def test_a_purchase_within_reach_is_not_refused(coins: int, earn: bool) -> None:
     engine = Engine(doc)
     assert not analyse(engine.program, engine.entries[0], "opening").refused
     report = _report(doc)
-    assert not [f for f in report.findings if f.pointer == "/progression/achievements/5"]
+    assert not [f for f in report.findings if f.pointer == "/progression/achievements/5" or f.code == "rejected-rule"]
     witness = report.witnesses["achievement:armed"]
     assert _reached(doc, "achievement:armed", witness)
 
@@ -446,6 +447,20 @@ def test_a_refused_rule_is_named_with_why_in_the_analysis() -> None:
     engine = Engine(doc)
     analysis = analyse(engine.program, engine.entries[0], "opening")
     assert list(analysis.refused) == ["buy_sword"]
-    assert "`/coins` is 3 when it applies, and must stay within 0..20" in analysis.refused["buy_sword"]
+    assert analysis.refused["buy_sword"].effect == 0
+    assert "`/coins` is 3 when it applies, and must stay within 0..20" in analysis.refused["buy_sword"].reason
     ranges = dict(zip(analysis.variables, analysis.after, strict=True))
     assert ranges[("coins",)] == IntRange(3, 3)
+
+
+def test_a_rule_that_never_changes_the_state_is_a_warning_at_its_increment() -> None:
+    report = _report(unaffordable())
+    (finding,) = [f for f in report.findings if f.code == "rejected-rule"]
+    assert finding.severity == "warning"
+    assert finding.pointer == "/runtime/rules/10/effects/0"
+    assert finding.message == (
+        "rule 'buy_sword' never changes the state: its increment of `/coins` by -5 is always rejected "
+        "(`/coins` is 3 when it applies, and must stay within 0..20)"
+    )
+    # The rule is still active (its `when` holds); only its effects never apply.
+    assert "rule:buy_sword" in report.witnesses

@@ -30,6 +30,7 @@ __all__ = [
     "Analysis",
     "IntRange",
     "Members",
+    "Refusal",
     "Value",
     "analyse",
     "answerable",
@@ -103,6 +104,14 @@ _UNKNOWN: Final = _Unknown()
 
 
 @dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why a rule never changes the state: its effect at ``effect`` (an increment) is always rejected."""
+
+    effect: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class Analysis:
     """The over-approximation for one entry: the variables, and the values before and after turns.
 
@@ -122,7 +131,7 @@ class Analysis:
     completed: frozenset[str]  # rules completed at the start, never active
     checker: _Checker = field(repr=False, compare=False)  # narrows boxes by conditions; built once
     thresholds: Mapping[int, list[int]] = field(repr=False, compare=False)  # where widening may stop
-    refused: Mapping[str, str] = field(default_factory=dict)  # rule -> why it never changes the state
+    refused: Mapping[str, Refusal] = field(default_factory=dict)  # the rules that never change the state
 
     def place(self, path: Any) -> _Place:
         """Where a condition's ``path`` reads: a variable, a constant, or somewhere unknown."""
@@ -164,7 +173,7 @@ def analyse(program: Program, entry: Mapping[str, Any], entry_name: str, *, endi
     endings_when = [program.conditions[goal.when].source for goal in program.endings] if endings else []
     after: Abstract = tuple(start)
     passes = 0
-    refused: dict[str, str] = {}  # those of the last turn, which is the fixed point's
+    refused: dict[str, Refusal] = {}  # those of the last turn, which is the fixed point's
     while True:
         before = checker.exclude(after, endings_when)
         if before is None:
@@ -308,7 +317,7 @@ def _turn(
     rules: Sequence[tuple[Any, list[tuple[int, Any]]]],
     before: Abstract,
     after: Abstract,
-    refused: dict[str, str],
+    refused: dict[str, Refusal],
 ) -> Abstract:
     """One abstract turn from ``before``, in document order.
 
@@ -328,9 +337,9 @@ def _turn(
         allowed = checker.refine(before, when, want=True)
         if allowed is None:
             continue
-        reason = _always_rejected(checker, effects, lambda i: working[i] if i in touched else allowed[i])  # noqa: B023 - called at once
-        if reason is not None:
-            refused[rule.id] = reason
+        refusal = _always_rejected(checker, rule.effects, effects, lambda i: working[i] if i in touched else allowed[i])  # noqa: B023 - called at once
+        if refusal is not None:
+            refused[rule.id] = refusal
             continue
         must = (
             len(effects) == len(rule.effects)  # an untracked effect may be rejected, undoing the rule
@@ -352,12 +361,16 @@ def _turn(
 
 
 def _always_rejected(
-    checker: _Checker, effects: Sequence[tuple[int, CompiledEffect]], value: Callable[[int], Value]
-) -> str | None:
+    checker: _Checker,
+    every: Sequence[CompiledEffect],
+    effects: Sequence[tuple[int, CompiledEffect]],
+    value: Callable[[int], Value],
+) -> Refusal | None:
     """Why the first increment of some variable among ``effects`` is rejected on every value it can hold, or ``None``.
 
-    ``value`` gives a variable's values where the rule applies. Only a variable's first increment
-    in the rule is judged (a later one starts from what the earlier ones leave).
+    ``every`` is all of the rule's effects (for the position), ``value`` a variable's values where
+    the rule applies. Only a variable's first increment in the rule is judged (a later one starts
+    from what the earlier ones leave).
     """
     judged: set[int] = set()
     for i, effect in effects:
@@ -369,9 +382,11 @@ def _always_rejected(
             continue
         if held.high + effect.by < effect.low or held.low + effect.by > effect.high:
             path = pointer(checker.variables[i])
-            return (
+            position = next(k for k, e in enumerate(every) if e is effect)
+            return Refusal(
+                position,
                 f"its increment of `{path}` by {effect.by} is always rejected (`{path}` is {held.show()} "
-                f"when it applies, and must stay within {effect.low}..{effect.high})"
+                f"when it applies, and must stay within {effect.low}..{effect.high})",
             )
     return None
 
@@ -634,7 +649,7 @@ class _Explainer:
         refused = self.analysis.refused
         live = [w for w in writers if w not in refused]
         how = f"effects of {_names(live)}" if live else "no effect"
-        how += "".join(f"; rule `{w}` never changes the state: {refused[w]}" for w in writers if w in refused)
+        how += "".join(f"; rule `{w}` never changes the state: {refused[w].reason}" for w in writers if w in refused)
         ended = "; an ending stops the session first" if self.analysis.endings_bound else ""
         if isinstance(value, IntRange):
             return (

@@ -79,6 +79,13 @@ RATIONALES: Final[dict[str, str]] = {
         "says. Raise the bound or simplify. `creatorpack lint --explain ID` prints a witness for "
         "goals that were reached, and the reason for goals proved unreachable."
     ),
+    "rejected-rule": (
+        'An increment with `overflow: "reject"` that would leave its integer\'s range is rejected, '
+        "and the rejection undoes every effect of its rule. When the integer cannot hold a value the "
+        "increment accepts at any point where the rule fires, in any reachable state, the rule "
+        "never changes the state: a purchase the purse can never pay for adds nothing. The message "
+        "names the increment and the values its integer holds there."
+    ),
     "spoiler-title": (
         "Public metadata (tagline, description, tags) is shown before anyone plays; naming a hidden "
         "achievement's or an ending's title gives it away."

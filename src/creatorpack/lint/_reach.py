@@ -120,7 +120,7 @@ def decide(
                 proofs[target.key] = reason
             elif (turns := _earliest(target, analyses, traces)) is not None:
                 earliest[target.key] = turns
-    findings: list[RawFinding] = []
+    findings = _rejected(goals, analyses)
     for target in goals:
         name = f"{KINDS[target.kind]} {target.ident!r}"
         if target.key in proofs:
@@ -138,6 +138,21 @@ def decide(
         search.timed_out,
         tuple(engine.entry_ids()),
     )
+
+
+def _rejected(goals: Sequence[Target], analyses: Sequence[Analysis]) -> list[RawFinding]:
+    """A ``rejected-rule`` finding for each rule that never changes the state from any entry (at its increment)."""
+    found: list[RawFinding] = []
+    for target in goals:
+        if target.kind != "rule" or not analyses:
+            continue
+        refusals = [analysis.refused.get(target.ident) for analysis in analyses]
+        first = refusals[0]
+        if first is not None and all(r is not None for r in refusals):
+            where = (*target.where, "effects", first.effect)
+            message = f"rule {target.ident!r} never changes the state: {first.reason}"
+            found.append(RawFinding(where, "rejected-rule", message))
+    return found
 
 
 def _undecided(name: str, search: Search, max_seconds: float, earliest: int | None) -> str:

@@ -71,6 +71,7 @@ RULES: Final = {
         Rule("never-holds", _E, "a condition that can never hold given the schema's bounds and enums"),
         Rule("unreachable", _E, "an achievement, ending or rule that no sequence of turns reaches"),
         Rule("reachability-bound", _W, "the reachability search hit its bound before deciding"),
+        Rule("rejected-rule", _W, "an effect rule that a rejected increment undoes whenever it fires"),
         Rule("spoiler-title", _W, "public metadata names a hidden achievement's or an ending's title"),
         Rule("spoiler-asset", _W, "public metadata uses an asset that is reward_only"),
         Rule("unused-asset", _W, "with --assets: an asset that nothing references"),
