@@ -378,8 +378,8 @@ def _always_rejected(
             continue
         judged.add(i)
         held = value(i)
-        if not effect.reject or not isinstance(held, IntRange):
-            continue
+        if not effect.reject or effect.error is not None or not isinstance(held, IntRange):
+            continue  # an effect in error is rejected whatever the value, and reported as such elsewhere
         if held.high + effect.by < effect.low or held.low + effect.by > effect.high:
             path = pointer(checker.variables[i])
             position = next(k for k, e in enumerate(every) if e is effect)
