@@ -9,8 +9,10 @@ from typing import Any
 from typer.testing import CliRunner
 
 from creatorpack.cli import app
+from creatorpack.lint import LintConfig, lint
 
 from .conftest import example, put
+from .test_reachability import constant_flag
 
 runner = CliRunner()
 
@@ -48,3 +50,20 @@ def test_a_goal_beyond_the_bound_says_to_raise_it(tmp_path: Path) -> None:
         in (message)
     )
     assert "raise --max-states (now 1)" in message
+
+
+def test_a_goal_proved_unreachable_does_not_stop_explain_of_another_one(tmp_path: Path) -> None:
+    """The search's own `unreachable` errors are no reason to say the pack was not searched."""
+    doc = constant_flag()  # the search proves `bell_ringer` unreachable: an error, found by the search itself
+    report = lint(json.dumps(doc), LintConfig(max_states=1))
+    assert report.searched
+    assert [f.code for f in report.errors] == ["unreachable"]
+    pack = write(tmp_path / "flag.json", doc)
+    result = runner.invoke(app, ["lint", str(pack), "--explain", "keeper_of_the_light", "--max-states", "1"])
+    assert result.exit_code == 1, result.output
+    message = " ".join(result.output.split())
+    assert "was not searched for" not in message
+    assert "'keeper_of_the_light' was neither reached nor proven unreachable within the search bound" in message
+    # A pack whose other checks find an error is not searched: the report says so.
+    broken = put(doc, "/progression/achievements/1/artwork_asset_id", "kindnes_art")
+    assert not lint(json.dumps(broken)).searched

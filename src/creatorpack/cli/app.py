@@ -287,7 +287,7 @@ def _no_witness(path: Path, target: str, report: LintReport, config: LintConfig)
     reason = report.proofs.get(target)
     if reason is not None:
         return f"{target!r} is unreachable: {reason}"
-    if report.errors:
+    if not report.searched and report.errors:
         listed = "; ".join(f"{f.code} at {f.pointer or '/'}" for f in report.errors[:3])
         more = f" and {len(report.errors) - 3} more" if len(report.errors) > 3 else ""
         return (

@@ -126,11 +126,12 @@ def lint(source: Source, config: LintConfig | None = None, *, validator: Validat
     witnesses: dict[str, Witness] = {}
     proofs: dict[str, str] = {}
     has_errors = any(RULES[r.code].severity == Severity.ERROR for r in raw)
-    if config.reachability and checks.reachability and not has_errors:
+    searched = config.reachability and checks.reachability and not has_errors
+    if searched:
         witnesses, proofs, extra = _decide(index, config)
         raw.extend(extra)
     raw = [r for r in raw if r.code not in config.ignore]
-    return LintReport(report, _locate_findings(raw, text), witnesses, proofs)
+    return LintReport(report, _locate_findings(raw, text), witnesses, proofs, searched=searched)
 
 
 def _decide(index: PackIndex, config: LintConfig) -> tuple[dict[str, Witness], dict[str, str], Sequence[Raw]]:

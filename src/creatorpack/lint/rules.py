@@ -149,6 +149,9 @@ class LintReport:
     witnesses: Mapping[str, Witness] = field(default_factory=dict)
     proofs: Mapping[str, str] = field(default_factory=dict)
     """Why each goal proved unreachable is so, by the same keys as :attr:`witnesses`."""
+    searched: bool = False
+    """Whether the reachability search ran (it runs only on a pack without other lint errors; its
+    own ``unreachable`` findings are errors, so :attr:`errors` alone cannot tell)."""
 
     @property
     def errors(self) -> tuple[Finding, ...]:
