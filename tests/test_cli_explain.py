@@ -67,3 +67,25 @@ def test_a_goal_proved_unreachable_does_not_stop_explain_of_another_one(tmp_path
     # A pack whose other checks find an error is not searched: the report says so.
     broken = put(doc, "/progression/achievements/1/artwork_asset_id", "kindnes_art")
     assert not lint(json.dumps(broken)).searched
+
+
+def test_explain_reads_the_pack_from_standard_input(tmp_path: Path) -> None:
+    """`cat pack.json | creatorpack lint - --explain ID` gives the same turns as the file (read once)."""
+    text = json.dumps(example("0.5", "rich"))
+    piped = runner.invoke(app, ["lint", "-", "--explain", "first_light"], input=text)
+    assert piped.exit_code == 0, piped.output
+    from_file = runner.invoke(
+        app, ["lint", str(write(tmp_path / "rich.json", json.loads(text))), "--explain", "first_light"]
+    )
+    assert piped.stdout == from_file.stdout
+    assert piped.stdout.startswith("# ")
+    unknown = runner.invoke(app, ["lint", "-", "--explain", "first_lite"], input=text)
+    assert unknown.exit_code == 2
+    assert "is no achievement, ending or rule of standard input" in unknown.output
+    assert "did you mean 'first_light'?" in unknown.output
+    empty = runner.invoke(app, ["lint", "-", "--explain", "first_light"], input="")
+    assert empty.exit_code == 2
+    assert "standard input is empty" in empty.output
+    two = runner.invoke(app, ["lint", "-", str(tmp_path / "rich.json"), "--explain", "first_light"], input=text)
+    assert two.exit_code == 2
+    assert "exactly one pack" in two.output

@@ -250,14 +250,16 @@ def _lint(
     strict_mode, config = _lint_settings(paths, flags)
     files = _files(paths, exclude, max_bytes)
     if explain is not None:
-        if len(files) != 1 or files[0] == _output.STDIN:
-            raise typer.BadParameter("--explain takes exactly one pack file", param_hint="--explain")
-        _check_explain_target(files[0], explain)
-        raise typer.Exit(_explain(Path(files[0]), explain, config))
+        if len(files) != 1:
+            raise typer.BadParameter(
+                "--explain takes exactly one pack (a file, or '-' for standard input)", param_hint="--explain"
+            )
+        data = _check_explain_target(files[0], explain, max_bytes)
+        raise typer.Exit(_explain(files[0], data, explain, config))
     _report(files, output_format, jobs, max_bytes, partial(_lint_check, config, strict_mode), "linting")
 
 
-def _explain(path: Path, target: str, config: LintConfig) -> int:
+def _explain(path: str, data: bytes, target: str, config: LintConfig) -> int:
     """Print a witness for ``target`` as a play script (exit 0), or why it is unreachable or undecided (1).
 
     A witness that starts at another entry than the first carries a ``# entry: ID`` line, which
@@ -267,7 +269,7 @@ def _explain(path: Path, target: str, config: LintConfig) -> int:
     from creatorpack.play.scripted import ENTRY_DIRECTIVE  # noqa: PLC0415
 
     # Every error counts here, ignored or not: any error keeps the reachability search from running.
-    report = lint(path, replace(config, ignore=frozenset()))
+    report = lint(data, replace(config, ignore=frozenset()))
     witness = report.witnesses.get(target)
     if witness is None:
         typer.echo(f"creatorpack: {_no_witness(path, target, report, config)}", err=True)
@@ -282,7 +284,7 @@ def _explain(path: Path, target: str, config: LintConfig) -> int:
     return 0
 
 
-def _no_witness(path: Path, target: str, report: LintReport, config: LintConfig) -> str:
+def _no_witness(path: str, target: str, report: LintReport, config: LintConfig) -> str:
     """Why ``--explain`` has no turns to print: a proof, lint errors that kept the search from running, or its bound."""
     reason = report.proofs.get(target)
     if reason is not None:
@@ -291,8 +293,8 @@ def _no_witness(path: Path, target: str, report: LintReport, config: LintConfig)
         listed = "; ".join(f"{f.code} at {f.pointer or '/'}" for f in report.errors[:3])
         more = f" and {len(report.errors) - 3} more" if len(report.errors) > 3 else ""
         return (
-            f"{target!r} was not searched for: reachability runs only on a pack without lint errors, and {path} has "
-            f"{len(report.errors)} ({listed}{more}); fix them first (creatorpack lint {path})"
+            f"{target!r} was not searched for: reachability runs only on a pack without lint errors, and "
+            f"{_named(path)} has {len(report.errors)} ({listed}{more}); fix them first (creatorpack lint {path})"
         )
     bare = target.partition(":")[2] or target
     bound = (f.message for f in report.findings if f.code == "reachability-bound" and repr(bare) in f.message)
@@ -305,10 +307,20 @@ def _no_witness(path: Path, target: str, report: LintReport, config: LintConfig)
     )
 
 
-def _check_explain_target(path: str, target: str) -> None:
-    """Exit at once (2) when ``target`` is no achievement, ending or rule of the pack; 1 for an invalid pack."""
+def _named(path: str) -> str:
+    return "standard input" if path == _output.STDIN else path
+
+
+def _check_explain_target(path: str, target: str, max_bytes: int) -> bytes:
+    """The pack's bytes, read once so that ``-`` (standard input) works.
+
+    Exit at once: 2 when ``target`` is no achievement, ending or rule of the pack or the input
+    cannot be read, 1 for an invalid pack.
+    """
+    stdin = sys.stdin.buffer.read(max_bytes + 1) if path == _output.STDIN else None
     try:
-        report = validate(_output.read_input(path, MAX_BYTES))
+        data = _output.read_input(path, max_bytes, stdin)
+        report = validate(data)
     except DocumentError as exc:
         typer.echo(f"creatorpack: {path}: {exc.code}: {exc}", err=True)
         raise typer.Exit(exc.exit_code) from None
@@ -329,15 +341,17 @@ def _check_explain_target(path: str, target: str) -> None:
         if isinstance(items, list)
     }
     if any(target in ids for ids in known.values()):
-        return
+        return data
     kind, _, ident = target.partition(":")
     completable = [r["id"] for r in kinds["rule"] if isinstance(r, dict) and isinstance(r.get("completion"), dict)]
     if ident in (completable if kind == "completion" else known.get(kind, [])):
-        return
+        return data
     listed = "; ".join(f"{kind}s: {suggest.known(ids)}" for kind, ids in known.items() if ids) or "it has none"
     guess = suggest.nearest(target, [i for ids in known.values() for i in ids])
     hint = f"; did you mean {guess!r}?" if guess else ""
-    typer.echo(f"creatorpack: {target!r} is no achievement, ending or rule of {path} ({listed}){hint}", err=True)
+    typer.echo(
+        f"creatorpack: {target!r} is no achievement, ending or rule of {_named(path)} ({listed}){hint}", err=True
+    )
     raise typer.Exit(2)
 
 
