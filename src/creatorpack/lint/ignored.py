@@ -180,11 +180,12 @@ def _goals(index: PackIndex) -> list[Mapping[str, Any]]:
 
 def check_unrewarded_assets(index: PackIndex) -> Iterator[Raw]:
     """reward_only assets that no achievement's or ending's artwork or badge gives: never reachable."""
-    rewards = {goal.get("artwork_asset_id") for goal in _goals(index)}
+    rewards = {art for goal in _goals(index) if isinstance(art := goal.get("artwork_asset_id"), str)}
     for _, badge in index.items("progression", "badges"):
         collectible = badge.get("collectible")
         if isinstance(collectible, Mapping):
-            rewards |= {collectible.get("front_asset_id"), collectible.get("effect_mask_asset_id")}
+            sides = (collectible.get("front_asset_id"), collectible.get("effect_mask_asset_id"))
+            rewards |= {side for side in sides if isinstance(side, str)}
     for position, asset in index.items("assets"):
         if asset.get("access") == "reward_only" and asset.get("id") not in rewards:
             yield RawFinding(
@@ -197,7 +198,7 @@ def check_unrewarded_assets(index: PackIndex) -> Iterator[Raw]:
 
 def check_unawarded_badges(index: PackIndex) -> Iterator[Raw]:
     """Badges that no achievement or ending awards (by badge_id): no reader can earn them."""
-    awarded = {goal.get("badge_id") for goal in _goals(index)}
+    awarded = {badge for goal in _goals(index) if isinstance(badge := goal.get("badge_id"), str)}
     for position, badge in index.items("progression", "badges"):
         if badge.get("id") not in awarded:
             yield RawFinding(

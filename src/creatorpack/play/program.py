@@ -236,13 +236,18 @@ def _goal(table: _Conditions, item: Mapping[str, Any]) -> Goal:
     return Goal(
         item["id"],
         table.add(when),
-        item.get("badge_id"),
-        item.get("artwork_asset_id"),
+        _ident(item.get("badge_id")),  # any value in a shape the contract does not show (0.4 endings)
+        _ident(item.get("artwork_asset_id")),
         item.get("visibility") == "hidden",
-        item.get("priority", 0) if isinstance(item.get("priority"), int) else 0,
+        priority if isinstance(priority := item.get("priority", 0), int) and not isinstance(priority, bool) else 0,
         tuple(requirements),
         guidance if isinstance(guidance, Mapping) else None,
     )
+
+
+def _ident(value: Any) -> str | None:
+    """An id a goal refers to (a badge, an artwork), or ``None`` when the member is no string."""
+    return value if isinstance(value, str) else None
 
 
 def _card_reveals(table: _Conditions, pack: Mapping[str, Any]) -> list[Reveal]:
