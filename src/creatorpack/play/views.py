@@ -75,8 +75,8 @@ class ReaderView:
         """The one serialization reader-facing code may send."""
         return {
             "turn": self.turn,
-            "revealed": {kind: list(ids) for kind, ids in self.revealed.items()},
-            "new_revealed": {kind: list(ids) for kind, ids in self.new_revealed.items() if ids},
+            "revealed": {str(kind): list(ids) for kind, ids in self.revealed.items()},
+            "new_revealed": {str(kind): list(ids) for kind, ids in self.new_revealed.items() if ids},
             "achievements": list(self.achievements),
             "new_achievements": list(self.new_achievements),
             "locked_achievements": list(self.locked_achievements),
@@ -117,5 +117,5 @@ class NarratorView:
             "completed_rules": list(self.completed_rules),
             "new_completed_rules": list(self.new_completed_rules),
             "rejected_effects": [dict(r) for r in self.rejected_effects],
-            "castings": {kind: list(ids) for kind, ids in self.castings.items()},
+            "castings": {str(kind): list(ids) for kind, ids in self.castings.items()},
         }

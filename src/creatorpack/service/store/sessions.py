@@ -55,7 +55,8 @@ _TURN_EVENT: Final = (
 
 
 def _dump(value: Mapping[str, Any] | None) -> str | None:
-    # OPT_NON_STR_KEYS: the library's views key reveals by RevealKind, a str enum.
+    # OPT_NON_STR_KEYS: a result built from the views' fields (not their to_json) keys reveals by
+    # RevealKind, a str enum; the views' own to_json gives plain str keys.
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode() if value is not None else None
 
 
