@@ -153,9 +153,9 @@ class CompiledEffect:
             self.low, self.high = target["minimum"], target["maximum"]
             limit = effect.get("limit")
             if limit is not None and self.by > 0:
-                self.high = min(self.high, limit)
+                self.high = max(min(self.high, limit), self.low)  # a limit below the schema: its minimum
             elif limit is not None and self.by < 0:
-                self.low = max(self.low, limit)
+                self.low = min(max(self.low, limit), self.high)  # a limit above the schema: its maximum
             self.reject = effect.get("overflow", "clamp") == "reject"
         elif self.op in ("add", "remove"):
             if target.get("type") != "array":
