@@ -5,11 +5,12 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import creatorpack
-from creatorpack import PlayError
+from creatorpack import PlayError, Session
 from creatorpack.lint.linter import LintConfig, lint
 from creatorpack.play.engine import Engine, Turn
 
@@ -59,6 +60,30 @@ def test_lint_and_play_do_not_crash(doc: Any, answers: list[dict[str, bool]]) ->
                 for k, v in turn.items()
                 if k in engine.observations and engine.observations[k].get("type") == "boolean"
             }
-            state, _ = engine.step(state, Turn(known))
+            state, result = engine.step(state, Turn(known))
+            for shown in (result.to_json(), result.reader_view().to_json(), result.narrator_view().to_json()):
+                orjson.dumps(shown)  # plain JSON, as hosts serialize it
+        orjson.dumps(Session(engine, state).save())
     except PlayError:
         pass  # a documented refusal (e.g. an initial state outside its schema), not a crash
+
+
+def test_a_0_4_ending_may_hold_any_value_where_its_shape_is_not_shown() -> None:
+    """0.4 does not show an ending's shape: a list `badge_id` or an object `artwork_asset_id` is valid.
+
+    Lint and play must take them (as awarding no badge and showing no artwork), not crash on them.
+    """
+    doc = example("0.4", "rich")
+    ending = doc["progression"]["endings"][0]
+    ending["badge_id"] = [{"op": "literal", "value": True}]
+    ending["artwork_asset_id"] = {"op": "contains", "path": "/inventory", "value": "logbook_page"}
+    ending["priority"] = True
+    assert creatorpack.validate(doc).valid
+    report = lint(doc, LintConfig(max_states=50))
+    assert report.contract.valid
+    engine = Engine(doc)
+    goal = next(g for g in engine.program.endings if g.id == ending["id"])
+    assert (goal.badge, goal.artwork, goal.priority) == (None, None, 0)
+    state, _ = engine.start()
+    state, result = engine.step(state, Turn({}))
+    orjson.dumps(result.reader_view().to_json())

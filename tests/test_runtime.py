@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import creatorpack
 from creatorpack import NotPlayableError, SessionLoadError, SessionOverError, TurnError
 from creatorpack.play.engine import Engine, Session, Turn
-from creatorpack.play.state import check_state
+from creatorpack.play.state import EffectError, apply_effect, check_state
 
 SHA = "a" * 64
 TRUE = {"op": "literal", "value": True}
@@ -331,6 +331,32 @@ def test_clamp_at_the_limit(engine: Engine) -> None:
         if result.over:
             break
     assert result.state["trust"] == 6  # 0, 2, 4, 6: the limit
+
+
+COUNTER = {"type": "object", "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 10}}}
+
+
+@pytest.mark.parametrize(
+    ("start", "by", "limit", "expected"),
+    [
+        (0, 1, -1, 0),  # an upper limit below the schema's minimum: the minimum, never -1
+        (4, 2, -5, 0),
+        (10, -1, 99, 10),  # a lower limit above the schema's maximum: the maximum, never 99
+        (3, -2, 12, 10),
+        (3, 1, 0, 0),  # at the schema's bound: the limit itself, as before
+        (7, -1, 10, 10),
+    ],
+)
+def test_a_limit_outside_the_schema_never_takes_the_state_out_of_it(
+    start: int, by: int, limit: int, expected: int
+) -> None:
+    """The schema's minimum and maximum always bound an increment, a limit beyond them included."""
+    effect = {"op": "increment", "path": "/n", "by": by, "limit": limit}
+    after = apply_effect(COUNTER, {"n": start}, effect)
+    assert after == {"n": expected}
+    assert not list(check_state(COUNTER, after))
+    with pytest.raises(EffectError, match=r"leaves (0\.\.0|10\.\.10) at /n"):
+        apply_effect(COUNTER, {"n": start}, {**effect, "overflow": "reject"})
 
 
 def test_set_effects_keep_enum_order_and_reject_outsiders(engine: Engine) -> None:
