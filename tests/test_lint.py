@@ -125,6 +125,11 @@ CASES: list[tuple[str, str, Callable[[Doc], None]]] = [
         setter(("/runtime/rules/3/effects/0", {"op": "add", "path": "/inventory", "value": "sword"})),
     ),
     (
+        "limit-out-of-range",
+        "/runtime/rules/3/effects/0/limit",
+        setter(("/runtime/rules/3/effects/0/limit", -1)),  # /trust is 0..10 and the increment is +2
+    ),
+    (
         "initial-state-mismatch",
         "/runtime/entries/0/initial_state/trust",
         setter(("/runtime/entries/0/initial_state/trust", 99)),

@@ -345,3 +345,35 @@ def test_a_condition_with_a_known_observation_still_never_holds() -> None:
     doc["runtime"]["rules"][3]["when"] = {"op": "observed", "id": "lamp_choice", "value": "smashed_it"}
     found = findings(doc)
     assert ("never-holds", "/runtime/rules/3/when") in found
+
+
+@pytest.mark.parametrize(
+    ("effect", "message"),
+    [
+        (
+            {"op": "increment", "path": "/trust", "by": 2, "limit": -1},
+            (
+                "limit -1 is below /trust's minimum 0, and the schema wins: this increment by +2 sets /trust to 0 "
+                "whenever it applies"
+            ),
+        ),
+        (
+            {"op": "increment", "path": "/harbour/storm_level", "by": -1, "limit": 4, "overflow": "reject"},
+            (
+                "limit 4 is above /harbour/storm_level's maximum 3, and the schema wins: this increment by -1 is "
+                "always rejected"
+            ),
+        ),
+    ],
+)
+def test_a_limit_beyond_the_range_says_what_the_increment_does(effect: Doc, message: str) -> None:
+    doc = put(rich(), "/runtime/rules/3/effects/0", effect)
+    assert findings(doc)[("limit-out-of-range", "/runtime/rules/3/effects/0/limit")] == message
+
+
+def test_a_limit_beyond_the_range_on_the_near_side_is_no_finding() -> None:
+    """An upper limit above the maximum (or a lower one below the minimum) only repeats the schema's bound."""
+    near = {"op": "increment", "path": "/trust", "by": 2, "limit": 50}
+    low = {"op": "increment", "path": "/trust", "by": -2, "limit": -50}
+    assert "limit-out-of-range" not in {code for code, _ in findings(put(rich(), "/runtime/rules/3/effects/0", near))}
+    assert "limit-out-of-range" not in {code for code, _ in findings(put(rich(), "/runtime/rules/3/effects/0", low))}

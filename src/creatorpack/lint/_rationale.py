@@ -52,6 +52,13 @@ RATIONALES: Final[dict[str, str]] = {
         "`increment` needs an integer, `add`/`remove` a set and a value from its enum; otherwise "
         "the runtime rejects the effect every time."
     ),
+    "limit-out-of-range": (
+        "An increment's `limit` bounds the side it moves to: above for a positive `by`, below for a "
+        "negative one. Beyond the integer's range on that side (an upper limit below its minimum, a "
+        "lower limit above its maximum) it contradicts the schema, which always wins: the increment "
+        "then sets the integer to that end of its range every time it applies (or, with "
+        '`overflow: "reject"`, is always rejected). Almost always a sign error or a typo.'
+    ),
     "initial-state-mismatch": ("A session cannot start from a state outside its schema (the runtime refuses it)."),
     "unresolved-condition-ref": (
         "A requirement's `condition_ref` must point at a sub-condition of its item's `when`, "

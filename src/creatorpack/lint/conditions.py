@@ -216,6 +216,8 @@ def _check_effect(index: PackIndex, path: JsonPath, effect: Mapping[str, Any]) -
         yield RawFinding(
             (*path, "op"), "effect-type-mismatch", f"increment needs an integer, but {raw} is {kind or 'an enum'}"
         )
+    elif op == "increment":
+        yield from _check_limit(path, raw, effect, target)
     elif op in ("add", "remove") and kind != "array":
         yield RawFinding((*path, "op"), "effect-type-mismatch", f"{op} needs a set, but {raw} is {kind or 'an enum'}")
     elif op in ("add", "remove") and effect.get("value") not in target.get("items", {}).get("enum", []):
@@ -227,6 +229,27 @@ def _check_effect(index: PackIndex, path: JsonPath, effect: Mapping[str, Any]) -
             "effect-type-mismatch",
             f"{show(value)} is not one of {raw}'s values {enum}: always rejected{hint}",
         )
+
+
+def _check_limit(path: JsonPath, raw: Any, effect: Mapping[str, Any], target: Mapping[str, Any]) -> Iterator[Raw]:
+    """A limit beyond the schema's range on its far side: the increment can only pin or be rejected."""
+    numbers = [effect.get("by"), effect.get("limit"), target.get("minimum"), target.get("maximum")]
+    integers = [n for n in numbers if isinstance(n, int) and not isinstance(n, bool)]
+    if len(integers) != len(numbers):
+        return
+    by, limit, low, high = integers
+    if by > 0 and limit < low:
+        side, end = f"below {raw}'s minimum {low}", low
+    elif by < 0 and limit > high:
+        side, end = f"above {raw}'s maximum {high}", high
+    else:
+        return
+    does = "is always rejected" if effect.get("overflow") == "reject" else f"sets {raw} to {end} whenever it applies"
+    yield RawFinding(
+        (*path, "limit"),
+        "limit-out-of-range",
+        f"limit {limit} is {side}, and the schema wins: this increment by {by:+d} {does}",
+    )
 
 
 def check_condition_refs(index: PackIndex) -> Iterator[Raw]:
