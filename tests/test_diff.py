@@ -129,6 +129,21 @@ def test_required_status_changes_are_reported() -> None:
     assert (change.kind, change.key, change.detail) == ("changed", "/trust", "no longer required")
 
 
+def test_a_member_required_but_not_declared_is_reported_and_no_save_fits() -> None:
+    """A typo in `required` (a name the schema does not declare) leaves no state that fits: said, not "fits"."""
+    old, new = _pair()
+    _schema(new)["required"].append("trsut")
+    [change] = diff(old, new).section("state")
+    assert (change.kind, change.key, change.new) == ("changed", "/trsut", "/runtime/state/schema/required")
+    assert change.detail == "now required, but the schema does not declare it: no state can have it"
+    verdict = compatibility(old, new)
+    assert verdict.level == "may_not_fit"
+    assert [(m.key, m.level) for m in verdict.members if m.level != "fits"] == [("/trsut", "may_not_fit")]
+    with pytest.raises(MigrationError) as caught:
+        migrate(_save(old, HELP), old, new)
+    assert [m.pointer for m in caught.value.misfits] == ["/state/trsut"]
+
+
 @pytest.mark.parametrize(
     ("section", "path"),
     [

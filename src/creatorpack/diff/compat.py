@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from creatorpack.diff._json import items_by_id, kind_of, pointer
 from creatorpack.diff.errors import MigrationError
@@ -253,6 +253,8 @@ def _static(old: Any, new: Any, at: tuple[str, ...], initials: Mapping[str, Any]
                 if name in required and name not in old_required:
                     yield _added(child, initials, "now required", required=True)
                 yield from _static(old_props[name], node, child, initials)
+        for name in sorted(required - set(new_props)):
+            yield MemberVerdict("state", pointer((*at, name)), "may_not_fit", _UNDECLARED)
         return
     if old_kind in ("boolean",):
         yield MemberVerdict("state", key, "fits", "unchanged")
@@ -282,6 +284,9 @@ def _static(old: Any, new: Any, at: tuple[str, ...], initials: Mapping[str, Any]
         yield MemberVerdict("state", key, "fits", "unchanged")
     else:
         yield MemberVerdict("state", key, "may_not_fit", "schema changed")
+
+
+_UNDECLARED: Final = "required, but the state schema does not declare it: no state can have it"
 
 
 def _added(at: tuple[str, ...], initials: Mapping[str, Any], why: str, *, required: bool) -> MemberVerdict:
@@ -564,6 +569,8 @@ class _Walk:
                         where, f"missing, and the entry's initial_state in revision {self.revision} has no value for it"
                     )
                 )
+        undeclared = sorted(required - set(properties))
+        self.misfits += (Misfit(pointer(("state", *at, name)), _UNDECLARED) for name in undeclared)
         return result
 
 

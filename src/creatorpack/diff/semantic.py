@@ -184,6 +184,10 @@ def _state(old: Any, new: Any, at: tuple[str, ...]) -> Iterator[Change]:
             if (name in old_required) != (name in new_required):
                 change = "now required" if name in new_required else "no longer required"
                 yield Change("state", "changed", child, where, where, change)
+        listed = pointer((*_STATE, *_schema_path(at), "required"))
+        for name in sorted((new_required - set(new_props)) - (old_required - set(old_props))):
+            detail = "now required, but the schema does not declare it: no state can have it"
+            yield Change("state", "changed", pointer((*at, name)), None, listed, detail)
     elif kinds[0] in ("integer", "set", "enum"):
         if _describe(old) != _describe(new):
             yield Change("state", "rebounded", key, old_at, new_at, f"{_describe(old)} -> {_describe(new)}")
