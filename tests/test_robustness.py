@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import creatorpack
 from creatorpack import PlayError, Session
+from creatorpack.diff import MigrationError, compatibility, diff, load_migrating
 from creatorpack.lint.linter import LintConfig, lint
 from creatorpack.play.engine import Engine, Turn
 
@@ -66,6 +67,32 @@ def test_lint_and_play_do_not_crash(doc: Any, answers: list[dict[str, bool]]) ->
         orjson.dumps(Session(engine, state).save())
     except PlayError:
         pass  # a documented refusal (e.g. an initial state outside its schema), not a crash
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(valid_mutations(), st.lists(st.booleans(), max_size=3))
+def test_a_save_moves_to_a_mutated_revision_whenever_the_static_verdict_says_it_may(
+    new: Any, answers: list[bool]
+) -> None:
+    """diff and the static verdict never crash; a save of the original moves unless the verdict is may_not_fit."""
+    version = new["protocol_version"]
+    if version == "0.2":
+        return
+    old = example(version, "rich")
+    new["manifest"]["revision"] = old["manifest"]["revision"] + 1
+    diff(old, new)
+    verdict = compatibility(old, new)
+    session = Session.start(Engine(old))
+    for answer in answers:
+        if session.over:
+            break
+        session.turn({"helped_stranger": answer, "met_mara": not answer})
+    try:
+        moved, _ = load_migrating(new, session.save(), old)
+    except (MigrationError, PlayError):
+        assert verdict.level == "may_not_fit", verdict.to_json()
+    else:
+        orjson.dumps(moved.save())
 
 
 def test_a_0_4_ending_may_hold_any_value_where_its_shape_is_not_shown() -> None:
