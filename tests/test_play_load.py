@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from creatorpack.cli import app
 from creatorpack.diff import migration_plan
+from creatorpack.errors import SessionLoadError
 from creatorpack.play import Engine
 from creatorpack.play.model import STATE_MEMBERS, state_members
 from creatorpack.testing import parse_script, play
@@ -131,6 +134,34 @@ def test_a_malformed_record_of_members_is_a_bad_save(tmp_path: Path) -> None:
         result = _invoke(str(RICH), "--load", str(tmp_path / "save.json"), "--script", str(script))
         assert result.exit_code == 2, members
         assert "'state_members' must map member names to their type" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("member", "value", "message"),
+    [
+        ("completed_rules", [{"x": 1}], "'completed_rules' must be an array of ids (strings)"),
+        ("unlocked_achievements", [["a"]], "'unlocked_achievements' must be an array of ids (strings)"),
+        ("badges", [7], "'badges' must be an array of ids (strings)"),
+        ("revealed", {"assets": [1, "a"]}, "'revealed' must map kinds to arrays of ids (strings)"),
+        ("revealed", {"relationships": [True]}, "'revealed' must map kinds to arrays of ids (strings)"),
+        ("turn", -1, "'turn' must be 0 or more"),
+    ],
+)
+def test_a_save_with_ids_of_the_wrong_type_is_a_bad_save_not_a_traceback(
+    tmp_path: Path, member: str, value: Any, message: str
+) -> None:
+    """A save is read from a file: what the runtime would trip over is refused by name (exit 2)."""
+    engine = Engine(example("0.5", "rich"))
+    state, _ = engine.start()
+    broken = {**state.to_json(), member: value}
+    (tmp_path / "save.json").write_text(json.dumps(broken))
+    script = _write(tmp_path / "one.jsonl", [json.dumps({"observations": {}})])
+    result = _invoke(str(RICH), "--load", str(tmp_path / "save.json"), "--script", str(script))
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr
+    assert "Traceback" not in result.output
+    with pytest.raises(SessionLoadError, match=re.escape(message)):
+        engine.load(broken)
 
 
 def test_a_save_that_no_longer_fits_is_refused_naming_each_value(tmp_path: Path) -> None:

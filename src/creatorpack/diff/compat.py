@@ -21,6 +21,7 @@ from creatorpack.errors import SessionLoadError
 from creatorpack.play.conditions import json_equal
 from creatorpack.play.engine import REVEAL_KINDS
 from creatorpack.play.model import STATE_MEMBERS, state_members
+from creatorpack.play.saves import check_shape
 from creatorpack.play.state import check_state
 
 __all__ = [
@@ -486,29 +487,7 @@ def _members_ok(members: Any) -> bool:
 
 
 def _check_shape(saved: Any) -> None:
-    if not isinstance(saved, Mapping) or saved.get("format") != SAVE_FORMAT:
-        raise SessionLoadError(f"not a saved session (expected 'format': {SAVE_FORMAT!r})")
-    shapes: dict[str, Any] = {
-        "pack_id": str,
-        "revision": int,
-        "entry": str,
-        "turn": int,
-        "state": Mapping,
-        "answers": Mapping,
-        "completed_rules": list,
-        "revealed": Mapping,
-        "unlocked_achievements": list,
-        "badges": list,
-    }
-    for key, kind in shapes.items():
-        if not isinstance(saved.get(key), kind) or isinstance(saved.get(key), bool):
-            raise SessionLoadError(
-                f"the saved session is incomplete or malformed: {key!r} is missing or not a {kind.__name__}"
-            )
-    if not all(isinstance(ids, list) for ids in saved["revealed"].values()):
-        raise SessionLoadError("the saved session is incomplete or malformed: 'revealed' must map kinds to arrays")
-    if saved.get("ending") is not None and not isinstance(saved.get("ending"), str):
-        raise SessionLoadError("the saved session is incomplete or malformed: 'ending' must be a string or null")
+    check_shape(saved)
     if STATE_MEMBERS in saved and not _members_ok(saved[STATE_MEMBERS]):
         raise SessionLoadError(
             f"the saved session is incomplete or malformed: {STATE_MEMBERS!r} must map member names "

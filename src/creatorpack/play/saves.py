@@ -8,20 +8,61 @@ saved state against that revision's state schema and reports, with pointers, wha
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from creatorpack.errors import SessionLoadError
 from creatorpack.play.model import REVEAL_KINDS, SAVE_FORMAT, SessionState
 from creatorpack.play.program import Program
 from creatorpack.play.state import check_state
 
-__all__ = ["load"]
+__all__ = ["check_shape", "load"]
+
+_SHAPES: Final[Mapping[str, type]] = {
+    "pack_id": str,
+    "revision": int,
+    "entry": str,
+    "turn": int,
+    "state": Mapping,
+    "answers": Mapping,
+    "completed_rules": list,
+    "revealed": Mapping,
+    "unlocked_achievements": list,
+    "badges": list,
+}
+_ID_LISTS: Final = ("completed_rules", "unlocked_achievements", "badges")
+
+
+def check_shape(saved: Any) -> None:
+    """Raise :class:`SessionLoadError` unless ``saved`` has a save's shape, down to the type of each id.
+
+    A save is read from a file or a request, so anything may be in it: what the runtime would trip
+    over (an id that is a number, an array where an id list belongs) is refused here, by name.
+    """
+    if not isinstance(saved, Mapping) or saved.get("format") != SAVE_FORMAT:
+        raise SessionLoadError(f"not a saved session (expected 'format': {SAVE_FORMAT!r})")
+    for key, kind in _SHAPES.items():
+        if not isinstance(saved.get(key), kind) or isinstance(saved.get(key), bool):
+            raise _malformed(f"{key!r} is missing or not a {kind.__name__}")
+    for key in _ID_LISTS:
+        if not all(isinstance(ident, str) for ident in saved[key]):
+            raise _malformed(f"{key!r} must be an array of ids (strings)")
+    if not all(isinstance(ids, list) for ids in saved["revealed"].values()):
+        raise _malformed("'revealed' must map kinds to arrays")
+    if not all(isinstance(ident, str) for ids in saved["revealed"].values() for ident in ids):
+        raise _malformed("'revealed' must map kinds to arrays of ids (strings)")
+    if saved.get("ending") is not None and not isinstance(saved.get("ending"), str):
+        raise _malformed("'ending' must be a string or null")
+    if saved["turn"] < 0:
+        raise _malformed("'turn' must be 0 or more")
+
+
+def _malformed(what: str) -> SessionLoadError:
+    return SessionLoadError(f"the saved session is incomplete or malformed: {what}")
 
 
 def load(program: Program, saved: Mapping[str, Any]) -> SessionState:
     """Restore a session saved with :meth:`SessionState.to_json`; raise :class:`SessionLoadError` if it cannot."""
-    if not isinstance(saved, Mapping) or saved.get("format") != SAVE_FORMAT:
-        raise SessionLoadError(f"not a saved session (expected 'format': {SAVE_FORMAT!r})")
+    check_shape(saved)
     if saved.get("pack_id") != program.pack_id:
         raise SessionLoadError(f"the session was saved from pack {saved.get('pack_id')!r}, not {program.pack_id!r}")
     try:
