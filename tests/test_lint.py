@@ -255,7 +255,10 @@ def test_invalid_packs_report_contract_errors_only() -> None:
     doc["manifest"]["language"] = "fr"
     report = lint(doc)
     assert not report.contract.valid
-    assert report.findings == ()
+    # No lint rule ran: the findings are the contract's violations, each an error.
+    assert [(f.pointer, f.code, f.severity) for f in report.findings] == [
+        (v.pointer, v.code, "error") for v in report.contract.violations
+    ]
 
 
 def small_pack() -> Doc:

@@ -144,7 +144,7 @@ def test_a_malformed_record_of_members_is_a_bad_save(tmp_path: Path) -> None:
         ("badges", [7], "'badges' must be an array of ids (strings)"),
         ("revealed", {"assets": [1, "a"]}, "'revealed' must map kinds to arrays of ids (strings)"),
         ("revealed", {"relationships": [True]}, "'revealed' must map kinds to arrays of ids (strings)"),
-        ("turn", -1, "'turn' must be 0 or more"),
+        ("turn", -1, "'turn' must be from 0 to 9,007,199,254,740,991"),
     ],
 )
 def test_a_save_with_ids_of_the_wrong_type_is_a_bad_save_not_a_traceback(

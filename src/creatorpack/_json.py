@@ -15,6 +15,7 @@ __all__ = [
     "JSON_TYPE_NAMES",
     "JsonPath",
     "a_python_type",
+    "copy_json",
     "described",
     "json_type",
     "parse_pointer",
@@ -36,6 +37,19 @@ JSON_TYPE_NAMES: Final[Mapping[type, str]] = {
     type(None): "null",
 }
 """The JSON type name of each Python type that parsed JSON is made of."""
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of JSON data (mappings become dicts, sequences lists) that shares nothing with ``value``.
+
+    What the runtime hands a host (a turn's state, a save) and what it keeps from one (a pack, a
+    loaded save) go through it, so that changing either side can never change the other.
+    """
+    if isinstance(value, Mapping):
+        return {key: copy_json(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [copy_json(item) for item in value]
+    return value
 
 
 def pointer(path: Sequence[str | int]) -> str:

@@ -2,10 +2,12 @@
 
 Example (pytest)::
 
+    from pathlib import Path
+
     from creatorpack.testing import play
 
     def test_trust_leads_to_the_good_ending():
-        run = play("pack.json", [{"observations": {"helped": True}}] * 3)
+        run = play(Path("pack.json"), [{"observations": {"helped": True}}] * 3)
         assert run.ending == "keeper_of_the_light"
         assert "first_friend" in run.achievements
 

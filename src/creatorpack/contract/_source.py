@@ -34,6 +34,7 @@ def read(source: object, max_bytes: int) -> tuple[bytes | str | None, _parse.Par
         data = bytes(source)
         return data, _parse.parse(data, max_bytes=max_bytes)
     if isinstance(source, str):
+        source = str(source)  # orjson reads only str itself, not a subclass
         try:
             return source, _parse.parse(source, max_bytes=max_bytes)
         except NotJSONError as exc:

@@ -5,9 +5,23 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from creatorpack._json import pointer
+from creatorpack._json import a_python_type, pointer
+from creatorpack.errors import SourceTypeError
 
-__all__ = ["items_by_id", "kind_of", "pointer"]
+__all__ = ["items_by_id", "kind_of", "pointer", "require_packs"]
+
+
+def require_packs(**packs: object) -> None:
+    """Raise :class:`SourceTypeError` for an argument that is not a parsed pack (a mapping), by name.
+
+    The diff works on parsed, valid packs; a path or JSON text is read with :func:`creatorpack.validate`.
+    """
+    for name, pack in packs.items():
+        if not isinstance(pack, Mapping):
+            raise SourceTypeError(
+                f"{name} must be a parsed pack (a mapping), not {a_python_type(pack)}; "
+                "read one with creatorpack.validate(Path(...)).document"
+            )
 
 
 def kind_of(node: Any) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from creatorpack.diff._json import items_by_id, kind_of, pointer
+from creatorpack.diff._json import items_by_id, kind_of, pointer, require_packs
 from creatorpack.diff.compat import Compatibility, compatibility
 from creatorpack.play.conditions import json_equal
 
@@ -107,6 +107,7 @@ class PackDiff:
 
 def diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> PackDiff:
     """Compare two valid 0.3 to 0.5 packs (parsed JSON objects)."""
+    require_packs(old=old, new=new)
     changes = [*_state(_get(old, _STATE), _get(new, _STATE), ())]
     for section, path, keys in ARRAYS:
         changes += _items(section, path, keys, _get(old, path), _get(new, path))

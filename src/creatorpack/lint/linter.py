@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TypeAlias
 
+from creatorpack._json import a_python_type
 from creatorpack.contract.findings import locate_and_sort
 from creatorpack.contract.validation import Report, Source, Validator, Violation
 from creatorpack.lint.assets import (
@@ -111,12 +112,14 @@ CHECKS: Final[Mapping[str, Checks]] = {
 
 def lint(source: Source, config: LintConfig | None = None, *, validator: Validator | None = None) -> LintReport:
     """Lint a pack: validate it, then (if valid) run its version's checks; see :data:`RULES`."""
+    if config is not None and not isinstance(config, LintConfig):
+        raise TypeError(f"config must be a LintConfig, not {a_python_type(config)}")
     config = config or LintConfig()
     validator = validator or Validator()
     checked = validator.check(source)  # parse once: lint locates its findings in the bytes validation read
     report, text = checked.report, checked.text
     if not report.valid or report.document is None or report.version is None:
-        return LintReport(report)
+        return LintReport(report, contract_findings(report))  # its violations are its errors
     index = PackIndex(report.document)
     checks = CHECKS[report.version]
     raw: list[Raw] = [finding for check in checks.pack for finding in check(index)]

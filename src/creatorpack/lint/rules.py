@@ -6,11 +6,13 @@ rule's rationale with a bad and a good example.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
+from creatorpack._json import a_python_type
 from creatorpack.contract.findings import RawFinding
 from creatorpack.contract.validation import Report, Violation
 from creatorpack.lint._rationale import RATIONALES
@@ -124,6 +126,25 @@ class LintConfig:
     max_seconds: float = 60.0
     reachability: bool = True
 
+    def __post_init__(self) -> None:
+        """Refuse, at once and by name, what the search would trip over later (``TypeError``/``ValueError``)."""
+        ignore: object = self.ignore
+        if isinstance(ignore, str) or not isinstance(ignore, frozenset | set | list | tuple):
+            raise TypeError(f"LintConfig.ignore must be a set of codes, not {a_python_type(ignore)} ({ignore!r})")
+        if not all(isinstance(code, str) for code in ignore):
+            raise TypeError(f"LintConfig.ignore must hold codes (strings): {sorted(map(repr, ignore))}")
+        object.__setattr__(self, "ignore", frozenset(ignore))
+        states: object = self.max_states
+        if isinstance(states, bool) or not isinstance(states, int):
+            raise TypeError(f"LintConfig.max_states must be an int, not {a_python_type(states)}")
+        if states < 1:
+            raise ValueError(f"LintConfig.max_states must be 1 or more, not {states}")
+        seconds: object = self.max_seconds
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+            raise TypeError(f"LintConfig.max_seconds must be a number, not {a_python_type(seconds)}")
+        if not 0 <= seconds < math.inf:
+            raise ValueError(f"LintConfig.max_seconds must be a finite number, 0 or more, not {seconds}")
+
 
 @dataclass(frozen=True, slots=True)
 class Witness:
@@ -139,7 +160,9 @@ class Witness:
 
 @dataclass(frozen=True, slots=True)
 class LintReport:
-    """Findings for one pack; ``contract`` holds the contract report (invalid packs are not linted).
+    """Findings for one pack; ``contract`` holds the contract report.
+
+    An invalid pack is not linted: its findings are its contract violations, as errors.
 
     Goals are keyed ``kind:id`` (``achievement:``, ``ending:``, ``rule:`` for a rule being active,
     ``completion:`` for a rule completing) and, for the first three, by the bare id as well.

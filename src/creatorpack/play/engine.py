@@ -8,9 +8,11 @@ hosts that prefer an object; saves load through :mod:`~creatorpack.play.saves`.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from creatorpack._json import a_python_type, copy_json
 from creatorpack.contract import suggest
 from creatorpack.contract.validation import Source, validate
 from creatorpack.errors import InvalidPackError, NotPlayableError
@@ -36,7 +38,11 @@ class Engine:
     """A compiled pack, ready to play. Immutable; one engine serves any number of sessions."""
 
     def __init__(self, pack: Mapping[str, Any]) -> None:
-        """Compile a pack that is already known to be valid (see :meth:`from_source`)."""
+        """Compile a pack that is already known to be valid (see :meth:`from_source`).
+
+        The engine keeps ``pack`` as it is: do not change it afterwards (:meth:`from_source` copies
+        a mapping it is given, so that the caller's dict stays the caller's).
+        """
         self.program: Program = compile_program(pack)
         self.pack = pack
         self.version: str = self.program.version
@@ -53,6 +59,8 @@ class Engine:
         report.raise_for_errors()
         if report.document is None:  # pragma: no cover - validate always returns the document
             raise InvalidPackError(report)
+        if isinstance(source, Mapping):  # a parsed source is the engine's alone; a caller's dict is not
+            return cls(copy_json(report.document))
         return cls(report.document)
 
     # Compiled parts, for tests and benchmarks that look inside.
@@ -83,6 +91,8 @@ class Engine:
         unlocked at once; the result describes turn 0.
         """
         ids = self.entry_ids()
+        if entry is not None and not isinstance(entry, str):
+            raise NotPlayableError(f"an entry is named by its id, a string, not {a_python_type(entry)} ({entry!r})")
         if entry is None:
             index = 0
         elif entry in ids:
@@ -91,7 +101,7 @@ class Engine:
             guess = suggest.nearest(entry, ids)
             hint = f" (did you mean {guess!r}?)" if guess else ""
             raise NotPlayableError(f"no runtime entry {entry!r}{hint}; the entries are {', '.join(ids)}")
-        initial = self.entries[index].get("initial_state", {})
+        initial = copy_json(self.entries[index].get("initial_state", {}))  # the pack's stays untouched
         problems = tuple((p.pointer, p.message) for p in check_state(self.schema, initial))
         if problems:
             raise NotPlayableError(
@@ -152,6 +162,7 @@ class Session:
         self.engine = engine
         self.state = state
         self.last = last
+        self._lock = threading.Lock()
 
     @classmethod
     def start(cls, pack: Engine | Source, entry: str | None = None) -> Session:
@@ -161,13 +172,27 @@ class Session:
         return cls(engine, state, result)
 
     def turn(
-        self, observations: Mapping[str, bool | str] | None = None, illustration_matches: Sequence[str] = ()
+        self,
+        observations: Mapping[str, bool | str] | Turn | None = None,
+        illustration_matches: Sequence[str] | None = (),
     ) -> TurnResult:
-        """Play one turn and return what it did."""
-        self.state, self.last = self.engine.step(
-            self.state, Turn(dict(observations or {}), tuple(illustration_matches))
-        )
-        return self.last
+        """Play one turn (the answers and matched illustration rules, or a :class:`Turn`) and return what it did.
+
+        Input that does not fit the pack raises :class:`~creatorpack.errors.TurnError` and changes
+        nothing. Turns on one session are played one at a time, whichever thread calls.
+        """
+        if isinstance(observations, Turn):
+            turn = observations
+        else:
+            answers: Any = {} if observations is None else observations
+            matches: Any = () if illustration_matches is None else illustration_matches
+            turn = Turn(
+                dict(answers) if isinstance(answers, Mapping) else answers,
+                tuple(matches) if isinstance(matches, list | tuple) else matches,
+            )
+        with self._lock:
+            self.state, self.last = self.engine.step(self.state, turn)
+            return self.last
 
     @property
     def over(self) -> bool:

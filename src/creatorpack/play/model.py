@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from creatorpack._json import copy_json
 from creatorpack.errors import TurnError
 from creatorpack.play.views import READER_KINDS, NarratorView, ReaderView, RevealKind
 
@@ -120,7 +121,7 @@ class SessionState:
             "revision": self.revision,
             "entry": self.entry,
             "turn": self.turn,
-            "state": self.state,
+            "state": copy_json(self.state),
             "answers": dict(self.answers),
             "completed_rules": sorted(self.completed),
             "revealed": {str(kind): sorted(self.revealed.get(kind, ())) for kind in REVEAL_KINDS},
@@ -207,7 +208,7 @@ class TurnResult:
         """The transcript form used by ``creatorpack play --format json``."""
         return {
             "turn": self.turn,
-            "state": self.state,
+            "state": copy_json(self.state),
             "active_rules": list(self.active_rules),
             "completed_rules": list(self.completed_rules),
             "rejected_effects": [dict(r) for r in self.rejected_effects],
@@ -227,6 +228,6 @@ class TurnResult:
                 "instructions": list(self.instructions),
                 "content": list(self.content),
                 "content_candidates": list(self.content_candidates),
-                "guidance": self.guidance,
+                "guidance": copy_json(self.guidance),
             },
         }

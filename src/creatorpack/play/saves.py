@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from creatorpack._json import copy_json
 from creatorpack.errors import SessionLoadError
 from creatorpack.play.model import REVEAL_KINDS, SAVE_FORMAT, SessionState
 from creatorpack.play.program import Program
@@ -29,6 +30,7 @@ _SHAPES: Final[Mapping[str, type]] = {
     "unlocked_achievements": list,
     "badges": list,
 }
+_MAX_TURN: Final = 2**53 - 1
 _ID_LISTS: Final = ("completed_rules", "unlocked_achievements", "badges")
 
 
@@ -52,8 +54,8 @@ def check_shape(saved: Any) -> None:
         raise _malformed("'revealed' must map kinds to arrays of ids (strings)")
     if saved.get("ending") is not None and not isinstance(saved.get("ending"), str):
         raise _malformed("'ending' must be a string or null")
-    if saved["turn"] < 0:
-        raise _malformed("'turn' must be 0 or more")
+    if not 0 <= saved["turn"] <= _MAX_TURN:
+        raise _malformed(f"'turn' must be from 0 to {_MAX_TURN:,} (2^53 - 1, JSON's largest exact integer)")
 
 
 def _malformed(what: str) -> SessionLoadError:
@@ -66,7 +68,7 @@ def load(program: Program, saved: Mapping[str, Any]) -> SessionState:
     if saved.get("pack_id") != program.pack_id:
         raise SessionLoadError(f"the session was saved from pack {saved.get('pack_id')!r}, not {program.pack_id!r}")
     try:
-        state = saved["state"]
+        state = copy_json(saved["state"])  # the caller may change its save afterwards
         entry = saved["entry"]
         problems = tuple((p.pointer, p.message) for p in check_state(program.schema, state))
         if problems:

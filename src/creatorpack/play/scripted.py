@@ -2,10 +2,12 @@
 
 Example (pytest)::
 
+    from pathlib import Path
+
     from creatorpack.testing import play
 
     def test_trust_leads_to_the_good_ending():
-        run = play("pack.json", [{"observations": {"helped": True}}] * 3)
+        run = play(Path("pack.json"), [{"observations": {"helped": True}}] * 3)
         assert run.ending == "keeper_of_the_light"
         assert "first_friend" in run.achievements
 """
@@ -20,6 +22,7 @@ from typing import Any, Final
 
 import orjson
 
+from creatorpack._json import a_python_type
 from creatorpack.contract.validation import Source
 from creatorpack.errors import TurnError
 from creatorpack.play.engine import Engine, Session, Turn, TurnResult
@@ -84,7 +87,7 @@ class Playthrough:
         return {"start": self.start.to_json(), "turns": [turn.to_json() for turn in self.turns]}
 
 
-def parse_script(lines: Iterable[str] | str | Path) -> Script:
+def parse_script(lines: Iterable[str] | str | bytes | Path) -> Script:
     """Read a JSON Lines script: one turn per line; blank lines and ``#`` comment lines are skipped.
 
     A ``# entry: ID`` line before the first turn names the runtime entry the turns start from
@@ -98,11 +101,20 @@ def parse_script(lines: Iterable[str] | str | Path) -> Script:
             lines = lines.read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError) as exc:
             raise TurnError(f"cannot read the script {lines}: {exc}") from None
+    elif isinstance(lines, bytes | bytearray):
+        try:
+            lines = bytes(lines).decode("utf-8").splitlines()
+        except UnicodeDecodeError as exc:
+            raise TurnError(f"the script is not UTF-8 text: {exc}") from None
     elif isinstance(lines, str):
         lines = lines.splitlines()
+    elif not isinstance(lines, Iterable):
+        raise TurnError(f"a script is text, a Path or lines of text, not {a_python_type(lines)}")
     turns: list[Turn] = []
     entry: str | None = None
     for number, line in enumerate(lines, start=1):
+        if not isinstance(line, str):
+            raise TurnError(f"script line {number}: a line of text, not {a_python_type(line)}")
         directive = _ENTRY_LINE.match(line)
         if directive is not None:
             entry = _entry_line(directive["entry"].strip(), entry, number, started=bool(turns))
@@ -161,9 +173,8 @@ def play(
         raise TurnError("the session did not start")
     results: list[TurnResult] = []
     for number, raw in enumerate(turns, start=1):
-        turn = raw if isinstance(raw, Turn) else Turn.from_json(raw)
         try:
-            results.append(session.turn(turn.observations, turn.illustration_matches))
+            results.append(session.turn(raw if isinstance(raw, Turn) else Turn.from_json(raw)))
         except TurnError as exc:
             raise type(exc)(f"turn {number}: {exc.message}", exc.problems) from None
     return Playthrough(start, tuple(results), session)

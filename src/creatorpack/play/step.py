@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from itertools import compress
 from typing import Any, Final
 
+from creatorpack._json import a_python_type, copy_json
 from creatorpack.contract import suggest
 from creatorpack.errors import EffectError, SessionOverError, TurnError
 from creatorpack.play._watch import UNANSWERED, Heard, Watch
@@ -65,6 +66,7 @@ def check_turn(program: Program, turn: Turn) -> None:
 
     An unknown observation, choice or illustration rule id names the nearest known one, if any is near.
     """
+    _check_types(turn)
     for ident, answer in turn.observations.items():
         observation = program.observations.get(ident)
         if observation is None:
@@ -87,6 +89,26 @@ def check_turn(program: Program, turn: Turn) -> None:
         hint = ", ".join(f"{guess!r}" + (f" for {m!r}" if len(unknown) > 1 else "") for m, guess in guesses)
         hint = f" (did you mean {hint}?)" if hint else ""
         raise TurnError(f"unknown illustration rule(s) {unknown}{hint}; this pack's rules: {sorted(known_rules)}")
+
+
+def _check_types(turn: Turn) -> None:
+    """Raise :class:`TurnError` unless the turn holds a mapping of string ids and a sequence of string ids.
+
+    A host may build a :class:`Turn` from anything; what the checks below would trip over is named here.
+    """
+    observations: object = turn.observations
+    if not isinstance(observations, Mapping):
+        raise TurnError(f"observations must map observation ids to answers, not be {a_python_type(observations)}")
+    for ident in observations:
+        if not isinstance(ident, str):
+            raise TurnError(f"an observation id must be a string, not {a_python_type(ident)} ({ident!r})")
+    matches: object = turn.illustration_matches
+    if isinstance(matches, str) or not isinstance(matches, Sequence):
+        shown = f"the string {matches!r}" if isinstance(matches, str) else a_python_type(matches)
+        raise TurnError(f"illustration_matches must be a list of illustration rule ids, not {shown}")
+    for match in matches:
+        if not isinstance(match, str):
+            raise TurnError(f"an illustration rule id must be a string, not {a_python_type(match)} ({match!r})")
 
 
 def _did_you_mean(word: str, candidates: Iterable[str]) -> str:
@@ -320,7 +342,7 @@ def describe(
     }
     return TurnResult(
         turn=after.turn,
-        state=after.state,
+        state=copy_json(after.state),  # the host's to keep or change: the session keeps its own
         active_rules=applied.active,
         instructions=applied.instructions,
         content=content,

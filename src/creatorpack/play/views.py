@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from creatorpack._json import copy_json
+
 __all__ = ["READER_KINDS", "NarratorView", "ReaderView", "RevealKind"]
 
 
@@ -108,12 +110,12 @@ class NarratorView:
         """Plain JSON for hosts and owners."""
         return {
             "reader": self.reader.to_json(),
-            "state": self.state,
+            "state": copy_json(self.state),
             "active_rules": list(self.active_rules),
             "instructions": list(self.instructions),
             "content": list(self.content),
             "content_candidates": list(self.content_candidates),
-            "guidance": self.guidance,
+            "guidance": copy_json(self.guidance),
             "completed_rules": list(self.completed_rules),
             "new_completed_rules": list(self.new_completed_rules),
             "rejected_effects": [dict(r) for r in self.rejected_effects],
