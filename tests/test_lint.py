@@ -375,6 +375,29 @@ def test_asset_files(tmp_path: Path) -> None:
     assert ("unlisted-file", "") in found
 
 
+@pytest.mark.parametrize("escape", ["absolute", "dotdot", "dotdot-inside"])
+def test_an_asset_uri_never_reads_a_file_outside_the_assets_dir(tmp_path: Path, escape: str) -> None:
+    doc = rich()
+    folder = _asset_dir(tmp_path, doc)
+    first = doc["assets"][0]
+    secret = tmp_path / "secret.txt"
+    secret.write_bytes(b"not an asset")
+    (folder / first["sha256"]).unlink()
+    (folder / "sub").mkdir()
+    first["uri"] = {
+        "absolute": str(secret),
+        "dotdot": "../secret.txt",
+        "dotdot-inside": "sub/../../secret.txt",
+    }[escape]
+    report = lint(doc, LintConfig(assets=folder, reachability=False, ignore=frozenset({"unused-asset"})))
+    assert [(f.code, f.pointer) for f in report.findings] == [("asset-file-missing", "/assets/0")]
+    assert "secret" not in report.findings[0].message or "sha256" not in report.findings[0].message
+    # Inside the folder, a uri (with folders) still finds its file.
+    first["uri"] = "sub/first.png"
+    (folder / "sub" / "first.png").write_bytes(b"\x89PNG\r\n\x1a\n" + first["id"].encode())
+    assert codes(doc, LintConfig(assets=folder, reachability=False, ignore=frozenset({"unused-asset"}))) == set()
+
+
 def test_asset_mime_sniffing(tmp_path: Path) -> None:
     doc = rich()
     folder = _asset_dir(tmp_path, doc)

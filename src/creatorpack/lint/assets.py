@@ -87,7 +87,14 @@ class DirectoryAssets:
         return frozenset(self._files)
 
     def find(self, uri: str) -> str | None:
-        """``uri`` itself when it names a file relative to the directory."""
+        """``uri`` itself when it names a file relative to the directory, inside it.
+
+        An absolute ``uri``, or one that climbs out with ``..``, is not looked up: a pack must not
+        make lint read (and print the hash, size and type of) a file elsewhere on the machine.
+        """
+        relative = PurePosixPath(uri.replace("\\", "/"))
+        if relative.is_absolute() or ".." in relative.parts or Path(uri).is_absolute() or Path(uri).drive:
+            return None
         target = self.directory / uri
         if not target.is_file():
             return None
