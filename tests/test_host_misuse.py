@@ -258,3 +258,43 @@ def test_validate_reads_a_str_subclass_as_json_text() -> None:
         __slots__ = ()
 
     assert creatorpack.validate(Text(RICH.read_text())).valid
+
+
+# Messages speak JSON: true, null, an integer; never True, None, "a int" or "Mapping".
+
+
+@pytest.mark.parametrize(
+    ("answers", "message"),
+    [
+        ({"lamp_choice": True}, r"takes one of the choices \[.*\], not true$"),
+        ({"helped_stranger": None}, "answer true or false, not null$"),
+        ({"helped_stranger": "yes"}, "answer true or false, not 'yes'$"),
+    ],
+)
+def test_a_wrong_answer_is_shown_as_json(answers: dict[str, Any], message: str) -> None:
+    with pytest.raises(TurnError, match=message):
+        Session.start(RICH).turn(answers)
+
+
+@pytest.mark.parametrize(
+    ("member", "value", "message"),
+    [
+        ("turn", 1.5, "'turn' must be an integer, not number 1.5"),
+        ("turn", True, "'turn' must be an integer, not boolean true"),
+        ("answers", [], "'answers' must be an object, not an array"),
+        ("pack_id", None, "'pack_id' must be a string, not null"),
+        ("completed_rules", {}, "'completed_rules' must be an array, not an object"),
+    ],
+)
+def test_a_save_member_of_the_wrong_type_is_named_in_json_terms(member: str, value: Any, message: str) -> None:
+    saved = Session.start(RICH).save()
+    saved[member] = value
+    with pytest.raises(SessionLoadError, match=f"malformed: {message}$"):
+        Session.load(RICH, saved)
+
+
+def test_a_missing_save_member_is_named() -> None:
+    saved = Session.start(RICH).save()
+    del saved["badges"]
+    with pytest.raises(SessionLoadError, match=r"malformed: 'badges' is missing$"):
+        Session.load(RICH, saved)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from creatorpack._json import copy_json
+from creatorpack._json import copy_json, json_type, show
 from creatorpack.errors import SessionLoadError
 from creatorpack.play.model import REVEAL_KINDS, SAVE_FORMAT, SessionState
 from creatorpack.play.program import Program
@@ -30,6 +30,7 @@ _SHAPES: Final[Mapping[str, type]] = {
     "unlocked_achievements": list,
     "badges": list,
 }
+_NAMES: Final[Mapping[type, str]] = {str: "a string", int: "an integer", Mapping: "an object", list: "an array"}
 _MAX_TURN: Final = 2**53 - 1
 _ID_LISTS: Final = ("completed_rules", "unlocked_achievements", "badges")
 
@@ -43,8 +44,10 @@ def check_shape(saved: Any) -> None:
     if not isinstance(saved, Mapping) or saved.get("format") != SAVE_FORMAT:
         raise SessionLoadError(f"not a saved session (expected 'format': {SAVE_FORMAT!r})")
     for key, kind in _SHAPES.items():
-        if not isinstance(saved.get(key), kind) or isinstance(saved.get(key), bool):
-            raise _malformed(f"{key!r} is missing or not a {kind.__name__}")
+        if key not in saved:
+            raise _malformed(f"{key!r} is missing")
+        if not isinstance(saved[key], kind) or isinstance(saved[key], bool):
+            raise _malformed(f"{key!r} must be {_NAMES[kind]}, not {_what(saved[key])}")
     for key in _ID_LISTS:
         if not all(isinstance(ident, str) for ident in saved[key]):
             raise _malformed(f"{key!r} must be an array of ids (strings)")
@@ -56,6 +59,15 @@ def check_shape(saved: Any) -> None:
         raise _malformed("'ending' must be a string or null")
     if not 0 <= saved["turn"] <= _MAX_TURN:
         raise _malformed(f"'turn' must be from 0 to {_MAX_TURN:,} (2^53 - 1, JSON's largest exact integer)")
+
+
+def _what(value: Any) -> str:
+    """A wrong value as JSON names it: ``null``, ``an array``, ``number 1.5``, ``string 'x'``."""
+    if value is None:
+        return "null"
+    if isinstance(value, Mapping | list):
+        return "an object" if isinstance(value, Mapping) else "an array"
+    return f"{json_type(value)} {show(value, 20)}"
 
 
 def _malformed(what: str) -> SessionLoadError:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from itertools import compress
 from typing import Any, Final
 
-from creatorpack._json import a_python_type, copy_json
+from creatorpack._json import a_python_type, copy_json, show
 from creatorpack.contract import suggest
 from creatorpack.errors import EffectError, SessionOverError, TurnError
 from creatorpack.play._watch import UNANSWERED, Heard, Watch
@@ -74,13 +74,13 @@ def check_turn(program: Program, turn: Turn) -> None:
             hint = _did_you_mean(ident, program.observations)
             raise TurnError(f"unknown observation {ident!r}{hint}; this pack's observations: {known}")
         if observation.get("type") == "boolean" and not isinstance(answer, bool):
-            raise TurnError(f"observation {ident!r} is a yes/no question: answer true or false, not {answer!r}")
+            raise TurnError(f"observation {ident!r} is a yes/no question: answer true or false, not {show(answer)}")
         if observation.get("type") == "choice":
             choices = observation.get("choices", {})
             if not isinstance(answer, str) or answer not in choices:
                 hint = _did_you_mean(answer, choices) if isinstance(answer, str) else ""
                 raise TurnError(
-                    f"observation {ident!r} takes one of the choices {sorted(choices)}, not {answer!r}{hint}"
+                    f"observation {ident!r} takes one of the choices {sorted(choices)}, not {show(answer)}{hint}"
                 )
     known_rules = program.illustration_rule_ids
     unknown = [m for m in turn.illustration_matches if m not in known_rules]
