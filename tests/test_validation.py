@@ -306,6 +306,28 @@ def test_field_of_a_later_version_says_so(version: str) -> None:
     )
 
 
+@pytest.mark.parametrize("version", ["0.3", "0.4", "0.5"])
+def test_a_member_of_another_kind_is_not_called_a_member_of_another_version(version: str) -> None:
+    pack = example(version, "rich")
+    index, observation = next((i, o) for i, o in enumerate(pack["runtime"]["observations"]) if o["type"] == "choice")
+    observation["type"] = "boolean"
+    (violation,) = creatorpack.validate(pack).violations
+    assert (violation.pointer, violation.code) == (f"/runtime/observations/{index}/choices", "additional-property")
+    assert violation.message == (
+        f"observations[{index}]: unknown property 'choices'; 'choices' belongs to another kind of object here, "
+        "not to one whose type is 'boolean'"
+    )
+
+
+def test_a_condition_member_of_another_op_names_the_op() -> None:
+    pack = example("0.5", "rich")
+    pack["reader_cards"][0]["reveal_when"] = {"op": "literal", "value": True, "path": "/trust"}
+    (violation,) = creatorpack.validate(pack).violations
+    assert violation.pointer == "/reader_cards/0/reveal_when/path"
+    assert violation.message.endswith("'path' belongs to another kind of object here, not to one whose op is 'literal'")
+    assert "exists" not in violation.message
+
+
 @pytest.mark.parametrize(
     ("where", "value", "code", "hint"),
     [

@@ -9,7 +9,7 @@ and a misspelt property one "did you mean" finding.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -250,6 +250,7 @@ class _Object:
     """What one object lacks and has too many of, gathered over all of its errors."""
 
     label: str
+    value: Any = None  # the object itself
     missing: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (code, because) -> names
     unknown: dict[str, list[str]] = field(default_factory=dict)  # code -> names
     allowed: list[str] = field(default_factory=list)
@@ -264,7 +265,7 @@ class _Objects:
         self._objects: dict[JsonPath, _Object] = {}
 
     def add(self, e: _Error) -> None:
-        target = self._objects.setdefault(e.path, _Object(e.field))
+        target = self._objects.setdefault(e.path, _Object(e.field, e.value))
         if e.keyword == "required":
             names = target.missing.setdefault((e.code, e.because), [])
             if e.details["property"] not in names:
@@ -300,6 +301,9 @@ class _Objects:
         if candidate is not None:
             missing.remove(candidate)
             return f"{start}; did you mean {show(candidate)}, which is missing?"
+        if key in self._index.properties_at(self._version, path):
+            # Another kind of object may have it here (another op, type or kind): no version has more.
+            return f"{start}; {show(key)} belongs to another kind of object here{_tagged(target.value)}"
         elsewhere = self._versions_with(path, key)
         if elsewhere:
             return f"{start}; {show(key)} {elsewhere}, and this pack declares {self._version}"
@@ -316,6 +320,19 @@ class _Objects:
         if having:
             return f"exists up to {having[-1]}"
         return ""
+
+
+_TAGS: Final = ("type", "op", "kind")
+"""Members that say which kind of object an object is (an observation's type, a condition's op, ...)."""
+
+
+def _tagged(value: Any) -> str:
+    """``, not to one whose type is 'boolean'`` when the object names its kind, else nothing."""
+    if isinstance(value, Mapping):
+        for tag in _TAGS:
+            if isinstance(value.get(tag), str):
+                return f", not to one whose {tag} is {show(value[tag])}"
+    return ""
 
 
 def convert(errors: Iterable[Any], index: SchemaIndex, version: Version) -> list[RawFinding]:
