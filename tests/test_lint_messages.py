@@ -221,8 +221,22 @@ def test_rich_examples_have_no_blind_spot_warnings() -> None:
 
 def test_suggestions_have_a_budget() -> None:
     suggester = Suggester(budget=3)
-    assert suggester.suggest("increase", ["increment", "add", "remove"]) == "; did you mean 'increment'?"
-    assert suggester.suggest("increase", ["increment", "add", "remove"]) == ""  # spent: still reported, no hint
+    assert suggester.suggest("increase", ["increment", "add", "remove"], loose=True) == "; did you mean 'increment'?"
+    assert suggester.suggest("increase", ["increment", "add", "remove"], loose=True) == ""  # spent: no hint
+
+
+@pytest.mark.parametrize(
+    ("missing", "other"),
+    [("tobias_portrait", "mara_portrait"), ("storm_ending_art", "dark_ending_art"), ("mara_angry", "mara_speaking")],
+)
+def test_a_missing_id_is_not_offered_an_unrelated_one(missing: str, other: str) -> None:
+    assert nearest(missing, [other, "cover_still"], loose=True) == other  # what the loose match would offer
+    doc = rich()
+    card = next(c for c in doc["reader_cards"] if isinstance(c.get("avatar"), dict))
+    card["avatar"]["asset_id"] = missing
+    (message,) = [m for (code, _), m in findings(doc).items() if code == "unknown-reference"]
+    assert "did you mean" not in message
+    assert Suggester().suggest(missing, [other]) == ""
 
 
 @pytest.mark.parametrize(
@@ -377,3 +391,45 @@ def test_a_limit_beyond_the_range_on_the_near_side_is_no_finding() -> None:
     low = {"op": "increment", "path": "/trust", "by": -2, "limit": -50}
     assert "limit-out-of-range" not in {code for code, _ in findings(put(rich(), "/runtime/rules/3/effects/0", near))}
     assert "limit-out-of-range" not in {code for code, _ in findings(put(rich(), "/runtime/rules/3/effects/0", low))}
+
+
+def _located(doc: Doc) -> list[tuple[str, int | None, int | None, str]]:
+    text = json.dumps(doc, indent=2)
+    report = lint(text, QUICK)
+    return [(f.pointer, f.line, f.column, f.message) for f in report.findings if f.code == "initial-state-mismatch"]
+
+
+def _line_col(text: str, needle: str, occurrence: int = 1) -> tuple[int, int]:
+    at = -1
+    for _ in range(occurrence):
+        at = text.index(needle, at + 1)
+    line = text.count("\n", 0, at) + 1
+    return line, at - (text.rfind("\n", 0, at) + 1) + 1
+
+
+def test_a_wrong_member_of_an_initial_set_is_located_and_gets_a_suggestion() -> None:
+    doc = rich()
+    doc["runtime"]["entries"][0]["initial_state"]["inventory"] = ["sword", "logbook_pag"]
+    text = json.dumps(doc, indent=2)
+    (sword, typo) = _located(doc)
+    assert sword == (
+        "/runtime/entries/0/initial_state/inventory/0",
+        *_line_col(text, '"sword"'),
+        "'sword' is not one of ['oil_can', 'logbook_page', 'brass_key']",
+    )
+    assert typo[:3] == ("/runtime/entries/0/initial_state/inventory/1", *_line_col(text, '"logbook_pag"'))
+    assert typo[3].endswith("(did you mean 'logbook_page'?)")
+
+
+def test_a_misspelt_initial_state_member_is_one_finding_at_its_name() -> None:
+    doc = rich()
+    harbour = doc["runtime"]["entries"][0]["initial_state"]["harbour"]
+    harbour["storm_lvl"] = harbour.pop("storm_level")
+    text = json.dumps(doc, indent=2)
+    assert _located(doc) == [
+        (
+            "/runtime/entries/0/initial_state/harbour/storm_lvl",
+            *_line_col(text, '"storm_lvl"'),
+            "'storm_lvl' is not in the state schema; did you mean 'storm_level'?",
+        )
+    ]

@@ -10,23 +10,32 @@ from creatorpack.contract import suggest
 
 __all__ = ["Suggester", "did_you_mean", "known_list", "nearest"]
 
+_ID_EDITS: Final = 2
+"""The most edits between a misspelt id and the id suggested for it (a typo: ``kepeer``, ``opning``)."""
 _LOOSE: Final = 64
 """Up to this many candidates (closed vocabularies: ops, kinds, members), a looser match is tried too."""
 
 
-def nearest(word: str, candidates: Iterable[str]) -> str | None:
-    """The candidate nearest to ``word``: validation's rule, then for a short list a looser one (``increase``)."""
+def nearest(word: str, candidates: Iterable[str], *, loose: bool = True) -> str | None:
+    """The candidate nearest to ``word``: validation's rule, then for a short list a looser one (``increase``).
+
+    ``loose=False`` is for a pack's own ids: validation's rule, and at most :data:`_ID_EDITS` edits,
+    because ids share long stems and suffixes, and a third of ``tobias_portrait`` would offer
+    another character's art (``mara_portrait``) for a missing one.
+    """
     options = [c for c in candidates if c != word]
     found = suggest.nearest(word, options)
-    if found is None and len(options) <= _LOOSE:
+    if found is not None and not loose and suggest.distance(word.casefold(), found.casefold(), _ID_EDITS) > _ID_EDITS:
+        return None
+    if found is None and loose and len(options) <= _LOOSE:
         close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
         found = close[0] if close else None
     return found
 
 
-def did_you_mean(word: str, candidates: Iterable[str]) -> str:
+def did_you_mean(word: str, candidates: Iterable[str], *, loose: bool = True) -> str:
     """``"; did you mean 'x'?"`` for the nearest candidate, or an empty string."""
-    found = nearest(word, candidates)
+    found = nearest(word, candidates, loose=loose)
     return f"; did you mean {found!r}?" if found is not None else ""
 
 
@@ -41,9 +50,12 @@ class Suggester:
     def __init__(self, budget: int = 50_000) -> None:
         self.budget = budget
 
-    def suggest(self, word: str, candidates: Collection[str]) -> str:
-        """Like :func:`did_you_mean`, or an empty string once the budget is spent."""
+    def suggest(self, word: str, candidates: Collection[str], *, loose: bool = False) -> str:
+        """Like :func:`did_you_mean`, or an empty string once the budget is spent.
+
+        Strict by default (a pack's ids); ``loose`` for a closed vocabulary such as an enum's values.
+        """
         if self.budget < len(candidates):
             return ""
         self.budget -= len(candidates)
-        return did_you_mean(word, candidates)
+        return did_you_mean(word, candidates, loose=loose)

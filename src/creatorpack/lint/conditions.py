@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from creatorpack._json import JsonPath, pointer, show
-from creatorpack.contract.findings import RawFinding
+from creatorpack.contract.findings import RawFinding, Target
 from creatorpack.lint._sat import Checker
 from creatorpack.lint._suggest import known_list
 from creatorpack.lint.index import PackIndex
@@ -63,11 +63,28 @@ def check_state_and_conditions(index: PackIndex) -> Iterator[Raw]:
 def check_initial_states(index: PackIndex) -> Iterator[Raw]:
     """Each runtime entry's initial_state fits the state schema."""
     for number, entry in index.items("runtime", "entries"):
-        for problem in check_state(index.schema, entry.get("initial_state", {})):
+        initial = entry.get("initial_state", {})
+        for problem in check_state(index.schema, initial):
             tokens = parse_pointer(problem.pointer if problem.pointer != "/" else "") or ()
             yield RawFinding(
-                ("runtime", "entries", number, "initial_state", *tokens), "initial-state-mismatch", problem.message
+                ("runtime", "entries", number, "initial_state", *_indexed(initial, tokens)),
+                "initial-state-mismatch",
+                problem.message,
+                Target.KEY if problem.member else Target.VALUE,
             )
+
+
+def _indexed(value: Any, tokens: Sequence[str]) -> JsonPath:
+    """A pointer's tokens as a path into ``value``: an array's index as an int, so that it can be located."""
+    path: list[str | int] = []
+    for token in tokens:
+        if isinstance(value, list) and token.isdigit():
+            path.append(int(token))
+            value = value[int(token)] if int(token) < len(value) else None
+        else:
+            path.append(token)
+            value = value.get(token) if isinstance(value, Mapping) else None
+    return tuple(path)
 
 
 def check_conditions(index: PackIndex) -> Iterator[Raw]:
@@ -97,7 +114,7 @@ def _check_observed(index: PackIndex, path: JsonPath, leaf: Mapping[str, Any]) -
         )
     elif observation.get("type") == "choice" and value not in observation.get("choices", {}):
         choices = observation.get("choices", {})
-        hint = index.suggester.suggest(value, choices) if isinstance(value, str) else ""
+        hint = index.suggester.suggest(value, choices, loose=True) if isinstance(value, str) else ""
         keys = ", ".join(repr(k) for k in choices)
         yield RawFinding(
             (*path, "value"),
@@ -147,7 +164,7 @@ def _check_comparison(index: PackIndex, path: JsonPath, leaf: Mapping[str, Any])
         )
     elif op == "contains" and kind == "array" and value not in target.get("items", {}).get("enum", []):
         enum = target["items"]["enum"]
-        hint = index.suggester.suggest(value, enum) if isinstance(value, str) else ""
+        hint = index.suggester.suggest(value, enum, loose=True) if isinstance(value, str) else ""
         yield RawFinding(
             (*path, "value"), "value-out-of-range", f"{show(value)} is not one of the set's values {enum}{hint}"
         )
@@ -223,7 +240,7 @@ def _check_effect(index: PackIndex, path: JsonPath, effect: Mapping[str, Any]) -
     elif op in ("add", "remove") and effect.get("value") not in target.get("items", {}).get("enum", []):
         enum = target.get("items", {}).get("enum", [])
         value = effect.get("value")
-        hint = index.suggester.suggest(value, enum) if isinstance(value, str) else ""
+        hint = index.suggester.suggest(value, enum, loose=True) if isinstance(value, str) else ""
         yield RawFinding(
             (*path, "value"),
             "effect-type-mismatch",

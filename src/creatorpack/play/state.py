@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeAlias, TypeGuard, get_args
 
 from creatorpack._json import described, parse_pointer, pointer
+from creatorpack.contract import suggest
 from creatorpack.errors import EffectError
 from creatorpack.play.conditions import State, json_equal
 
@@ -46,6 +47,8 @@ class StateProblem:
 
     pointer: str
     message: str
+    member: bool = False
+    """Whether the member's name is the problem (one the schema does not have), not its value."""
 
 
 def check_state(schema: Mapping[str, Any], state: Any, at: tuple[str, ...] = ()) -> Iterator[StateProblem]:
@@ -57,12 +60,23 @@ def check_state(schema: Mapping[str, Any], state: Any, at: tuple[str, ...] = ())
             yield StateProblem(where, f"expected an object, got {described(state)}")
             return
         properties: Mapping[str, Any] = schema.get("properties", {})
-        for name in schema.get("required", ()):
-            if name not in state:
+        missing = [name for name in schema.get("required", ()) if name not in state]
+        unknown = [name for name in state if name not in properties]
+        misspelt = {name: guess for name in unknown if (guess := suggest.nearest(name, missing)) is not None}
+        for name in missing:
+            if name not in misspelt.values():
                 yield StateProblem(where, f"missing required member {name!r}")
         for name, value in state.items():
-            if name not in properties:
-                yield StateProblem(pointer((*at, name)), f"{name!r} is not in the state schema")
+            if name in misspelt:
+                yield StateProblem(
+                    pointer((*at, name)),
+                    f"{name!r} is not in the state schema; did you mean {misspelt[name]!r}?",
+                    member=True,
+                )
+            elif name not in properties:
+                hint = suggest.nearest(name, [p for p in properties if p not in state])
+                tail = f"; did you mean {hint!r}?" if hint is not None else ""
+                yield StateProblem(pointer((*at, name)), f"{name!r} is not in the state schema{tail}", member=True)
             else:
                 yield from check_state(properties[name], value, (*at, name))
     elif kind == "integer":
@@ -80,7 +94,10 @@ def check_state(schema: Mapping[str, Any], state: Any, at: tuple[str, ...] = ())
             return
         for index, item in enumerate(state):
             if item not in allowed or not isinstance(item, str):
-                yield StateProblem(pointer((*at, str(index))), f"{item!r} is not one of {allowed}")
+                names = [a for a in allowed if isinstance(a, str)]
+                hint = suggest.nearest(item, names) if isinstance(item, str) else None
+                tail = f" (did you mean {hint!r}?)" if hint is not None else ""
+                yield StateProblem(pointer((*at, str(index))), f"{item!r} is not one of {allowed}{tail}")
         if len({repr(i) for i in state}) != len(state):
             yield StateProblem(where, "a set must not repeat a member")
     elif isinstance(schema.get("enum"), list) and not any(json_equal(state, o) for o in schema["enum"]):
