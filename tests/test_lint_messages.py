@@ -433,3 +433,18 @@ def test_a_misspelt_initial_state_member_is_one_finding_at_its_name() -> None:
             "'storm_lvl' is not in the state schema; did you mean 'storm_level'?",
         )
     ]
+
+
+def test_hashes_that_differ_late_are_shown_whole() -> None:
+    doc = rich()
+    record = next(a for a in doc["assets"] if isinstance(a.get("generation_record"), dict))["generation_record"]
+    position = next(i for i, a in enumerate(doc["assets"]) if a.get("generation_record") is record)
+    shipped = doc["assets"][position]["sha256"]
+    late = shipped[:-1] + ("0" if shipped[-1] != "0" else "1")
+    record["output_sha256"] = late
+    message = findings(doc)[("output-sha256-mismatch", f"/assets/{position}/generation_record/output_sha256")]
+    assert message == f"output_sha256 {late} is not this asset's sha256 {shipped}; record the file you ship"
+    early = ("0" if shipped[0] != "0" else "1") + shipped[1:]
+    record["output_sha256"] = early
+    message = findings(doc)[("output-sha256-mismatch", f"/assets/{position}/generation_record/output_sha256")]
+    assert message.startswith(f"output_sha256 {early[:12]}… is not this asset's sha256 {shipped[:12]}…;")

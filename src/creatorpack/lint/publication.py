@@ -22,22 +22,29 @@ def check_hashes(index: PackIndex) -> Iterator[Raw]:
             continue
         output = record.get("output_sha256")
         if isinstance(output, str) and output != asset.get("sha256"):
+            recorded, shipped = _two_hashes(output, str(asset.get("sha256")))
             yield RawFinding(
                 ("assets", position, "generation_record", "output_sha256"),
                 "output-sha256-mismatch",
-                f"output_sha256 {output[:12]}… is not this asset's sha256 {str(asset.get('sha256'))[:12]}…; "
-                "record the file you ship",
+                f"output_sha256 {recorded} is not this asset's sha256 {shipped}; record the file you ship",
             )
         inputs = record.get("input_assets")
         for number, item in enumerate(inputs if isinstance(inputs, list) else []):
             source = by_id.get(item.get("asset_id")) if isinstance(item, Mapping) else None
             if source is not None and item.get("sha256") != source.get("sha256"):
+                actual, given = _two_hashes(str(source.get("sha256")), str(item.get("sha256")))
                 yield RawFinding(
                     ("assets", position, "generation_record", "input_assets", number, "sha256"),
                     "input-sha256-mismatch",
-                    f"input {item.get('asset_id')!r} has sha256 {str(source.get('sha256'))[:12]}…, "
-                    f"not {str(item.get('sha256'))[:12]}…",
+                    f"input {item.get('asset_id')!r} has sha256 {actual}, not {given}",
                 )
+
+
+def _two_hashes(first: str, second: str, shown: int = 12) -> tuple[str, str]:
+    """Two different hashes as a message shows them: their first ``shown`` digits, or whole when those agree."""
+    if first[:shown] != second[:shown]:
+        return f"{first[:shown]}…", f"{second[:shown]}…"
+    return first, second
 
 
 def _secrets(index: PackIndex) -> list[tuple[str, str]]:
