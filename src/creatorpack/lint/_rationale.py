@@ -105,7 +105,8 @@ RATIONALES: Final[dict[str, str]] = {
     ),
     "asset-file-missing": (
         "With `--assets DIR`: every asset needs its file, named by its sha256 (any extension) or "
-        "found at its `uri` relative to DIR."
+        "found at its `uri` relative to DIR (an absolute `uri`, or one with a `..` segment, is not looked up: "
+        "a pack cannot make lint read a file outside DIR)."
     ),
     "asset-sha256-mismatch": ("With `--assets`: the file's content must hash to the asset's `sha256`."),
     "asset-size-mismatch": ("With `--assets`: `byte_size` must be the file's size."),
