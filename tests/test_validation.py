@@ -7,6 +7,7 @@ import json
 from decimal import Decimal
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 import pytest
 
@@ -428,3 +429,43 @@ def test_any_mapping_is_a_source() -> None:
         creatorpack.NotJSONDataError, match=r"^/manifest: .* is a mappingproxy, not a JSON value; use a dict$"
     ):
         creatorpack.validate(nested)
+
+
+@pytest.mark.parametrize(
+    ("version", "parent", "member", "typo", "pointer", "label"),
+    [
+        ("0.5", (), "runtime", "runtme", "", "pack"),
+        ("0.5", ("entries", 0), "title", "tilte", "/entries/0", "entries[0]"),
+        ("0.4", ("runtime", "entries", 0), "initial_state", "initial_sate", "/runtime/entries/0", "entries[0]"),
+        ("0.3", ("runtime", "state"), "schema", "shema", "/runtime/state", "state"),
+    ],
+)
+def test_a_misspelt_required_member_of_an_open_object_is_named(
+    version: str, parent: tuple[str | int, ...], member: str, typo: str, pointer: str, label: str
+) -> None:
+    pack = example(version, "rich")
+    node: Any = pack
+    for token in parent:
+        node = node[token]
+    node[typo] = node.pop(member)
+    found = [v for v in creatorpack.validate(pack).violations if v.code == "required" and v.pointer == pointer]
+    assert [v.message for v in found] == [
+        f"{label}: missing required property '{member}'; '{typo}' looks like a misspelling of '{member}'"
+    ]
+
+
+def test_a_misspelt_protocol_version_is_named() -> None:
+    pack = example("0.4", "minimal")
+    pack["protocol_verison"] = pack.pop("protocol_version")
+    (violation,) = creatorpack.validate(pack).violations
+    assert violation.message.startswith(
+        "pack: missing protocol_version ('protocol_verison' looks like a misspelling of it); declare one of"
+    )
+
+
+def test_a_version_written_as_a_number_is_asked_for_as_a_string() -> None:
+    pack = example("0.4", "minimal")
+    pack["protocol_version"] = 0.4
+    (violation,) = creatorpack.validate(pack).violations
+    assert (violation.pointer, violation.code) == ("/protocol_version", "unsupported-version")
+    assert violation.message == "protocol_version: 0.4 is a number; write the version as a string, '0.4'"

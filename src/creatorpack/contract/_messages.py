@@ -292,7 +292,24 @@ class _Objects:
                 message = f"{target.label}: missing required property {show(names[0])}"
             else:
                 message = f"{target.label}: missing required properties: {', '.join(show(n) for n in names)}"
-            yield RawFinding(path, code, f"{message} ({because})" if because else message)
+            message = f"{message} ({because})" if because else message
+            yield RawFinding(path, code, message + self._misspelt(path, target, names))
+
+    def _misspelt(self, path: JsonPath, target: _Object, missing: list[str]) -> str:
+        """``; 'runtme' looks like a misspelling of 'runtime'`` for a member of an open object near a missing one.
+
+        A closed object reports such a member as unknown, with the suggestion; an open one (the
+        pack's root, an entry) accepts it silently, so the missing member's message names it.
+        """
+        if not isinstance(target.value, Mapping):
+            return ""
+        declared = self._index.properties_at(self._version, path)
+        strays = [key for key in target.value if isinstance(key, str) and key not in declared]
+        for key in strays:
+            name = nearest(key, missing)
+            if name is not None:
+                return f"; {show(key)} looks like a misspelling of {show(name)}"
+        return ""
 
     def _unknown(self, path: JsonPath, target: _Object, key: str, missing: list[str]) -> str:
         """The message for one unknown property; a missing one it misspells is then not reported."""

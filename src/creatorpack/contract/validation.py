@@ -22,7 +22,7 @@ from typing import Any, Final
 import jsonschema_rs
 
 from creatorpack._json import json_type, pointer, show
-from creatorpack.contract import _messages, _parse
+from creatorpack.contract import _messages, _parse, suggest
 from creatorpack.contract._schemaindex import SchemaIndex
 from creatorpack.contract._source import Source, read, read_file
 from creatorpack.contract.findings import RawFinding, Target, locate_and_sort
@@ -185,11 +185,22 @@ class Validator:
         if version is None:
             supported = ", ".join(repr(v) for v in SUPPORTED_VERSIONS)
             if "protocol_version" not in pack:
+                near = next((k for k in pack if isinstance(k, str) and suggest.nearest(k, ["protocol_version"])), None)
+                hint = f" ({show(near)} looks like a misspelling of it)" if near is not None else ""
                 raw.append(
                     RawFinding(
                         (),
                         "unsupported-version",
-                        f"pack: missing protocol_version; declare one of the supported versions {supported}",
+                        f"pack: missing protocol_version{hint}; declare one of the supported versions {supported}",
+                    )
+                )
+            elif type(declared) in (int, float) and str(declared) in SUPPORTED_VERSIONS:
+                raw.append(
+                    RawFinding(
+                        ("protocol_version",),
+                        "unsupported-version",
+                        f"protocol_version: {show(declared)} is a number; write the version as a string, "
+                        f"{show(str(declared))}",
                     )
                 )
             else:
