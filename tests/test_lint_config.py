@@ -13,7 +13,7 @@ from creatorpack.cli import app
 from creatorpack.errors import CreatorpackError
 from creatorpack.lint import LintConfig, LintConfigError, LintSettings, load_config
 
-from .conftest import example
+from .conftest import EXAMPLES, example
 
 SOURCE = "proj/pyproject.toml"
 
@@ -38,6 +38,8 @@ def test_a_good_table() -> None:
         ({"max-states": 2.5}, "max-states", "whole number"),
         ({"max-states": True}, "max-states", "whole number"),
         ({"ignore": "spoiler-title"}, "ignore", "must be an array of rule codes"),
+        ({"ignore": [1]}, "ignore", 'item 1 is an integer (1), not a rule code (a string, like "spoiler-title")'),
+        ({"ignore": ["spoiler-title", ["x"]]}, "ignore", "item 2 is an array, not a rule code"),
         ({"ignore": ["spoiler-titel"]}, "ignore", "did you mean 'spoiler-title'?"),
         ({"max_states": 5}, "max_states", "did you mean 'max-states'?"),
     ],
@@ -79,3 +81,62 @@ def test_cli_reports_a_bad_table_without_a_traceback(
     assert result.exit_code == 2
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert expected in " ".join(result.output.split())
+
+
+@pytest.mark.parametrize(
+    ("toml", "expected"),
+    [
+        ('tool = "x"', "pyproject.toml: tool: must be a table ([tool]), not a string ('x')"),
+        ('[tool]\ncreatorpack = "x"', "tool.creatorpack: must be a table ([tool.creatorpack]), not a string ('x')"),
+        ("[tool]\ncreatorpack = [1]", "tool.creatorpack: must be a table ([tool.creatorpack]), not an array"),
+        (
+            "[tool.creatorpack]\nlint = 3",
+            "tool.creatorpack.lint: must be a table ([tool.creatorpack.lint]), not an integer (3)",
+        ),
+    ],
+)
+def test_cli_reports_a_table_that_is_no_table_without_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, toml: str, expected: str
+) -> None:
+    pack = tmp_path / "pack.json"
+    pack.write_text(json.dumps(example("0.5", "minimal")))
+    (tmp_path / "pyproject.toml").write_text(f"{toml}\n")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["lint", str(pack)], env={"COLUMNS": "300"})
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code == 2
+    assert expected in " ".join(result.output.split())
+
+
+def test_other_tool_tables_and_no_lint_table_are_fine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pack = tmp_path / "pack.json"
+    pack.write_text(json.dumps(example("0.5", "minimal")))
+    (tmp_path / "pyproject.toml").write_text('[tool.ruff]\nline-length = 120\n[tool.creatorpack]\nother = "x"\n')
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["lint", str(pack)])
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "1e400", "-inf", "-1"])
+def test_cli_max_seconds_must_be_finite_and_not_negative(value: str) -> None:
+    # The same rule as the table's max-seconds: a time limit of nan or inf is none at all.
+    result = CliRunner().invoke(
+        app, ["lint", f"--max-seconds={value}", str(EXAMPLES / "0.5" / "minimal.json")], env={"COLUMNS": "300"}
+    )
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert result.exit_code == 2, result.output
+    assert "--max-seconds" in result.output
+
+
+@pytest.mark.parametrize("where", ["flag", "table"])
+def test_a_time_limit_of_minus_0_shows_as_0(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    pack = tmp_path / "pack.json"
+    pack.write_text(json.dumps(example("0.5", "rich")))
+    flags = ["--max-seconds=-0"] if where == "flag" else []
+    if where == "table":
+        (tmp_path / "pyproject.toml").write_text("[tool.creatorpack.lint]\nmax-seconds = -0.0\n")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["lint", *flags, str(pack)], env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    assert "the safety-net time limit (0 s)" in result.output
+    assert "-0" not in result.output

@@ -43,7 +43,9 @@ VALID_03: dict[str, Any] = {
         (b'{\n  "a": 1\n} trailing', NotJSONError, "invalid-json", 3, 3, "after the JSON document"),
         (b'{"a": NaN}', NotJSONError, "invalid-json", 1, 7, "NaN"),
         (b'{"a": [Infinity]}', NotJSONError, "invalid-json", 1, 8, "NaN and Infinity"),
-        (b'{"a": -Infinity}', NotJSONError, "invalid-json", 1, 8, "invalid JSON"),
+        (b'{"a": -Infinity}', NotJSONError, "invalid-json", 1, 7, "NaN and Infinity are not JSON values"),
+        (b'{"a":\n [-NaN]}', NotJSONError, "invalid-json", 2, 3, "NaN and Infinity are not JSON values"),
+        (b'{"a": -x}', NotJSONError, "invalid-json", 1, 8, "invalid JSON: no digit after sign"),
         (b'{"a": 1e400}', NotJSONError, "invalid-json", 1, 7, "overflows a double"),
         (b'{"a": 1,}', NotJSONError, "invalid-json", 1, 8, "invalid JSON"),
         (b"", NotJSONError, "invalid-json", 1, 1, "invalid JSON"),
@@ -61,6 +63,24 @@ def test_unreadable_documents(
     assert (caught.value.line, caught.value.column) == (line, column)
     assert words in str(caught.value)
     assert caught.value.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("codec", "name"),
+    [
+        ("utf-16", "UTF-16LE"),  # Python writes a byte order mark, little-endian here
+        ("utf-16-le", "UTF-16LE"),
+        ("utf-16-be", "UTF-16BE"),
+        ("utf-32", "UTF-32LE"),
+        ("utf-32-le", "UTF-32LE"),
+        ("utf-32-be", "UTF-32BE"),
+    ],
+)
+def test_utf_16_and_utf_32_are_named(codec: str, name: str) -> None:
+    with pytest.raises(NotJSONError) as caught:
+        creatorpack.validate('{\n  "protocol_version": "0.5"\n}'.encode(codec))
+    assert str(caught.value) == f"saved as {name}, not UTF-8; save the file as UTF-8"
+    assert (caught.value.line, caught.value.column) == (1, 1)
 
 
 def test_binary_junk_is_not_json() -> None:

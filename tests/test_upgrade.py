@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,7 +17,7 @@ from creatorpack.contract import validate
 from creatorpack.errors import NotJSONError, SourceTypeError, UnknownVersionError
 from creatorpack.play import Engine, Turn, parse_script
 from creatorpack.testing import play
-from creatorpack.upgrade import STEPS, UpgradeError, UpgradeResult, upgrade
+from creatorpack.upgrade import STEPS, Change, UpgradeError, UpgradeResult, upgrade
 
 from .conftest import EXAMPLES, example
 from .test_bounds import base
@@ -205,6 +206,33 @@ def test_bump_revision_in_text() -> None:
         '    "bindings": [],',
         '    "illustration_rules": []',
     ]
+
+
+@pytest.mark.parametrize("spelling", ["1.0", "1e0", "1", "10E-1"])
+def test_bump_revision_of_a_whole_number_spelt_as_a_float(spelling: str) -> None:
+    # JSON Schema's integer accepts 1.0 and 1e0, so a valid pack may spell its revision so.
+    source = json.dumps(example("0.3", "minimal"), indent=2).replace('"revision": 1', f'"revision": {spelling}')
+    assert validate(source).valid
+    result = upgrade(source, bump_revision=True)
+    assert result.valid
+    assert result.changes[-1] == Change("/manifest/revision", "1 → 2" if spelling == "1" else "1.0 → 2")
+    assert f'    "revision": {spelling},' in removed_lines(source, result.text)
+    assert '    "revision": 2,' in added_lines(source, result.text)
+
+
+@pytest.mark.parametrize(
+    ("revision", "found"),
+    [(1.5, "manifest.revision is 1.5"), ("1", "manifest.revision is '1'"), (None, "the pack has no manifest.revision")],
+)
+def test_bump_revision_refuses_a_revision_it_cannot_add_1_to(revision: Any, found: str) -> None:
+    pack = example("0.3", "minimal")
+    if revision is None:
+        del pack["manifest"]["revision"]
+    else:
+        pack["manifest"]["revision"] = revision
+    with pytest.raises(UpgradeError, match=f"cannot bump the revision: {re.escape(found)}, not a whole number"):
+        upgrade(pack, bump_revision=True)
+    assert upgrade(pack).changes  # without the bump, the upgrade goes on
 
 
 def test_existing_member_is_kept_and_checked() -> None:

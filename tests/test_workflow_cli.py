@@ -130,6 +130,27 @@ def test_upgrade_unreadable_and_refused_inputs_exit_2(tmp_path: Path) -> None:
     assert "invalid-json" in result.stderr
 
 
+def test_bump_revision_of_a_revision_spelt_1_0(tmp_path: Path) -> None:
+    pack = tmp_path / "pack.json"
+    pack.write_text(json.dumps(example("0.3", "minimal"), indent=2).replace('"revision": 1', '"revision": 1.0'))
+    result = runner.invoke(app, ["upgrade", str(pack), "--in-place", "--bump-revision", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert {"pointer": "/manifest/revision", "what": "1.0 → 2"} in report["changes"]
+    assert '"revision": 2,' in pack.read_text()
+    assert json.loads(pack.read_text())["manifest"]["revision"] == 2
+
+
+def test_bump_revision_of_a_revision_that_is_no_whole_number_exits_2(tmp_path: Path) -> None:
+    pack = tmp_path / "pack.json"
+    text = json.dumps(example("0.3", "minimal"), indent=2).replace('"revision": 1', '"revision": 1.5')
+    pack.write_text(text)
+    result = runner.invoke(app, ["upgrade", str(pack), "--in-place", "--bump-revision"])
+    assert result.exit_code == 2
+    assert "cannot bump the revision: manifest.revision is 1.5, not a whole number" in result.stderr
+    assert pack.read_text() == text
+
+
 def test_upgrade_from_stdin() -> None:
     source = (EXAMPLES / "0.3" / "minimal.json").read_bytes()
     result = runner.invoke(app, ["upgrade", "-"], input=source)

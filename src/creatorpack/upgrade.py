@@ -299,11 +299,31 @@ def _plan(
     if bump_revision:
         manifest = updated.get("manifest")
         revision = manifest.get("revision") if isinstance(manifest, Mapping) else None
-        if isinstance(revision, int) and not isinstance(revision, bool) and isinstance(manifest, Mapping):
-            updated["manifest"] = {**manifest, "revision": revision + 1}
-            edits.append((("manifest", "revision"), revision + 1))
-            changes.append(Change("/manifest/revision", f"{revision} → {revision + 1}"))
+        whole = _whole_number(revision)
+        if whole is None or not isinstance(manifest, Mapping):
+            found = "the pack has no manifest.revision" if revision is None else f"manifest.revision is {revision!r}"
+            raise UpgradeError(
+                f"cannot bump the revision: {found}, not a whole number; set it to one, or leave out --bump-revision"
+            )
+        updated["manifest"] = {**manifest, "revision": whole + 1}
+        edits.append((("manifest", "revision"), whole + 1))
+        changes.append(Change("/manifest/revision", f"{revision} → {whole + 1}"))
     return edits, changes, updated
+
+
+def _whole_number(value: object) -> int | None:
+    """``value`` as an int when JSON Schema counts it as an integer (``1``, ``1.0``, ``1e0``), else ``None``.
+
+    The schema's ``integer`` accepts a float with no fraction, so a valid pack may spell its
+    revision ``1.0``; the bump writes the next revision as a plain integer.
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
 
 
 def _apply_text(text: str, edits: list[_Edit]) -> str:

@@ -15,8 +15,9 @@ from typing import Annotated, Any
 import orjson
 import typer
 
+from creatorpack.cli import _output
 from creatorpack.contract.validation import validate
-from creatorpack.errors import CreatorpackError, DocumentError
+from creatorpack.errors import CreatorpackError, DocumentError, LimitError
 
 __all__ = ["DiffFormat", "register"]
 
@@ -89,9 +90,11 @@ def _pack(path: Path) -> Mapping[str, Any]:
 
 def _save(path: Path) -> Any:
     try:
-        return orjson.loads(path.read_bytes())
+        return orjson.loads(_output.read_limited(str(path)))
     except OSError as exc:
         raise CreatorpackError(f"{path}: cannot read the save: {exc.strerror or exc}") from None
+    except LimitError as exc:
+        raise CreatorpackError(f"{path}: cannot read the save: {exc.code}: {exc}") from None
     except orjson.JSONDecodeError as exc:
         raise CreatorpackError(f"{path}: the save is not JSON: {exc}") from None
 

@@ -7,12 +7,13 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from pathlib import Path
 from typing import Any, Final
 
 import orjson
 
-from creatorpack.contract.validation import Report, Validator, read_file
-from creatorpack.errors import DocumentError, NotJSONError
+from creatorpack.contract.validation import MAX_BYTES, Report, Validator, read_file
+from creatorpack.errors import DocumentError, LimitError, NotJSONError
 
 __all__ = [
     "FORMATS",
@@ -26,6 +27,7 @@ __all__ = [
     "excerpt",
     "lint_file",
     "read_input",
+    "read_limited",
     "render",
 ]
 
@@ -193,11 +195,33 @@ def from_error(path: str, error: DocumentError, data: bytes | None = None) -> Fi
 
 
 def read_input(path: str, max_bytes: int, stdin: bytes | None = None) -> bytes:
-    """The bytes of a file (or of stdin for ``-``); an empty input is :class:`NotJSONError` 'empty file'."""
+    """The bytes of a file (or of stdin for ``-``); an empty input is :class:`NotJSONError` 'empty file'.
+
+    ``stdin`` is what was read of standard input, at most ``max_bytes + 1`` bytes: more than the
+    limit says only that standard input is larger, not how large (it was not read to its end).
+    """
     data = stdin if path == STDIN and stdin is not None else read_file(path, max_bytes)
+    if path == STDIN and len(data) > max_bytes:
+        raise LimitError(f"standard input is larger than the limit of {max_bytes:,} bytes")
     if not data.strip():
         what = "standard input is empty" if path == STDIN else "empty file"
         raise NotJSONError(f"{what}: a pack is a JSON object")
+    return data
+
+
+def read_limited(path: str, limit: int = MAX_BYTES) -> bytes:
+    """All the bytes of a file (of standard input for ``-``) that the CLI reads whole, such as a script or a save.
+
+    Reads at most ``limit + 1`` bytes, so ``/dev/zero`` or a runaway file ends in a
+    :class:`LimitError` rather than filling the memory. Raises :class:`OSError` as ``open`` does.
+    """
+    if path == STDIN:
+        data = sys.stdin.buffer.read(limit + 1)
+    else:
+        with Path(path).open("rb") as handle:
+            data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise LimitError(f"larger than the limit of {limit:,} bytes")
     return data
 
 

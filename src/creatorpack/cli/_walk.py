@@ -10,12 +10,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-__all__ = ["SKIPPED_DIRS", "Expansion", "expand", "git_ignored"]
+__all__ = ["SKIPPED_DIRS", "Expansion", "expand", "git_ignored", "mentions_protocol_version"]
 
 SKIPPED_DIRS: Final = frozenset({"node_modules"})
 """Directories never walked (besides hidden ones, whose names start with a dot)."""
 
-_MARKER: Final = b'"protocol_version"'
+_MARKERS: Final = tuple(
+    '"protocol_version"'.encode(codec) for codec in ("utf-8", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")
+)
+"""The member name in UTF-8 and in the encodings a pack must not be in but an editor may save it in."""
 _STDIN: Final = "-"
 
 
@@ -70,11 +73,20 @@ def _walk(root: Path, excludes: Sequence[str]) -> list[Path]:
     return sorted(p for p in found if p not in ignored and p.is_file())
 
 
+def mentions_protocol_version(data: bytes) -> bool:
+    """Whether ``data`` holds ``"protocol_version"`` in UTF-8, UTF-16 or UTF-32.
+
+    A pack saved as UTF-16 (some Windows editors do) is still a pack: it must be reported as
+    not UTF-8, not skipped as though it were some other JSON file.
+    """
+    return any(marker in data for marker in _MARKERS)
+
+
 def _is_pack(path: Path, max_bytes: int) -> bool:
     """Whether a walked file declares a ``protocol_version`` (unreadable files are kept: they are reported)."""
     try:
         with path.open("rb") as handle:
-            return _MARKER in handle.read(max_bytes + 1)
+            return mentions_protocol_version(handle.read(max_bytes + 1))
     except OSError:
         return True
 

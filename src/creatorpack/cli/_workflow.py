@@ -15,6 +15,8 @@ from typing import Annotated, Any
 import orjson
 import typer
 
+from creatorpack.cli._output import read_input
+from creatorpack.cli._walk import mentions_protocol_version
 from creatorpack.contract.validation import MAX_BYTES, read_file
 from creatorpack.errors import CreatorpackError, DocumentError
 
@@ -65,7 +67,7 @@ def _upgrade_command(
     if in_place and pack == _STDIN:
         raise typer.BadParameter("standard input cannot be rewritten in place", param_hint="--in-place")
     try:
-        data = sys.stdin.buffer.read(MAX_BYTES + 1) if pack == _STDIN else read_file(pack)
+        data = read_input(pack, MAX_BYTES, sys.stdin.buffer.read(MAX_BYTES + 1) if pack == _STDIN else None)
         result = upgrade(data, to=to, bump_revision=bump_revision)
     except CreatorpackError as exc:
         code = f"{exc.code}: " if isinstance(exc, DocumentError) else ""
@@ -182,14 +184,15 @@ def _ask(question: str, choices: Sequence[str], default: str) -> str:
 def is_pack_file(path: str, max_bytes: int = MAX_BYTES) -> bool:
     """Whether the hooks check ``path``: a JSON object with a root ``protocol_version`` member.
 
-    A file that cannot be parsed counts as a pack when its text mentions ``protocol_version``, so a
-    broken pack is reported rather than skipped; any other unreadable file is left to other hooks.
+    A file that cannot be parsed counts as a pack when its text mentions ``protocol_version`` (in
+    UTF-8, or in UTF-16 or UTF-32, which a pack must not be in), so a broken pack is reported rather
+    than skipped; any other unreadable file is left to other hooks.
     """
     try:
         data = read_file(path, max_bytes)
     except DocumentError:
         return True  # too large, or gone: let the command report it
-    if b"protocol_version" not in data:
+    if not mentions_protocol_version(data):
         return False
     try:
         document = orjson.loads(data)

@@ -8,6 +8,7 @@ The exit codes live on the exception classes (:mod:`creatorpack.errors`); this m
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -24,7 +25,14 @@ from creatorpack import __version__
 from creatorpack.cli import _diff, _output, _settings, _walk, _workflow
 from creatorpack.contract import schema, suggest
 from creatorpack.contract.validation import MAX_BYTES, validate
-from creatorpack.errors import CreatorpackError, DocumentError, InvalidPackError, SessionLoadError, TurnError
+from creatorpack.errors import (
+    CreatorpackError,
+    DocumentError,
+    InvalidPackError,
+    LimitError,
+    SessionLoadError,
+    TurnError,
+)
 from creatorpack.service import cli as service_cli
 
 if TYPE_CHECKING:
@@ -131,11 +139,21 @@ _MaxStates = Annotated[
         help="Reachability search: turns it may play; deterministic (default: the table, else 2000).",
     ),
 ]
+
+
+def _finite_seconds(value: float | None) -> float | None:
+    """Refuse ``nan``, ``inf`` and ``1e400`` (which reads as inf), as the pyproject table does: no time limit."""
+    if value is not None and not math.isfinite(value):
+        raise typer.BadParameter(f"must be a finite number of seconds, 0 or more, not {value}")
+    return value
+
+
 _MaxSeconds = Annotated[
     float | None,
     typer.Option(
         "--max-seconds",
         min=0.0,
+        callback=_finite_seconds,
         help="Reachability search: a safety-net time limit per pack (default: the table, else 60).",
     ),
 ]
@@ -226,7 +244,8 @@ def _lint_settings(paths: Sequence[str], flags: _LintFlags) -> tuple[bool, LintC
         ignore=settings.ignore | frozenset(flags.ignore),
         assets=flags.assets,
         max_states=_first(flags.max_states, settings.max_states, defaults.max_states),
-        max_seconds=_first(flags.max_seconds, settings.max_seconds, defaults.max_seconds),
+        # Adding 0.0 turns -0.0 (which passes "0 or more") into 0.0, so no message shows "-0 s".
+        max_seconds=_first(flags.max_seconds, settings.max_seconds, defaults.max_seconds) + 0.0,
     )
     return (flags.strict if flags.strict is not None else bool(settings.strict)), config
 
@@ -417,7 +436,7 @@ def _play_command(
         saved = _read_save(load) if load is not None else None
         writer = _save_writer(save_to) if save_to is not None else None
         if script is not None:
-            text = sys.stdin.read() if script == _output.STDIN else _read_script(script)
+            text = _read_script(script)
             sys.stdout.write(_play.scripted(source, text, entry, fmt, saved=saved, save_to=writer))
         else:
             code = _play.interactive(source, entry, saved=saved, save_to=writer)
@@ -443,9 +462,11 @@ def _play_source(pack: str) -> bytes:
 
 def _read_save(path: Path) -> Any:
     try:
-        return orjson.loads(path.read_bytes())
+        return orjson.loads(_output.read_limited(str(path)))
     except OSError as exc:
         raise SessionLoadError(f"cannot read the save {path}: {exc.strerror or exc}") from None
+    except LimitError as exc:
+        raise SessionLoadError(f"cannot read the save {path}: {exc.code}: {exc}") from None
     except orjson.JSONDecodeError as exc:
         raise SessionLoadError(f"the save {path} is not JSON: {exc}") from None
 
@@ -461,10 +482,13 @@ def _save_writer(path: Path) -> Callable[[Mapping[str, Any]], None]:
 
 
 def _read_script(script: str) -> str:
+    """The script's text: a file, or standard input for ``-``; no larger than a pack may be."""
     try:
-        return Path(script).read_text(encoding="utf-8")
+        return _output.read_limited(script).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise TurnError(f"cannot read the script {script}: {exc}") from None
+        raise TurnError(f"cannot read the script {_named(script)}: {exc}") from None
+    except LimitError as exc:
+        raise TurnError(f"cannot read the script {_named(script)}: {exc.code}: {exc}") from None
 
 
 # Commands defined in their own modules, one line each: diff; upgrade, init and hook; serve, token and db

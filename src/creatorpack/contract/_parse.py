@@ -24,6 +24,20 @@ jsonschema-rs reports errors for. Deeper documents are refused, not half-checked
 # A number of 19 or more digits may be outside the 64-bit range that orjson keeps exact.
 _LONG_DIGITS: Final = re.compile(rb"[0-9]{19,}")
 _BOM: Final = b"\xef\xbb\xbf"
+_WIDE_BOMS: Final = (
+    (b"\x00\x00\xfe\xff", "UTF-32BE"),
+    (b"\xff\xfe\x00\x00", "UTF-32LE"),
+    (b"\xfe\xff", "UTF-16BE"),
+    (b"\xff\xfe", "UTF-16LE"),
+)
+# RFC 4627 section 3: JSON text starts with two ASCII characters, so the NUL bytes among the
+# first four tell UTF-16 and UTF-32 apart from UTF-8 (True: a NUL byte).
+_WIDE_BY_NULS: Final[dict[tuple[bool, ...], str]] = {
+    (True, True, True, False): "UTF-32BE",
+    (False, True, True, True): "UTF-32LE",
+    (True, False, True, False): "UTF-16BE",
+    (False, True, False, True): "UTF-16LE",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +92,16 @@ def _position(text: str | bytes, offset: int) -> tuple[int, int]:
     return line, len(before_text) - (before_text.rfind("\n") + 1) + 1
 
 
+def _wide_encoding(data: bytes) -> NotJSONError | None:
+    """The error for text saved as UTF-16 or UTF-32 (a byte order mark, or NUL bytes where ASCII goes)."""
+    name = next((name for bom, name in _WIDE_BOMS if data.startswith(bom)), None)
+    if name is None and len(data) >= 4:
+        name = _WIDE_BY_NULS.get(tuple(byte == 0 for byte in data[:4]))
+    if name is None:
+        return None
+    return NotJSONError(f"saved as {name}, not UTF-8; save the file as UTF-8", line=1, column=1)
+
+
 def _not_utf8(data: bytes) -> NotJSONError | None:
     try:
         data.decode("utf-8")
@@ -94,12 +118,16 @@ def _not_utf8(data: bytes) -> NotJSONError | None:
 def _syntax_error(data: bytes | str, exc: orjson.JSONDecodeError) -> NotJSONError | LimitError:
     reason = str(exc).split(": line ", 1)[0]
     text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
-    line, column = _position(text, exc.pos)
+    at = exc.pos
+    signed_constant = reason == "no digit after sign" and text[at : at + 3] in ("NaN", "Inf")
+    if signed_constant:
+        at -= 1  # orjson stops after the sign of -Infinity or -NaN; point at the value, sign included
+    line, column = _position(text, at)
     if "depth limit" in reason or "recursion" in reason.lower():
         return too_deep(line, column)
     if "infinity" in reason:
         reason = "number too large: it overflows a double (RFC 8259 section 6)"
-    elif reason.startswith("unexpected character") and text[exc.pos : exc.pos + 3] in ("NaN", "Inf", "-In"):
+    elif signed_constant or (reason.startswith("unexpected character") and text[at : at + 3] in ("NaN", "Inf", "-In")):
         reason = "NaN and Infinity are not JSON values"
     elif reason == "unexpected content after document":
         reason = "unexpected content after the JSON document"
@@ -124,7 +152,7 @@ def parse(data: bytes | str, *, max_bytes: int = MAX_BYTES, what: str = "documen
         if not data.strip():
             raise NotJSONError(f"invalid JSON: empty {what}", line=1, column=1) from None
         if isinstance(data, bytes):
-            utf8 = _not_utf8(data)
+            utf8 = _wide_encoding(data) or _not_utf8(data)
             if utf8 is not None:
                 raise utf8 from None
         raise _syntax_error(data, exc) from None

@@ -71,10 +71,15 @@ def load_config(table: Mapping[str, Any], *, source: str) -> LintSettings:
 
 def _ignore(table: Mapping[str, Any], source: str) -> frozenset[str]:
     value = table.get("ignore", [])
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+    if not isinstance(value, list):
         raise LintConfigError(
             source, "ignore", f'must be an array of rule codes, like ["spoiler-title"], not {_kind(value)}'
         )
+    for number, item in enumerate(value, start=1):
+        if not isinstance(item, str):
+            raise LintConfigError(
+                source, "ignore", f'item {number} is {_kind(item)}, not a rule code (a string, like "spoiler-title")'
+            )
     for code in value:
         if code not in RULES:
             raise LintConfigError(
