@@ -69,6 +69,25 @@ def test_an_unreachable_database_is_a_clear_error(tmp_path: Path) -> None:
     assert "Traceback" not in result.output
 
 
+@pytest.mark.parametrize("command", [["token", "list"], ["db", "upgrade"], ["serve", "--port", "8799"]])
+def test_a_data_dir_that_is_a_file_is_a_usage_error(tmp_path: Path, command: list[str]) -> None:
+    afile = tmp_path / "pack.json"
+    afile.write_text("{}")
+    result = CliRunner().invoke(cli_app, [*command, "--data-dir", str(afile)], env={"CREATORPACK_DATABASE_URL": ""})
+    assert result.exit_code == 2
+    assert f"the data directory {afile} is a file, not a directory" in result.stderr
+    assert "Traceback" not in result.output
+    assert afile.read_text() == "{}"
+
+
+@pytest.mark.parametrize("port", ["99999", "-1", "65536"])
+def test_serve_refuses_a_port_out_of_range(tmp_path: Path, port: str) -> None:
+    result = CliRunner().invoke(cli_app, ["serve", "--port", port, "--data-dir", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "--port" in result.stderr
+    assert not (tmp_path / "creatorpack.db").exists()  # refused before anything was set up
+
+
 def test_service_commands_do_not_load_the_web_stack() -> None:
     probe = (
         "import sys, creatorpack.cli.app; "

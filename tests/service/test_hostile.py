@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import AsyncIterator
+from typing import Any
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
 from creatorpack import CreatorpackError
+from creatorpack.service.api.deps import SMALL_BODY_BYTES
 from creatorpack.service.errors import ServiceError, UnsupportedMediaTypeError
-from tests.service.conftest import JSON, issue, pack_bytes
+from tests.service.conftest import JSON, issue, pack_bytes, published_bytes
 
 PROBLEM = "application/problem+json"
 BODY_ROUTES = ("/v1/validate", "/v1/lint", "/v1/packs")
@@ -72,7 +77,9 @@ def test_json_variants_are_accepted(client: TestClient) -> None:
 
 def test_60_kb_headers_are_431(client: TestClient) -> None:
     for headers in ({"X-Filler": "a" * 60_000}, {"Authorization": "Bearer " + "a" * 60_000}):
-        _assert_problem(client.get("/v1/health", headers=headers), 431)
+        response = client.get("/v1/health", headers=headers)
+        _assert_problem(response, 431)
+        assert response.json()["instance"] == "/v1/health"
         _assert_problem(client.post("/v1/validate", content=b"{}", headers={**headers, **JSON}), 431)
 
 
@@ -137,6 +144,48 @@ def test_unknown_routes_and_methods(client: TestClient) -> None:
     _assert_problem(client.get("/v1/packs", headers=issue(client)), 405)
 
 
+@pytest.mark.parametrize(
+    ("method", "path", "allow"),
+    [
+        ("PUT", "/v1/validate", "POST"),
+        ("GET", "/v1/packs", "POST"),
+        ("PATCH", "/v1/packs/moon.garden/publish", "DELETE, POST"),
+        ("POST", "/v1/packs/moon.garden/revisions/1", "DELETE, GET, HEAD"),
+        ("POST", "/v1/catalog", "GET, HEAD"),
+        ("DELETE", f"/v1/sessions/{'0' * 32}", "GET, HEAD"),
+        ("HEAD", "/v1/lint", "POST"),
+    ],
+)
+def test_405_lists_the_allowed_methods(client: TestClient, method: str, path: str, allow: str) -> None:
+    response = client.request(method, path, headers=issue(client))
+    assert response.status_code == 405, response.text
+    assert response.headers["allow"] == allow
+    if method != "HEAD":
+        _assert_problem(response, 405)
+        assert response.json()["instance"] == path
+
+
+def test_head_is_answered_as_get_without_the_body(client: TestClient) -> None:
+    alice = issue(client)
+    client.post("/v1/packs", content=published_bytes(), headers={**alice, **JSON})
+    client.post("/v1/packs/moon.garden/publish", json={"revision": 1}, headers=alice)
+    for path, headers in (
+        ("/v1/health", {}),
+        ("/v1/catalog", {}),
+        ("/v1/packs/moon.garden", alice),
+        ("/v1/packs/moon.garden/revisions/1", alice),  # the route, then the fast path
+        ("/v1/packs/moon.garden/revisions/1", alice),
+        ("/v1/packs/moon.garden/reader", {}),
+        ("/v1/packs/moon.garden/reader", {}),
+        ("/v1/packs/nothing", alice),
+    ):
+        got, head = client.get(path, headers=headers), client.head(path, headers=headers)
+        assert head.status_code == got.status_code, path
+        assert head.content == b""
+        for name in ("content-type", "content-length", "etag", "cache-control"):
+            assert head.headers.get(name) == got.headers.get(name), (path, name)
+
+
 def test_query_garbage_is_400(client: TestClient) -> None:
     response = client.post("/v1/lint?strict=maybe", content=pack_bytes(), headers=JSON)
     _assert_problem(response, 400)
@@ -156,3 +205,84 @@ def test_a_single_valued_query_parameter_sent_twice_is_400(client: TestClient, q
 def test_repeatable_query_parameters_stay_repeatable(client: TestClient) -> None:
     response = client.get("/v1/catalog?tag=harbour&tag=storm&genre=Mystery&genre=Drama&age_rating=general")
     assert response.status_code == 200, response.text
+
+
+SMALL_BODY_ROUTES = (
+    "/v1/packs/moon.garden/publish",
+    "/v1/packs/moon.garden/sessions",
+    f"/v1/sessions/{'0' * 32}/turns",
+    f"/v1/sessions/{'0' * 32}/migrate",
+)
+
+
+class _Body:
+    """A chunked request body of ``chunks`` MiB that counts how many chunks the server pulled."""
+
+    def __init__(self, chunks: int) -> None:
+        self.chunks = chunks
+        self.pulled = 0
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        yield b'{"revision": 1, "filler": "'
+        for _ in range(self.chunks):
+            self.pulled += 1
+            yield b"a" * (1024 * 1024)
+        yield b'"}'
+
+
+def _post_streamed(app: Any, route: str, body: _Body, headers: dict[str, str]) -> httpx.Response:
+    async def post() -> httpx.Response:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+            return await http.post(route, content=body, headers=headers)
+
+    return asyncio.run(post())
+
+
+@pytest.mark.parametrize("route", SMALL_BODY_ROUTES)
+def test_a_big_body_on_a_small_json_route_is_413_as_soon_as_it_passes_the_limit(client: TestClient, route: str) -> None:
+    body = _Body(8)
+    response = _post_streamed(client.app, route, body, {**issue(client, scope="admin"), **JSON})
+    _assert_problem(response, 413)
+    assert response.json()["limit"] == SMALL_BODY_BYTES == 1024 * 1024
+    assert body.pulled <= 2  # refused while streaming, not after buffering all 8 MiB
+
+
+@pytest.mark.parametrize("route", SMALL_BODY_ROUTES)
+def test_an_anonymous_body_is_refused_before_it_is_read(client: TestClient, route: str) -> None:
+    body = _Body(8)
+    response = _post_streamed(client.app, route, body, JSON)
+    _assert_problem(response, 401)
+    assert body.pulled == 0
+
+
+def test_a_declared_length_past_the_limit_is_413_on_every_body_route(client: TestClient) -> None:
+    admin = {**issue(client, scope="admin"), **JSON, "Content-Length": str(64 * 1024 * 1024 + 1)}
+    for route in (*BODY_ROUTES, *SMALL_BODY_ROUTES):
+        response = client.post(route, content=b"{}", headers=admin)
+        _assert_problem(response, 413)
+    response = client.put(f"/v1/assets/{'0' * 64}", content=b"x", headers=admin)
+    _assert_problem(response, 413)
+
+
+def test_two_authorization_headers_are_400_on_every_path(client: TestClient) -> None:
+    alice, bob = issue(client, "alice"), issue(client, "bob")
+    client.post("/v1/packs", content=published_bytes(visibility="private"), headers={**alice, **JSON})
+    assert client.post("/v1/packs/moon.garden/publish", json={"revision": 1}, headers=alice).status_code == 200
+    # The fast paths keep what alice read a moment ago: a second header must not reach it.
+    assert client.get("/v1/packs/moon.garden/revisions/1", headers=alice).status_code == 200
+    assert client.get("/v1/packs/moon.garden/reader", headers=alice).status_code == 200
+    for first in (bob["Authorization"], "Bearer cpt_bogus", alice["Authorization"]):
+        both = [("Authorization", first), ("Authorization", alice["Authorization"])]
+        for path in (
+            "/v1/packs/moon.garden/revisions/1",
+            "/v1/packs/moon.garden/reader",
+            "/v1/packs/moon.garden",
+            "/v1/catalog",
+            "/v1/health",
+        ):
+            response = client.get(path, headers=both)
+            _assert_problem(response, 400)
+            refused = {"location": "header.authorization", "message": "takes one value, not 2"}
+            assert response.json()["errors"] == [refused]
+            assert response.json()["instance"] == path

@@ -77,6 +77,7 @@ def test_per_token_limit_answers_429_with_headers(tmp_path: Path) -> None:
         limited = answers[-1]
         assert limited.headers["content-type"] == "application/problem+json"
         assert limited.json()["type"] == "urn:creatorpack:problem:rate-limited"
+        assert limited.json()["instance"] == "/v1/packs/x"
         assert 1 <= int(limited.headers["retry-after"]) <= 60
         assert limited.headers["ratelimit"].startswith('"token";r=0;t=')
         assert client.get("/v1/packs/x", headers=bob).status_code == 404  # one token's limit is its own
@@ -175,3 +176,11 @@ def test_redis_limiter_counts_in_fixed_windows(redis_prefix: str) -> None:
 def test_a_token_limit_alone_lets_anonymous_requests_through(tmp_path: Path) -> None:
     with TestClient(create_app(_settings(tmp_path, rate_per_token=RateLimit(1, 60)))) as client:
         assert [client.get("/v1/health").status_code for _ in range(3)] == [200, 200, 200]
+
+
+def test_every_spelling_of_one_token_counts_against_one_limit(tmp_path: Path) -> None:
+    with TestClient(create_app(_settings(tmp_path, rate_per_token=RateLimit(3, 60)))) as client:
+        token = issue(client, "alice")["Authorization"].removeprefix("Bearer ")
+        spellings = (f"Bearer {token}", f"bearer {token}", f"Bearer   {token}  ", f"BEARER {token}")
+        answers = [client.get("/v1/packs/x", headers={"Authorization": s}) for s in spellings]
+        assert [r.status_code for r in answers] == [404, 404, 404, 429]

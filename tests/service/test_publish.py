@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from fastapi.testclient import TestClient
 from httpx import Response
 
+from creatorpack.service.packs import Packs
+from creatorpack.service.ports import Actor, PackRecord
 from tests.conftest import example
 from tests.service.conftest import JSON, issue, pack_bytes, published_bytes
 
@@ -125,7 +128,9 @@ def test_publishing_another_revision_moves_it_and_unpublish_withdraws(client: Te
     assert _publish(client, alice, 2).status_code == 200
     assert client.get("/v1/packs/moon.garden/reader").json()["revision"] == 2
     assert [i["title"] for i in client.get("/v1/catalog").json()["items"]] == ["Second"]
-    assert client.delete("/v1/packs/moon.garden/revisions/2", headers=alice).status_code == 409
+    refused = client.delete("/v1/packs/moon.garden/revisions/2", headers=alice)
+    assert refused.status_code == 409
+    assert (refused.json()["reason"], refused.json()["latest_revision"]) == ("revision-published", 2)
     assert client.delete("/v1/packs/moon.garden/revisions/1", headers=alice).status_code == 204
     assert client.delete("/v1/packs/moon.garden/publish", headers=alice).status_code == 204
     assert client.get("/v1/packs/moon.garden/reader").status_code == 404
@@ -146,6 +151,33 @@ def test_a_deleted_or_unknown_revision_cannot_be_published(client: TestClient) -
         response = _publish(client, alice, revision)
         assert response.status_code == 404
         assert response.json()["detail"] == f"pack 'moon.garden' has no revision {revision}"
+
+
+def test_a_revision_published_while_it_is_being_deleted_is_409_not_404(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice = issue(client)
+    _upload(client, published_bytes(), alice)
+    packs: Packs = client.app.state.services.packs  # type: ignore[attr-defined]
+    read_pack = packs.pack
+
+    def publish_meanwhile(account: str, pack_id: str) -> PackRecord:
+        found = read_pack(account, pack_id)  # the delete's owner check: nothing is published yet
+        packs.publish(Actor(account), pack_id, 1)  # a concurrent publish lands before the delete
+        return found
+
+    monkeypatch.setattr(packs, "pack", publish_meanwhile)
+    response = client.delete("/v1/packs/moon.garden/revisions/1", headers=alice)
+    assert response.status_code == 409, response.text
+    body = response.json()
+    assert (body["type"], body["reason"], body["latest_revision"]) == (
+        "urn:creatorpack:problem:revision-conflict",
+        "revision-published",
+        1,
+    )
+    monkeypatch.undo()
+    pack = client.get("/v1/packs/moon.garden", headers=alice).json()
+    assert (pack["published_revision"], [r["revision"] for r in pack["revisions"]]) == (1, [1])
 
 
 def test_other_accounts_get_404_and_readers_403(client: TestClient) -> None:
@@ -173,6 +205,31 @@ def test_malformed_publish_requests_are_400(client: TestClient) -> None:
         assert response.json()["type"] == "urn:creatorpack:problem:invalid-request"
     response = client.post("/v1/packs/moon.garden/publish", content=b"{", headers={**alice, **JSON})
     assert response.status_code == 400
+
+
+def test_the_publish_revision_is_a_json_integer_not_a_boolean_string_or_float(client: TestClient) -> None:
+    alice = issue(client)
+    _upload(client, published_bytes(), alice)
+    for payload in (b'{"revision": true}', b'{"revision": "1"}', b'{"revision": 1.0}'):
+        response = client.post("/v1/packs/moon.garden/publish", content=payload, headers={**alice, **JSON})
+        assert response.status_code == 400, (payload, response.text)
+        assert response.json()["type"] == "urn:creatorpack:problem:invalid-request"
+        assert response.json()["errors"][0]["location"] == "body.revision"
+    assert client.get("/v1/packs/moon.garden", headers=alice).json()["published_revision"] is None
+
+
+def test_a_publish_body_not_declared_json_is_415(client: TestClient) -> None:
+    alice = issue(client)
+    _upload(client, published_bytes(), alice)
+    for content_type in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"):
+        response = client.post(
+            "/v1/packs/moon.garden/publish", content=b'{"revision": 1}', headers={**alice, "Content-Type": content_type}
+        )
+        assert response.status_code == 415, (content_type, response.text)
+        assert response.json()["type"] == "urn:creatorpack:problem:unsupported-media-type"
+    assert client.get("/v1/packs/moon.garden", headers=alice).json()["published_revision"] is None
+    response = client.post("/v1/packs/moon.garden/publish", content=b'{"revision": 1}', headers=alice)
+    assert response.status_code == 200, response.text  # no content type is taken as JSON, as on every JSON route
 
 
 def test_the_journal_records_every_change_with_account_token_time_and_revision(client: TestClient) -> None:

@@ -351,9 +351,22 @@ def test_a_session_on_a_deleted_revision_must_migrate(world: World) -> None:
     with pytest.raises(ConflictError, match="revision 1 of 'harbour' was deleted") as caught:
         world.sessions.turn(ALICE, sid, 1, Turn({}))
     assert caught.value.reason == "deleted"
+    assert caught.value.details == {"latest_revision": 2}
     moved = world.sessions.migrate(ALICE, sid, 2)
     assert moved.revision == 2
     assert world.sessions.turn(ALICE, sid, 1, Turn({})).to_json()["turn"] == 1
+
+
+def test_a_reader_on_a_deleted_revision_learns_only_the_published_revision(world: World) -> None:
+    world.publish(1)
+    sid = world.sessions.start(RITA, "harbour").session_id
+    world.submit(harbour(2))
+    world.submit(harbour(3))
+    world.publish(2)
+    world.domain.delete("alice", "harbour", 1)
+    with pytest.raises(ConflictError, match="was deleted") as caught:
+        world.sessions.turn(RITA, sid, 1, Turn({}))
+    assert (caught.value.reason, caught.value.details) == ("deleted", {"latest_revision": 2})  # not 3
 
 
 # -- migration -----------------------------------------------------------------------------------------

@@ -18,7 +18,17 @@ from creatorpack.cli import app as cli_app
 from creatorpack.service.app import create_app
 from creatorpack.service.blobs import LocalBlobStore
 from creatorpack.service.packs import Packs
-from creatorpack.service.ports import AddOutcome, NewRevision, SystemClock, TokenRecord
+from creatorpack.service.ports import (
+    Actor,
+    AddOutcome,
+    DeleteOutcome,
+    MemoryPackStore,
+    NewPublication,
+    NewRevision,
+    PackStore,
+    SystemClock,
+    TokenRecord,
+)
 from creatorpack.service.settings import Settings
 from creatorpack.service.store import Database, SqlPackStore, SqlTokenStore
 from creatorpack.service.store.tables import include_name, metadata
@@ -29,6 +39,20 @@ NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
 def new(revision: int = 1, sha: str = "a" * 64) -> NewRevision:
     return NewRevision("moon.garden", revision, sha, 10, "0.5", NOW)
+
+
+@pytest.mark.parametrize("kind", ["sql", "memory"])
+def test_deleting_says_whether_the_revision_is_published_or_missing(database: Database, kind: str) -> None:
+    store: PackStore = SqlPackStore(database) if kind == "sql" else MemoryPackStore()
+    assert store.delete_revision("moon.garden", 1, NOW) is DeleteOutcome.MISSING  # no such pack
+    assert store.add_revision("alice", new(1)) is AddOutcome.CREATED
+    assert store.publish(NewPublication("moon.garden", 1, "private", NOW, b"{}"), Actor("alice"))
+    assert store.delete_revision("moon.garden", 1, NOW) is DeleteOutcome.PUBLISHED
+    assert store.delete_revision("moon.garden", 2, NOW) is DeleteOutcome.MISSING
+    pack = store.pack("moon.garden")
+    assert pack is not None
+    assert [r.deleted for r in pack.revisions] == [None]
+    assert [e.kind for e in store.events("moon.garden")] == ["upload", "publish"]
 
 
 def test_migrations_match_the_tables_and_are_idempotent(database: Database) -> None:
@@ -50,8 +74,8 @@ def test_pack_store_round_trip(database: Database) -> None:
     assert (pack.owner, pack.latest_revision, pack.visibility) == ("alice", 3, "private")
     assert [r.revision for r in pack.revisions] == [1, 3]
     assert pack.revisions[0].created == NOW
-    assert store.delete_revision("moon.garden", 1, NOW)
-    assert not store.delete_revision("moon.garden", 1, NOW)
+    assert store.delete_revision("moon.garden", 1, NOW) is DeleteOutcome.DELETED
+    assert store.delete_revision("moon.garden", 1, NOW) is DeleteOutcome.MISSING
     assert store.add_revision("alice", new(1)) is AddOutcome.DELETED
     assert store.referenced_blobs() == {"c" * 64}
     assert store.pack("nothing") is None

@@ -16,6 +16,7 @@ from creatorpack.service.api.fastpath import RevisionFastPath
 from creatorpack.service.api.middleware import (
     FastPathGate,
     HeaderLimitMiddleware,
+    HeadMiddleware,
     RateLimitMiddleware,
     SingleValuedQueryMiddleware,
 )
@@ -126,6 +127,7 @@ def create_app(
     groups = (meta, checks, packs, publishing, catalog, assets, sessions)
     for group in groups:
         app.include_router(group.router)
+    app.state.routes = [r for group in groups for r in group.router.routes]  # app.routes holds one per router
     services = app.state.services
     fast = {"auth": services.auth, "packs": services.packs, "ttl_seconds": settings.token_cache_seconds}
     checks_fast = {"packs": services.packs, "max_body_bytes": settings.max_body_bytes}
@@ -134,7 +136,8 @@ def create_app(
         fast_paths=[(ReaderFastPath, fast), (RevisionFastPath, fast)],
         exact={"/v1/validate": (ValidateFastPath, checks_fast)},
     )
-    app.add_middleware(SingleValuedQueryMiddleware, routes=[r for group in groups for r in group.router.routes])
+    app.add_middleware(SingleValuedQueryMiddleware, routes=app.state.routes)
+    app.add_middleware(HeadMiddleware)
     app.add_middleware(
         RateLimitMiddleware, limiter=limiter, per_token=settings.rate_per_token, per_ip=settings.rate_per_ip
     )

@@ -13,7 +13,7 @@ from typing import Final
 from creatorpack.service.errors import ForbiddenError, UnauthorizedError
 from creatorpack.service.ports import SCOPES, Clock, Scope, TokenRecord, TokenStore
 
-__all__ = ["PREFIX", "Auth", "hash_token"]
+__all__ = ["PREFIX", "Auth", "bearer_token", "hash_token"]
 
 PREFIX: Final = "cpt_"
 _SECRET_BYTES: Final = 32  # 256 bits
@@ -25,6 +25,22 @@ _CACHE_SIZE: Final = 10_000
 def hash_token(token: str) -> str:
     """The sha256 (hex) under which a token is stored."""
     return hashlib.sha256(token.encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
+def bearer_token(authorization: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header; None for a missing header or another scheme.
+
+    The scheme is case-insensitive and spaces around the token do not count (RFC 9110). This is the
+    one reading of the header: the token check, its cache, the fast paths and the per-token rate
+    limit all use it, so that every spelling of one token is one identity with one limit.
+    """
+    if not authorization:
+        return None
+    scheme, _, token = authorization.partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
+        return None
+    return token
 
 
 class Auth:
@@ -51,9 +67,8 @@ class Auth:
         """The live token named by an ``Authorization: Bearer ...`` header; 401 otherwise."""
         if not authorization:
             raise UnauthorizedError("this route needs a bearer token (Authorization: Bearer ...)")
-        scheme, _, token = authorization.partition(" ")
-        token = token.strip()
-        if scheme.lower() != "bearer" or not token:
+        token = bearer_token(authorization)
+        if token is None:
             raise UnauthorizedError("use the Bearer scheme: Authorization: Bearer <token>")
         if len(token) > _MAX_TOKEN_CHARS or not token.startswith(PREFIX):
             raise UnauthorizedError("unknown or revoked token")
@@ -69,12 +84,12 @@ class Auth:
 
     def cached(self, authorization: str | None) -> TokenRecord | None:
         """The live token of a header if it was checked less than ``cache_seconds`` ago (no store access)."""
-        if not self._cache or not authorization or len(authorization) > _MAX_TOKEN_CHARS + 7:
+        if not self._cache:
             return None
-        scheme, _, token = authorization.partition(" ")
-        if scheme.lower() != "bearer":
+        token = bearer_token(authorization)
+        if token is None or len(token) > _MAX_TOKEN_CHARS:
             return None
-        hit = self._cache.get(hash_token(token.strip()))
+        hit = self._cache.get(hash_token(token))
         if hit is None or hit[1] < time.monotonic():
             return None
         return hit[0]

@@ -47,10 +47,14 @@ def _settings(data_dir: Path | None) -> Settings:
     from creatorpack.service.settings import Settings, SettingsError  # noqa: PLC0415
 
     try:
-        return Settings.from_env(data_dir=data_dir)
+        settings = Settings.from_env(data_dir=data_dir)
     except SettingsError as exc:
         typer.echo(f"creatorpack: {exc}", err=True)
         raise typer.Exit(2) from None
+    if settings.data_dir.exists() and not settings.data_dir.is_dir():
+        typer.echo(f"creatorpack: the data directory {settings.data_dir} is a file, not a directory", err=True)
+        raise typer.Exit(2)
+    return settings
 
 
 def _fail(exc: Exception) -> typer.Exit:
@@ -87,7 +91,7 @@ def _services(data_dir: Path | None, *, migrate: bool | None = None) -> Iterator
 
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
     data_dir: DataDir = None,
     workers: Annotated[int, typer.Option(min=1, help="Server processes (they share the database).")] = 1,
 ) -> None:

@@ -36,6 +36,7 @@ from creatorpack.service.ports import (
     AssetStore,
     BlobStore,
     Clock,
+    DeleteOutcome,
     NewPublication,
     NewRevision,
     PackEvent,
@@ -208,11 +209,14 @@ class Packs:
     def delete(self, account: str, pack_id: str, revision: int, *, token_id: str | None = None) -> None:
         """Delete an unpublished revision (journaled with ``token_id``); its number is never used again."""
         pack = self.pack(account, pack_id)
-        if pack.published_revision == revision:
+        outcome = self._store.delete_revision(pack_id, revision, self._clock.now(), Actor(account, token_id))
+        if outcome is DeleteOutcome.PUBLISHED:
             raise ConflictError(
-                f"revision {revision} of {pack_id!r} is published; unpublish it first", reason="revision-published"
+                f"revision {revision} of {pack_id!r} is published; unpublish it first",
+                reason="revision-published",
+                latest_revision=pack.latest_revision,
             )
-        if not self._store.delete_revision(pack_id, revision, self._clock.now(), Actor(account, token_id)):
+        if outcome is DeleteOutcome.MISSING:
             raise NotFoundError(f"pack {pack_id!r} has no revision {revision}")
 
     # -- publishing -------------------------------------------------------------------------------

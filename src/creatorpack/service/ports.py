@@ -35,6 +35,7 @@ __all__ = [
     "CatalogSort",
     "CatalogStore",
     "Clock",
+    "DeleteOutcome",
     "EventKind",
     "FixedClock",
     "KeyStore",
@@ -133,6 +134,14 @@ class AddOutcome(StrEnum):
     OTHER_OWNER = "other-owner"
 
 
+class DeleteOutcome(StrEnum):
+    """What :meth:`PackStore.delete_revision` found; the domain decides what each means to the caller."""
+
+    DELETED = "deleted"
+    PUBLISHED = "published"  # the revision is the published one: nothing changed
+    MISSING = "missing"  # no such pack, or no live revision of that number
+
+
 class Clock(Protocol):
     """Tells the time (aware, UTC)."""
 
@@ -160,8 +169,12 @@ class PackStore(Protocol):
         """The pack's owner and one of its revisions (deleted or not), in one read; None if either is missing."""
         ...
 
-    def delete_revision(self, pack_id: str, revision: int, when: datetime, actor: Actor | None = None) -> bool:
-        """Mark an unpublished, undeleted revision deleted (journaled for ``actor``); False if there was none."""
+    def delete_revision(self, pack_id: str, revision: int, when: datetime, actor: Actor | None = None) -> DeleteOutcome:
+        """Mark an unpublished, undeleted revision deleted (journaled for ``actor``), or say why not.
+
+        Whether the revision is the published one is read in the same transaction as the delete, so
+        a publish that lands first makes it ``PUBLISHED``, never ``MISSING``.
+        """
         ...
 
     def referenced_blobs(self) -> set[str]:
@@ -344,12 +357,14 @@ class MemoryPackStore:
         found = self.revision(pack_id, revision)
         return (pack.owner, found) if pack is not None and found is not None else None
 
-    def delete_revision(self, pack_id: str, revision: int, when: datetime, actor: Actor | None = None) -> bool:
+    def delete_revision(self, pack_id: str, revision: int, when: datetime, actor: Actor | None = None) -> DeleteOutcome:
         """See :meth:`PackStore.delete_revision`."""
         with self._lock:
             pack = self._packs.get(pack_id)
-            if pack is None or pack.published_revision == revision:
-                return False
+            if pack is None:
+                return DeleteOutcome.MISSING
+            if pack.published_revision == revision:
+                return DeleteOutcome.PUBLISHED
             kept = []
             done = False
             for r in pack.revisions:
@@ -358,9 +373,10 @@ class MemoryPackStore:
                     done = True
                 kept.append(r)
             self._packs[pack_id] = replace(pack, revisions=tuple(kept))
-            if done:
-                self._journal(PackEventKind.DELETE, pack_id, actor or Actor(pack.owner), when, revision)
-            return done
+            if not done:
+                return DeleteOutcome.MISSING
+            self._journal(PackEventKind.DELETE, pack_id, actor or Actor(pack.owner), when, revision)
+            return DeleteOutcome.DELETED
 
     def publish(self, publication: NewPublication, actor: Actor) -> bool:
         """See :meth:`PackStore.publish`."""

@@ -430,7 +430,7 @@ class Sessions:
                     f"the session reached the ending {ending!r} at turn {session.turn}; it takes no more turns",
                     current_turn=session.turn,
                 )
-            engine = self._engine(revision)
+            engine = self._engine(revision, owns=owner == token.account)
             try:
                 after, result = engine.step(self._state(session, engine), turn)
             except TurnError as exc:
@@ -586,12 +586,20 @@ class Sessions:
                 self._revisions[key] = (time.monotonic() + self._revision_seconds, *found)
         return found
 
-    def _engine(self, revision: RevisionRecord) -> Engine:
+    def _engine(self, revision: RevisionRecord, *, owns: bool) -> Engine:
+        """The revision's engine; 409 ``deleted`` once it was deleted.
+
+        The conflict's ``latest_revision`` is the pack's latest for its owner; anyone else learns only
+        the published revision (None when nothing is published), the one they may migrate to.
+        """
         if revision.deleted is not None:
+            pack = self._packs.pack(revision.pack_id)
+            latest = None if pack is None else pack.latest_revision if owns else pack.published_revision
             raise ConflictError(
                 f"revision {revision.revision} of {revision.pack_id!r} was deleted; "
                 "migrate the session to another revision to play on",
                 reason="deleted",
+                latest_revision=latest,
             )
         return self.engines.engine(revision)
 

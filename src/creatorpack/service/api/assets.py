@@ -80,7 +80,7 @@ def file_response(
 )
 async def upload(request: Request, sha256: Sha256, _token: Creator) -> Response:
     """Store an asset file under its sha256 (checked; type sniffed); the same file again changes nothing."""
-    body = await read_body(request, MAX_ASSET_BYTES)
+    body = await read_body(request, min(MAX_ASSET_BYTES, services(request).settings.max_body_bytes))
     done = await cpu_bound(request, services(request).assets.upload, sha256, body)
     asset = done.asset
     content = {"sha256": asset.sha256, "size": asset.size, "mime_type": asset.mime_type}

@@ -10,6 +10,8 @@ from typing import Any, Final, Literal, TypeVar
 import orjson
 from anyio import CapacityLimiter, to_thread
 from fastapi import Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ValidationError
 from starlette.responses import Response
 
 from creatorpack.service.api.errors import PROBLEM_MEDIA_TYPE
@@ -29,6 +31,7 @@ __all__ = [
     "INLINE_BYTES",
     "PROBLEM_RESPONSES",
     "PUBLISH_RESPONSES",
+    "SMALL_BODY_BYTES",
     "Lane",
     "Services",
     "authenticated",
@@ -38,12 +41,15 @@ __all__ = [
     "optional_token",
     "read_body",
     "read_json_body",
+    "read_request",
+    "request_body",
     "require",
     "services",
 ]
 
 _JSON_TYPES: Final = ("application/json",)
 T = TypeVar("T")
+Model = TypeVar("Model", bound=BaseModel)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,13 +138,38 @@ async def cpu_bound(
     return await to_thread.run_sync(function, *args, limiter=limiter)
 
 
-async def read_json_body(request: Request) -> bytes:
-    """The body, read up to the configured limit (413 beyond it); 415 unless it is declared JSON."""
+SMALL_BODY_BYTES: Final = 1024 * 1024
+"""The largest body of a request that is not a pack (publish, session start, turn, migrate): 413 beyond."""
+
+
+async def read_json_body(request: Request, limit: int | None = None) -> bytes:
+    """The body, read up to ``limit`` (default, and at most, the configured limit; 413 beyond it).
+
+    415 unless it is declared JSON.
+    """
     declared = request.headers.get("content-type")
     if not is_json_media(declared):
         media = (declared or "").split(";", 1)[0].strip().lower()
-        raise UnsupportedMediaTypeError(f"send the pack as application/json, not {media or 'an empty type'!r}")
-    return await read_body(request, services(request).settings.max_body_bytes)
+        raise UnsupportedMediaTypeError(f"send the body as application/json, not {media or 'an empty type'!r}")
+    most = services(request).settings.max_body_bytes
+    return await read_body(request, most if limit is None else min(limit, most))
+
+
+async def read_request(request: Request, model: type[Model], *, empty_ok: bool = False) -> Model:
+    """A small JSON body (at most :data:`SMALL_BODY_BYTES`) as ``model``; anything malformed is 400 invalid-request.
+
+    Routes call it after their token check (a dependency), so an anonymous caller's body is never read,
+    and a big one is refused with 413 as soon as it passes the limit, not after it was buffered whole.
+    ``empty_ok``: an empty body is ``{}``.
+    """
+    body = await read_json_body(request, SMALL_BODY_BYTES)
+    if empty_ok and not body.strip():
+        body = b"{}"
+    try:
+        return model.model_validate_json(body)
+    except ValidationError as exc:
+        errors = [{**e, "loc": ("body", *e.get("loc", ()))} for e in exc.errors(include_url=False)]
+        raise RequestValidationError(errors) from None
 
 
 def is_json_media(declared: str | None) -> bool:
@@ -160,6 +191,12 @@ async def read_body(request: Request, limit: int) -> bytes:
         if len(body) > limit:
             raise PayloadTooLargeError(limit)
     return bytes(body)
+
+
+def request_body(model: type[BaseModel], *, required: bool = True) -> dict[str, Any]:
+    """``openapi_extra`` naming ``model`` as the JSON body of a route that reads it with :func:`read_request`."""
+    schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+    return {"requestBody": {"required": required, "content": {"application/json": {"schema": schema}}}}
 
 
 def json_response(content: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:

@@ -115,13 +115,20 @@ def _validation_detail(exc: RequestValidationError) -> tuple[str, list[dict[str,
 
 
 def _allowed(request: Request) -> list[str]:
-    # Starlette names only the first matching route's methods; one path may have several routes.
+    """Every method of the routes at the request's path; HEAD wherever GET is (``HeadMiddleware`` answers it).
+
+    Starlette names only the first matching route's methods, and one path may have several routes.
+    FastAPI keeps an included router as one route of the app: ``create_app`` lists their routes in
+    ``app.state.routes``.
+    """
     methods: set[str] = set()
-    for route in request.app.router.routes:
-        match, _ = route.matches({**request.scope, "method": "GET"})
+    probe = {**request.scope, "method": "GET"}
+    for route in (*request.app.router.routes, *getattr(request.app.state, "routes", ())):
         route_methods = getattr(route, "methods", None)
-        if match is not Match.NONE and route_methods:
+        if route_methods and route.matches(probe)[0] is not Match.NONE:
             methods |= set(route_methods)
+    if "GET" in methods:
+        methods.add("HEAD")
     return sorted(methods)
 
 

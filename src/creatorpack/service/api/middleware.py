@@ -1,4 +1,4 @@
-"""ASGI middleware: header size (431), rate limits (429), single-valued query parameters (400), fast paths.
+"""ASGI middleware: header bounds (431; two Authorization: 400), rate limits (429), one-valued queries, fast paths.
 
 The gate sends only pack paths through the raw-ASGI fast paths.
 
@@ -19,30 +19,82 @@ from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from creatorpack.service.api.errors import problem_response
+from creatorpack.service.auth import bearer_token, hash_token
 from creatorpack.service.ratelimit import Decision, Limiter
 from creatorpack.service.settings import RateLimit
 
-__all__ = ["FastPath", "FastPathGate", "HeaderLimitMiddleware", "RateLimitMiddleware", "SingleValuedQueryMiddleware"]
+__all__ = [
+    "FastPath",
+    "FastPathGate",
+    "HeadMiddleware",
+    "HeaderLimitMiddleware",
+    "RateLimitMiddleware",
+    "SingleValuedQueryMiddleware",
+]
 
 
 class HeaderLimitMiddleware:
-    """Answers 431 when the request's headers together exceed ``max_bytes``."""
+    """Answers 431 when the request's headers together exceed ``max_bytes``, 400 for more than one ``Authorization``.
+
+    A request carries one identity: with two tokens, the rate limit, the routes and the fast paths
+    could each pick another one, so such a request is refused before any of them sees it.
+    """
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
         self.app = app
         self.max_bytes = max_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Refuse oversized headers, else pass the request on."""
+        """Refuse oversized headers or a repeated Authorization, else pass the request on."""
         if scope["type"] == "http":
-            size = sum(len(name) + len(value) + 4 for name, value in scope["headers"])
+            size = 0
+            authorizations = 0
+            for name, value in scope["headers"]:
+                size += len(name) + len(value) + 4
+                if name.lower() == b"authorization":
+                    authorizations += 1
             if size > self.max_bytes:
                 response = problem_response(
-                    "headers-too-large", f"the request headers exceed {self.max_bytes:,} bytes", limit=self.max_bytes
+                    "headers-too-large",
+                    f"the request headers exceed {self.max_bytes:,} bytes",
+                    instance=scope["path"],
+                    limit=self.max_bytes,
                 )
                 await response(scope, receive, send)
                 return
+            if authorizations > 1:
+                errors = [{"location": "header.authorization", "message": f"takes one value, not {authorizations}"}]
+                detail = f"send one Authorization header, not {authorizations}"
+                response = problem_response("invalid-request", detail, instance=scope["path"], errors=errors)
+                await response(scope, receive, send)
+                return
         await self.app(scope, receive, send)
+
+
+class HeadMiddleware:
+    """Answers ``HEAD`` as ``GET`` would, without the body (RFC 9110), on every route and fast path.
+
+    The request goes on as a GET, so status and headers (``Content-Length`` and ``ETag`` included) are
+    the GET's; only the body is dropped.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Pass a HEAD request on as a GET and drop its body; any other request as it is."""
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def without_body(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                if message.get("more_body", False):
+                    return
+                message = {"type": "http.response.body", "body": b""}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, without_body)
 
 
 def _policy(name: str, limit: RateLimit) -> str:
@@ -70,7 +122,8 @@ class RateLimitMiddleware:
             decisions.append(("ip", await self.limiter.hit(f"ip:{host}", self.per_ip)))
         authorization = _header(scope, b"authorization")
         if authorization and self.per_token.enabled:
-            key = hashlib.sha256(authorization).hexdigest()[:32]
+            token = bearer_token(authorization.decode("latin-1"))
+            key = hash_token(token)[:32] if token is not None else hashlib.sha256(authorization).hexdigest()[:32]
             decisions.append(("token", await self.limiter.hit(f"token:{key}", self.per_token)))
         if not decisions:  # only a per-token limit, and no token
             await self.app(scope, receive, send)
@@ -88,6 +141,7 @@ class RateLimitMiddleware:
                 "rate-limited",
                 f"the {name} limit of {decision.limit.requests} requests per {decision.limit.seconds} s is used up; "
                 f"retry in {decision.reset} s",
+                instance=scope["path"],
                 headers=headers,
             )
             await response(scope, receive, send)

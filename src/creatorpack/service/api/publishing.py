@@ -7,7 +7,15 @@ from typing import Annotated, Any, Final
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
-from creatorpack.service.api.deps import PROBLEM_RESPONSES, PUBLISH_RESPONSES, cpu_bound, json_response, services
+from creatorpack.service.api.deps import (
+    PROBLEM_RESPONSES,
+    PUBLISH_RESPONSES,
+    cpu_bound,
+    json_response,
+    read_request,
+    request_body,
+    services,
+)
 from creatorpack.service.api.packs import Creator, PackId
 from creatorpack.service.api.schemas import Events, Published, PublishRequest
 from creatorpack.service.ports import Actor, PackEvent
@@ -17,6 +25,7 @@ __all__ = ["events", "publish", "router", "unpublish"]
 router = APIRouter(prefix="/v1/packs", tags=["publishing"])
 
 _ERRORS: Final[dict[int | str, dict[str, Any]]] = {k: PROBLEM_RESPONSES[k] for k in (400, 401, 403, 404)}
+_BODY_ERRORS: Final[dict[int | str, dict[str, Any]]] = {k: PROBLEM_RESPONSES[k] for k in (413, 415)}
 
 
 def _event_json(event: PackEvent) -> dict[str, Any]:
@@ -30,9 +39,15 @@ def _event_json(event: PackEvent) -> dict[str, Any]:
     }
 
 
-@router.post("/{pack_id}/publish", response_model=Published, responses={**_ERRORS, **PUBLISH_RESPONSES})
-async def publish(request: Request, pack_id: PackId, body: PublishRequest, token: Creator) -> Response:
+@router.post(
+    "/{pack_id}/publish",
+    response_model=Published,
+    responses={**_ERRORS, **_BODY_ERRORS, **PUBLISH_RESPONSES},
+    openapi_extra=request_body(PublishRequest),
+)
+async def publish(request: Request, pack_id: PackId, token: Creator) -> Response:
     """Lint the revision and, with no error, make it the published one (warnings are returned)."""
+    body = await read_request(request, PublishRequest)
     actor = Actor(token.account, token.id)
     done = await cpu_bound(request, services(request).packs.publish, actor, pack_id, body.revision)
     return json_response(done.to_json())

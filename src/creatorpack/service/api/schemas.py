@@ -274,7 +274,7 @@ class PublishRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    revision: int = Field(ge=1, le=9_007_199_254_740_991, description="A live revision of the pack")
+    revision: int = Field(ge=1, le=_MAX_REVISION, strict=True, description="A live revision of the pack")
 
 
 class Published(BaseModel):

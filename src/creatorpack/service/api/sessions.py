@@ -6,12 +6,10 @@ it may do and what it sees (a reader token: the reader view only). Other account
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final, TypeVar
+from typing import Annotated, Any, Final
 
 from anyio import to_thread
 from fastapi import APIRouter, Depends, Header, Path, Query, Request
-from fastapi.exceptions import RequestValidationError
-from pydantic import BaseModel, ValidationError
 from starlette.responses import Response
 
 from creatorpack.play import Turn
@@ -20,7 +18,8 @@ from creatorpack.service.api.deps import (
     PROBLEM_RESPONSES,
     authenticated,
     json_response,
-    read_json_body,
+    read_request,
+    request_body,
     require,
     services,
 )
@@ -47,28 +46,10 @@ SessionId = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$", description="The id a
 AssetId = Annotated[str, Path(pattern=ID_PATTERN, max_length=80, description="An asset id of the session's pack")]
 Player = Annotated[TokenRecord, Depends(authenticated)]
 Creator = Annotated[TokenRecord, Depends(require("creator"))]
-Model = TypeVar("Model", bound=BaseModel)
 
 
 def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {code: PROBLEM_RESPONSES[code] for code in codes}
-
-
-def _body(model: type[BaseModel], *, required: bool = True) -> dict[str, Any]:
-    schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
-    return {"requestBody": {"required": required, "content": {"application/json": {"schema": schema}}}}
-
-
-async def _parsed(request: Request, model: type[Model], *, empty_ok: bool = False) -> Model:
-    """The JSON body as ``model`` (413, 415 as for packs; anything malformed is 400 invalid-request)."""
-    body = await read_json_body(request)
-    if empty_ok and not body.strip():
-        body = b"{}"
-    try:
-        return model.model_validate_json(body)
-    except ValidationError as exc:
-        errors = [{**e, "loc": ("body", *e.get("loc", ()))} for e in exc.errors(include_url=False)]
-        raise RequestValidationError(errors) from None
 
 
 _SESSION_ERRORS: Final = _errors(400, 401, 404)
@@ -88,11 +69,11 @@ _PLAY_ERRORS: Final = {
         **_errors(400, 401, 404, 413, 415),
         422: {**PROBLEM_RESPONSES[422], "description": "No such entry, or it cannot start (not-playable)"},
     },
-    openapi_extra=_body(StartRequest, required=False),
+    openapi_extra=request_body(StartRequest, required=False),
 )
 async def start(request: Request, pack_id: PackId, token: Player) -> Response:
     """Start a session (reader, host or the owner; the owner may pick any revision): 201 with its start."""
-    asked = await _parsed(request, StartRequest, empty_ok=True)
+    asked = await read_request(request, StartRequest, empty_ok=True)
     sessions = services(request).sessions
     view = await to_thread.run_sync(lambda: sessions.start(token, pack_id, entry=asked.entry, revision=asked.revision))
     return json_response(view.to_json(), 201, {"Location": f"/v1/sessions/{view.session_id}"})
@@ -103,11 +84,11 @@ async def start(request: Request, pack_id: PackId, token: Player) -> Response:
     response_model=NarratorTurn | ReaderTurn,
     response_description="The turn as the caller may see it",
     responses=_PLAY_ERRORS,
-    openapi_extra=_body(TurnRequest),
+    openapi_extra=request_body(TurnRequest),
 )
 async def turn(request: Request, session_id: SessionId, token: Player) -> Response:
     """Play turn N (the next one; the last one again with the same body is answered as before)."""
-    asked = await _parsed(request, TurnRequest)
+    asked = await read_request(request, TurnRequest)
     played = Turn(asked.observations, tuple(asked.illustration_matches))
     sessions = services(request).sessions
     view = await to_thread.run_sync(sessions.turn, token, session_id, asked.turn, played)
@@ -144,11 +125,11 @@ def transcript(request: Request, session_id: SessionId, token: Player) -> Respon
         **_errors(400, 401, 404, 413, 415),
         409: {**PROBLEM_RESPONSES[409], "description": "A saved value no longer fits (migration-conflict)"},
     },
-    openapi_extra=_body(MigrateRequest),
+    openapi_extra=request_body(MigrateRequest),
 )
 async def migrate(request: Request, session_id: SessionId, token: Player) -> Response:
     """Move the session to another revision by the diff's plan, or 409 naming what no longer fits."""
-    asked = await _parsed(request, MigrateRequest)
+    asked = await read_request(request, MigrateRequest)
     sessions = services(request).sessions
     view = await to_thread.run_sync(sessions.migrate, token, session_id, asked.revision)
     return json_response(view.to_json())

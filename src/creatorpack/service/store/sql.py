@@ -12,6 +12,7 @@ from sqlalchemy.exc import IntegrityError
 from creatorpack.service.ports import (
     Actor,
     AddOutcome,
+    DeleteOutcome,
     NewPublication,
     NewRevision,
     PackEvent,
@@ -199,7 +200,7 @@ class SqlPackStore:
             row = conn.execute(_OWNED_REVISION, {"pack_id": pack_id, "revision": revision}).one_or_none()
         return (row.name, _revision(row)) if row is not None else None
 
-    def delete_revision(self, pack_id: str, revision: int, when: datetime, actor: Actor | None = None) -> bool:
+    def delete_revision(self, pack_id: str, revision: int, when: datetime, actor: Actor | None = None) -> DeleteOutcome:
         """See :meth:`~creatorpack.service.ports.PackStore.delete_revision`."""
         with self._db.write() as conn:
             row = conn.execute(
@@ -208,16 +209,19 @@ class SqlPackStore:
                 .where(packs.c.pack_id == pack_id)
                 .with_for_update(of=packs)
             ).one_or_none()
-            if row is None or row.published_revision == revision:
-                return False
+            if row is None:
+                return DeleteOutcome.MISSING
+            if row.published_revision == revision:
+                return DeleteOutcome.PUBLISHED
             done = conn.execute(
                 update(revisions)
                 .where(revisions.c.pack_id == pack_id, revisions.c.revision == revision, revisions.c.deleted.is_(None))
                 .values(deleted=when)
             )
-            if done.rowcount:
-                _journal(conn, PackEventKind.DELETE, pack_id, actor or Actor(row.name), when, revision)
-            return bool(done.rowcount)
+            if not done.rowcount:
+                return DeleteOutcome.MISSING
+            _journal(conn, PackEventKind.DELETE, pack_id, actor or Actor(row.name), when, revision)
+            return DeleteOutcome.DELETED
 
     def publish(self, publication: NewPublication, actor: Actor) -> bool:
         """See :meth:`~creatorpack.service.ports.PackStore.publish`."""
