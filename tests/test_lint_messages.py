@@ -155,11 +155,11 @@ def test_ignored_members_say_why() -> None:
                 "op": "all",
                 "conditions": [
                     {"op": "observed", "id": "lamp_choice", "value": "relit"},
-                    {"op": "observed", "id": "lamp_choice", "value": "smashed_it"},
+                    {"op": "observed", "id": "lamp_choice", "value": "left_dark"},
                 ],
             },
-            "/runtime/rules/0/when/conditions/1",
-            "observation 'lamp_choice' is never answered 'smashed_it'",
+            "/runtime/rules/0/when",
+            "observation 'lamp_choice' cannot be answered 'left_dark' and something else at once",
         ),
     ],
 )
@@ -354,11 +354,14 @@ def test_a_misspelt_observation_is_an_unknown_reference_only() -> None:
     assert found[("unknown-reference", "/runtime/rules/4/when/conditions/0/id")].endswith("did you mean 'lamp_choice'?")
 
 
-def test_a_condition_with_a_known_observation_still_never_holds() -> None:
+def test_a_choice_the_observation_does_not_have_is_one_finding_at_the_value() -> None:
     doc = rich()
     doc["runtime"]["rules"][3]["when"] = {"op": "observed", "id": "lamp_choice", "value": "smashed_it"}
     found = findings(doc)
-    assert ("never-holds", "/runtime/rules/3/when") in found
+    assert list(found) == [("observed-value-mismatch", "/runtime/rules/3/when/value")]
+    assert found[("observed-value-mismatch", "/runtime/rules/3/when/value")].startswith(
+        "'smashed_it' is not a choice of 'lamp_choice'; use one of"
+    )
 
 
 @pytest.mark.parametrize(
@@ -448,3 +451,27 @@ def test_hashes_that_differ_late_are_shown_whole() -> None:
     record["output_sha256"] = early
     message = findings(doc)[("output-sha256-mismatch", f"/assets/{position}/generation_record/output_sha256")]
     assert message.startswith(f"output_sha256 {early[:12]}… is not this asset's sha256 {shipped[:12]}…;")
+
+
+@pytest.mark.parametrize(
+    ("leaf", "code"),
+    [
+        ({"op": "lt", "path": "/trust", "value": "2"}, "comparison-type-mismatch"),
+        ({"op": "eq", "path": "/lamp_lit", "value": 0}, "comparison-type-mismatch"),
+        ({"op": "observed", "id": "helped_stranger", "value": "yes"}, "observed-value-mismatch"),
+    ],
+)
+def test_a_comparison_of_the_wrong_type_is_one_finding(leaf: Doc, code: str) -> None:
+    doc = rich()
+    doc["runtime"]["rules"][0]["when"] = {"op": "all", "conditions": [leaf, {"op": "literal", "value": True}]}
+    found = findings(doc)
+    assert [c for c, _ in found] == [code]
+
+
+def test_a_comparison_out_of_range_still_never_holds() -> None:
+    doc = rich()
+    doc["runtime"]["rules"][0]["when"] = {
+        "op": "all",
+        "conditions": [{"op": "gte", "path": "/trust", "value": 11}, {"op": "literal", "value": True}],
+    }
+    assert list(findings(doc)) == [("never-holds", "/runtime/rules/0/when/conditions/0")]

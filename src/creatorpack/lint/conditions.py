@@ -294,11 +294,27 @@ def check_satisfiable(index: PackIndex) -> Iterator[Raw]:
             where, reason = checker.explain(condition, path)
             if checker.unresolved or _reads_unknown_observation(index, condition):
                 continue  # an unknown path or observation id is its own finding (unknown-state-path, -reference)
+            if _mismatched_leaf(index, where, dict(_leaves(condition, path)).get(where)):
+                continue  # the part is a comparison of the wrong type: its own finding says it never holds
             if where == path:
                 message = f"{path[-1]} can never hold: {reason}; fix or remove it"
             else:
                 message = f"this part of the {path[-1]} can never hold ({reason}), so neither can the {path[-1]}"
             yield RawFinding(where, "never-holds", message)
+
+
+def _mismatched_leaf(index: PackIndex, where: JsonPath, leaf: Mapping[str, Any] | None) -> bool:
+    """Whether ``leaf`` (at ``where``) gets its own type finding (comparison-type- or observed-value-mismatch).
+
+    One mistake is then one finding: the never-holds of the part would only repeat it.
+    """
+    if leaf is None:
+        return False
+    if leaf.get("op") == "observed":
+        return any(True for _ in _check_observed(index, where, leaf))
+    if leaf.get("op") in COMPARISON_OPS:
+        return any(f.code == "comparison-type-mismatch" for f in _check_comparison(index, where, leaf))
+    return False
 
 
 def _reads_unknown_observation(index: PackIndex, condition: Mapping[str, Any]) -> bool:
