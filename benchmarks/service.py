@@ -83,7 +83,11 @@ async def _connection(
     try:
         while time.perf_counter() < until:
             start = time.perf_counter()
-            writer.write(make(index))
+            try:
+                request = make(index)
+            except StopIteration:  # its sessions are played out before the time is up: this connection stops
+                break
+            writer.write(request)
             head = await reader.readuntil(b"\r\n\r\n")
             status = int(head[9:12])
             length = 0
@@ -275,7 +279,7 @@ def turns_of(sessions: list[tuple[str, list[bytes]]], auth: dict[str, str]) -> R
     def make(index: int) -> bytes:
         while True:
             if index not in current:
-                session_id, script = next(pool)  # sized so that it lasts: StopIteration means too few turns
+                session_id, script = next(pool)  # sized so that it lasts; StopIteration ends the connection
                 current[index] = (session_id, iter(script))
             session_id, bodies = current[index]
             body = next(bodies, None)
@@ -300,7 +304,7 @@ def bench_turns(
             title = f"POST turn, {label} ({connections} conn.)"
             if args.only and args.only not in title:
                 continue
-            budget = int(args.seconds * (3000 if rich else 120) * (1 if connections == 1 else 2))
+            budget = int(args.seconds * (3000 if rich else 400) * (1 if connections == 1 else 2))
             # At least two sessions per connection (and one to warm up), so that no connection runs dry.
             scripts = Scripts(pack, budget, answers=2 if rich else 3, longest=min(200, budget // (2 * connections + 1)))
             player = players[label]
