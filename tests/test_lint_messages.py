@@ -475,3 +475,22 @@ def test_a_comparison_out_of_range_still_never_holds() -> None:
         "conditions": [{"op": "gte", "path": "/trust", "value": 11}, {"op": "literal", "value": True}],
     }
     assert list(findings(doc)) == [("never-holds", "/runtime/rules/0/when/conditions/0")]
+
+
+@pytest.mark.parametrize(
+    ("written", "meant"), [("set", "array"), ("int", "integer"), ("bool", "boolean"), ("obj", "object")]
+)
+def test_a_state_type_from_another_language_is_named_and_its_uses_do_not_contradict_it(
+    written: str, meant: str
+) -> None:
+    doc = rich()
+    properties = doc["runtime"]["state"]["schema"]["properties"]
+    name = next(n for n, node in properties.items() if node.get("type") == meant)
+    properties[name]["type"] = written
+    found = findings(doc)
+    (message,) = [m for (code, _), m in found.items() if code == "unknown-state-type"]
+    assert message.endswith(f"did you mean {meant!r}?")
+    uses = [text for (code, _), text in found.items() if code != "unknown-state-type"]
+    assert uses or written == "bool", "the rich example orders, counts or changes these members"  # eq: any type
+    for text in uses:
+        assert f"/{name} is of type {written!r}, which the runtime does not know" in text, text

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from creatorpack._json import JsonPath, pointer, show
 from creatorpack.contract.findings import RawFinding, Target
@@ -123,6 +123,18 @@ def _check_observed(index: PackIndex, path: JsonPath, leaf: Mapping[str, Any]) -
         )
 
 
+_KNOWN_KINDS: Final = {"integer": "an integer", "boolean": "a boolean", "array": "a set", "object": "an object"}
+
+
+def _kind(kind: object) -> str:
+    """A state schema type as messages name it: ``a boolean``; ``of type 'set', which the runtime does not know``."""
+    if kind is None:
+        return "an enum"
+    if isinstance(kind, str) and kind in _KNOWN_KINDS:
+        return _KNOWN_KINDS[kind]
+    return f"of type {show(kind)}, which the runtime does not know (unknown-state-type)"
+
+
 def _resolve(index: PackIndex, path: JsonPath, raw: Any, effect: bool) -> Raw | Mapping[str, Any]:  # noqa: FBT001
     """The state schema at a condition's or effect's path, or the finding that it has none."""
     tokens = parse_pointer(raw) if isinstance(raw, str) else None
@@ -133,6 +145,15 @@ def _resolve(index: PackIndex, path: JsonPath, raw: Any, effect: bool) -> Raw | 
     target = schema_at(index.schema, tokens)
     if target is not None:
         return target
+    for depth in range(len(tokens) - 1, 0, -1):  # a parent whose type the runtime does not know
+        parent = schema_at(index.schema, tokens[:depth])
+        if parent is not None and parent.get("type") not in (*_KNOWN_KINDS, None):
+            return RawFinding(
+                (*path, "path"),
+                "unknown-state-path",
+                f"{pointer(tokens[:depth])} is {_kind(parent.get('type'))}, so the runtime sees no {raw} in it"
+                + ("; the effect is always rejected" if effect else ""),
+            )
     known = state_paths(index.schema)
     hint = index.suggester.suggest(str(raw), known)
     tail = "; the effect is always rejected" if effect else ""
@@ -152,7 +173,7 @@ def _check_comparison(index: PackIndex, path: JsonPath, leaf: Mapping[str, Any])
         yield RawFinding(
             (*path, "op"),
             "comparison-type-mismatch",
-            f"{op} compares numbers, but {raw} is {kind or 'an enum'}: it never holds",
+            f"{op} compares numbers, but {raw} is {_kind(kind)}: it never holds",
         )
     elif op in ORDER_OPS and (not isinstance(value, int | float) or isinstance(value, bool)):
         yield RawFinding(
@@ -160,7 +181,9 @@ def _check_comparison(index: PackIndex, path: JsonPath, leaf: Mapping[str, Any])
         )
     elif op == "contains" and kind not in ("array", None):
         yield RawFinding(
-            (*path, "op"), "comparison-type-mismatch", f"contains needs a set, but {raw} is {kind}: it never holds"
+            (*path, "op"),
+            "comparison-type-mismatch",
+            f"contains needs a set, but {raw} is {_kind(kind)}: it never holds",
         )
     elif op == "contains" and kind == "array" and value not in target.get("items", {}).get("enum", []):
         enum = target["items"]["enum"]
@@ -231,12 +254,12 @@ def _check_effect(index: PackIndex, path: JsonPath, effect: Mapping[str, Any]) -
     kind = target.get("type")
     if op == "increment" and kind != "integer":
         yield RawFinding(
-            (*path, "op"), "effect-type-mismatch", f"increment needs an integer, but {raw} is {kind or 'an enum'}"
+            (*path, "op"), "effect-type-mismatch", f"increment needs an integer, but {raw} is {_kind(kind)}"
         )
     elif op == "increment":
         yield from _check_limit(path, raw, effect, target)
     elif op in ("add", "remove") and kind != "array":
-        yield RawFinding((*path, "op"), "effect-type-mismatch", f"{op} needs a set, but {raw} is {kind or 'an enum'}")
+        yield RawFinding((*path, "op"), "effect-type-mismatch", f"{op} needs a set, but {raw} is {_kind(kind)}")
     elif op in ("add", "remove") and effect.get("value") not in target.get("items", {}).get("enum", []):
         enum = target.get("items", {}).get("enum", [])
         value = effect.get("value")

@@ -123,13 +123,29 @@ def _state_nodes(schema: Mapping[str, Any], at: JsonPath) -> Iterator[tuple[Json
                 yield from _state_nodes(child, (*at, "properties", name))
 
 
+_TYPE_ALIASES: Final = {
+    "set": "array",
+    "list": "array",
+    "int": "integer",
+    "number": "integer",
+    "bool": "boolean",
+    "obj": "object",
+    "dict": "object",
+    "map": "object",
+}
+"""Names other languages give the runtime's types: a set is written ``"type": "array"`` (with ``items.enum``)."""
+
+
 def check_state_types(index: PackIndex) -> Iterator[Raw]:
     """State schema members of a type the runtime does not know and without an enum: anything passes."""
     for where, node in _state_nodes(index.schema, ("runtime", "state", "schema")):
         kind = node.get("type")
         if kind in STATE_TYPES or isinstance(node.get("enum"), list):
             continue
-        hint = did_you_mean(kind, STATE_TYPES) if isinstance(kind, str) else ""
+        alias = _TYPE_ALIASES.get(kind.casefold()) if isinstance(kind, str) else None
+        hint = (
+            f"; did you mean {alias!r}?" if alias else did_you_mean(kind, STATE_TYPES) if isinstance(kind, str) else ""
+        )
         yield RawFinding(
             (*where, *(("type",) if "type" in node else ())),
             "unknown-state-type",
