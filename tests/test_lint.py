@@ -125,6 +125,11 @@ CASES: list[tuple[str, str, Callable[[Doc], None]]] = [
         setter(("/runtime/rules/3/effects/0", {"op": "add", "path": "/inventory", "value": "sword"})),
     ),
     (
+        "increment-by-zero",
+        "/runtime/rules/3/effects/0/by",
+        setter(("/runtime/rules/3/effects/0/by", 0)),
+    ),
+    (
         "limit-out-of-range",
         "/runtime/rules/3/effects/0/limit",
         setter(("/runtime/rules/3/effects/0/limit", -1)),  # /trust is 0..10 and the increment is +2

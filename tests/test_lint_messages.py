@@ -494,3 +494,12 @@ def test_a_state_type_from_another_language_is_named_and_its_uses_do_not_contrad
     assert uses or written == "bool", "the rich example orders, counts or changes these members"  # eq: any type
     for text in uses:
         assert f"/{name} is of type {written!r}, which the runtime does not know" in text, text
+
+
+def test_an_increment_by_zero_is_named() -> None:
+    doc = put(rich(), "/runtime/rules/3/effects/0/by", 0)
+    path = doc["runtime"]["rules"][3]["effects"][0]["path"]
+    assert findings(doc)[("increment-by-zero", "/runtime/rules/3/effects/0/by")] == (
+        f"an increment by 0 never changes {path}: give it a 'by' other than 0"
+    )
+    assert "increment-by-zero" not in {code for code, _ in findings(rich())}

@@ -52,6 +52,11 @@ RATIONALES: Final[dict[str, str]] = {
         "`increment` needs an integer, `add`/`remove` a set and a value from its enum; otherwise "
         "the runtime rejects the effect every time."
     ),
+    "increment-by-zero": (
+        "An increment adds its `by` to the integer each time its rule applies; by 0 it never changes "
+        "anything, so whatever waits for the integer to move waits forever. Usually a placeholder left "
+        "in, or a sign typed as a digit."
+    ),
     "limit-out-of-range": (
         "An increment's `limit` bounds the side it moves to: above for a positive `by`, below for a "
         "negative one. Beyond the integer's range on that side (an upper limit below its minimum, a "

@@ -256,6 +256,9 @@ def _check_effect(index: PackIndex, path: JsonPath, effect: Mapping[str, Any]) -
         yield RawFinding(
             (*path, "op"), "effect-type-mismatch", f"increment needs an integer, but {raw} is {_kind(kind)}"
         )
+    elif op == "increment" and effect.get("by", 0) == 0 and not isinstance(effect.get("by"), bool):
+        where = (*path, "by") if "by" in effect else path
+        yield RawFinding(where, "increment-by-zero", f"an increment by 0 never changes {raw}: give it a 'by' other than 0")
     elif op == "increment":
         yield from _check_limit(path, raw, effect, target)
     elif op in ("add", "remove") and kind != "array":
