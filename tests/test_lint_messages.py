@@ -503,3 +503,36 @@ def test_an_increment_by_zero_is_named() -> None:
         f"an increment by 0 never changes {path}: give it a 'by' other than 0"
     )
     assert "increment-by-zero" not in {code for code, _ in findings(rich())}
+
+
+@pytest.mark.parametrize(
+    ("protocol", "message"),
+    [
+        (
+            "service.progresion/1",
+            (
+                "progression protocol 'service.progresion/1' is not one this runtime knows: the 0.4 progression is "
+                "'service.progression/1'; did you mean 'service.progression/1'?"
+            ),
+        ),
+        (
+            "service.progression/2",
+            (
+                "progression protocol 'service.progression/2' is not one this runtime knows: "
+                "'service.progression/2' (guided progression) exists from 0.5"
+            ),
+        ),
+        (
+            "house.rules/9",
+            (
+                "progression protocol 'house.rules/9' is not one this runtime knows: the 0.4 progression is "
+                "'service.progression/1'"
+            ),
+        ),
+    ],
+)
+def test_an_unknown_04_progression_protocol_is_a_warning(protocol: str, message: str) -> None:
+    for name in ("minimal", "rich"):
+        assert "unknown-progression-protocol" not in {code for code, _ in findings(example("0.4", name))}
+    doc = put(example("0.4", "minimal"), "/progression/protocol", protocol)
+    assert findings(doc)[("unknown-progression-protocol", "/progression/protocol")] == message

@@ -52,6 +52,12 @@ RATIONALES: Final[dict[str, str]] = {
         "`increment` needs an integer, `add`/`remove` a set and a value from its enum; otherwise "
         "the runtime rejects the effect every time."
     ),
+    "unknown-progression-protocol": (
+        "0.4 does not show its progression's `protocol`, so any string is valid; but the container it "
+        "describes is the one 0.5 calls `service.progression/1`, and a host that reads the protocol to "
+        "pick a container finds none for another value (`service.progression/2`, the guided container, "
+        "exists from 0.5). Usually a typo."
+    ),
     "increment-by-zero": (
         "An increment adds its `by` to the integer each time its rule applies; by 0 it never changes "
         "anything, so whatever waits for the integer to move waits forever. Usually a placeholder left "

@@ -258,7 +258,8 @@ def _check_effect(index: PackIndex, path: JsonPath, effect: Mapping[str, Any]) -
         )
     elif op == "increment" and effect.get("by", 0) == 0 and not isinstance(effect.get("by"), bool):
         where = (*path, "by") if "by" in effect else path
-        yield RawFinding(where, "increment-by-zero", f"an increment by 0 never changes {raw}: give it a 'by' other than 0")
+        message = f"an increment by 0 never changes {raw}: give it a 'by' other than 0"
+        yield RawFinding(where, "increment-by-zero", message)
     elif op == "increment":
         yield from _check_limit(path, raw, effect, target)
     elif op in ("add", "remove") and kind != "array":

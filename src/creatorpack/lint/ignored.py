@@ -25,6 +25,7 @@ __all__ = [
     "STATE_TYPES",
     "check_effect_ops",
     "check_effect_rule_members",
+    "check_progression_protocol",
     "check_root_members",
     "check_rule_kinds",
     "check_state_types",
@@ -222,6 +223,26 @@ def check_unawarded_badges(index: PackIndex) -> Iterator[Raw]:
                 "unawarded-badge",
                 f"no achievement or ending has badge_id {badge.get('id')!r}: no reader can earn this badge",
             )
+
+
+_PROGRESSION_PROTOCOL: Final = "service.progression/1"
+
+
+def check_progression_protocol(index: PackIndex) -> Iterator[Raw]:
+    """A 0.4 progression whose ``protocol`` is a string other than ``service.progression/1`` (docs/contract-gaps.md)."""
+    protocol = index.progression.get("protocol")
+    if not isinstance(protocol, str) or protocol == _PROGRESSION_PROTOCOL:
+        return
+    if protocol == "service.progression/2":
+        why = "'service.progression/2' (guided progression) exists from 0.5"
+    else:
+        why = f"did you mean {_PROGRESSION_PROTOCOL!r}?" if nearest(protocol, [_PROGRESSION_PROTOCOL]) else ""
+        why = f"the 0.4 progression is {_PROGRESSION_PROTOCOL!r}" + (f"; {why}" if why else "")
+    yield RawFinding(
+        ("progression", "protocol"),
+        "unknown-progression-protocol",
+        f"progression protocol {protocol!r} is not one this runtime knows: {why}",
+    )
 
 
 def check_unplayable_endings(index: PackIndex) -> Iterator[Raw]:

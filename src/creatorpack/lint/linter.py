@@ -29,6 +29,7 @@ from creatorpack.lint.conditions import check_satisfiable, check_state_and_condi
 from creatorpack.lint.ignored import (
     check_effect_ops,
     check_effect_rule_members,
+    check_progression_protocol,
     check_root_members,
     check_rule_kinds,
     check_state_types,
@@ -104,7 +105,7 @@ _PROGRESSION: Final[tuple[Check, ...]] = (*_RUNTIME, check_unawarded_badges, che
 CHECKS: Final[Mapping[str, Checks]] = {
     "0.2": Checks((check_references,), (check_asset_files,), reachability=False),
     "0.3": Checks(_RUNTIME, (check_asset_files, _unused), reachability=True),
-    "0.4": Checks(_PROGRESSION, (check_asset_files, _unused), reachability=True),
+    "0.4": Checks((*_PROGRESSION, check_progression_protocol), (check_asset_files, _unused), reachability=True),
     "0.5": Checks((*_PROGRESSION, check_unrewarded_assets), (check_asset_files, _unused), reachability=True),
 }
 """What lint runs, per contract version."""
