@@ -472,3 +472,15 @@ def test_a_version_written_as_a_number_is_asked_for_as_a_string() -> None:
     (violation,) = creatorpack.validate(pack).violations
     assert (violation.pointer, violation.code) == ("/protocol_version", "unsupported-version")
     assert violation.message == "protocol_version: 0.4 is a number; write the version as a string, '0.4'"
+
+
+def test_a_value_of_another_version_says_which() -> None:
+    pack = example("0.3", "rich")
+    index = next(i for i, a in enumerate(pack["assets"]) if a["mime_type"] == "image/png")
+    pack["assets"][index]["mime_type"] = "image/apng"
+    (violation,) = creatorpack.validate(pack).violations
+    assert (violation.pointer, violation.code) == (f"/assets/{index}/mime_type", "enum")
+    assert violation.message.endswith("; 'image/apng' exists from 0.5, and this pack declares 0.3")
+    pack["assets"][index]["mime_type"] = "image/pnj"  # in no version: the nearest allowed value
+    (violation,) = creatorpack.validate(pack).violations
+    assert violation.message.endswith("; did you mean 'image/png'?")

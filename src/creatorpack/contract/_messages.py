@@ -144,9 +144,10 @@ def _type(e: _Error) -> Iterator[RawFinding]:
     yield e.finding(f"expected {expected}, got {json_type(e.value)} {show(e.value)}")
 
 
-def _enum(e: _Error) -> Iterator[RawFinding]:
+def _enum(e: _Error, elsewhere: str = "") -> Iterator[RawFinding]:
+    """An enum's message: what is allowed, and the value's version (``elsewhere``) or the nearest allowed one."""
     options = e.details.get("options", [])
-    hint = _did_you_mean(e.value, options)
+    hint = f"; {elsewhere}" if elsewhere else _did_you_mean(e.value, options)
     if e.tokens[:3] == ["$defs", "Condition", "then"] and e.tokens[-3:] == ["properties", "op", "enum"]:
         yield e.finding(f"{show(e.value)} is not a condition op; use one of {_one_of(options)}", "unknown-op", hint)
     elif e.tokens[-4:] == ["Observation", "properties", "type", "enum"]:
@@ -352,6 +353,19 @@ def _tagged(value: Any) -> str:
     return ""
 
 
+def _value_elsewhere(e: _Error, index: SchemaIndex, version: Version) -> str:
+    """``'image/apng' exists from 0.5, and this pack declares 0.3`` for a value another version allows here."""
+    if not isinstance(e.value, str) or e.value in index.values_at(version, e.path):
+        return ""
+    having = [v for v in SUPPORTED_VERSIONS if v != version and e.value in index.values_at(v, e.path)]
+    later = [v for v in having if v > version]
+    if later:
+        return f"{show(e.value)} exists from {later[0]}, and this pack declares {version}"
+    if having:
+        return f"{show(e.value)} exists up to {having[-1]}, and this pack declares {version}"
+    return ""
+
+
 def convert(errors: Iterable[Any], index: SchemaIndex, version: Version) -> list[RawFinding]:
     """The findings that jsonschema-rs errors stand for (``version``: the pack's declared one)."""
     found: list[RawFinding] = []
@@ -360,6 +374,8 @@ def convert(errors: Iterable[Any], index: SchemaIndex, version: Version) -> list
         e = _Error.of(error, index)
         if e.keyword in ("required", "additionalProperties"):
             objects.add(e)
+        elif e.keyword == "enum":
+            found.extend(_enum(e, _value_elsewhere(e, index, version)))
         else:
             found.extend(_BUILDERS.get(e.keyword, _fallback)(e))
     found.extend(objects.findings())

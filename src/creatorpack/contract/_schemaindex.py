@@ -23,6 +23,7 @@ class SchemaIndex:
     def __init__(self, documents: Mapping[str, Mapping[str, Any]]) -> None:
         self._documents = documents
         self._properties: dict[tuple[str, JsonPath], frozenset[str]] = {}
+        self._values: dict[tuple[str, JsonPath], tuple[Any, ...]] = {}
 
     def node(self, location: str | None) -> tuple[str, list[str], Any]:
         """The URI, fragment tokens and schema node of an absolute keyword location."""
@@ -59,7 +60,23 @@ class SchemaIndex:
             self._properties[key] = found
         return found
 
+    def values_at(self, version: str, path: JsonPath) -> tuple[Any, ...]:
+        """Every value an ``enum`` or ``const`` of version ``version`` allows at ``path`` (in some branch)."""
+        key = (version, tuple(0 if isinstance(token, int) else token for token in path))
+        found = self._values.get(key)
+        if found is None:
+            values: list[Any] = []
+            for _, node in self._nodes(f"pack-{version}.json", path):
+                for value in [*node.get("enum", ()), *([node["const"]] if "const" in node else [])]:
+                    if value not in values:
+                        values.append(value)
+            found = self._values[key] = tuple(values)
+        return found
+
     def _walk(self, name: str, path: JsonPath) -> frozenset[str]:
+        return frozenset(name for _, node in self._nodes(name, path) for name in node.get("properties", {}))
+
+    def _nodes(self, name: str, path: JsonPath) -> list[tuple[str, dict[str, Any]]]:
         nodes = self._expand(name, self._documents.get(name))
         for token in path:
             children: list[tuple[str, Any]] = []
@@ -68,7 +85,7 @@ class SchemaIndex:
                 if child is not None:
                     children.extend(self._expand(document, child))
             nodes = children
-        return frozenset(name for _, node in nodes for name in node.get("properties", {}))
+        return nodes
 
     def _expand(self, document: str, node: Any) -> list[tuple[str, dict[str, Any]]]:
         """``node`` and every schema that applies in place with it, ``$ref`` followed."""
