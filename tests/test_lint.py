@@ -124,6 +124,7 @@ CASES: list[tuple[str, str, Callable[[Doc], None]]] = [
         "/runtime/rules/3/effects/0/value",
         setter(("/runtime/rules/3/effects/0", {"op": "add", "path": "/inventory", "value": "sword"})),
     ),
+    ("cover-kind", "/publication/cover_asset_id", setter(("/publication/cover_asset_id", "harbour_bell"))),
     (
         "increment-by-zero",
         "/runtime/rules/3/effects/0/by",

@@ -536,3 +536,32 @@ def test_an_unknown_04_progression_protocol_is_a_warning(protocol: str, message:
         assert "unknown-progression-protocol" not in {code for code, _ in findings(example("0.4", name))}
     doc = put(example("0.4", "minimal"), "/progression/protocol", protocol)
     assert findings(doc)[("unknown-progression-protocol", "/progression/protocol")] == message
+
+
+@pytest.mark.parametrize(
+    ("key", "asset", "message"),
+    [
+        (
+            "cover_asset_id",
+            "harbour_bell",
+            "the cover 'harbour_bell' is audio, not an image: the catalog shows a cover as a picture",
+        ),
+        (
+            "cover_asset_id",
+            "cover_motion",
+            "the cover 'cover_motion' is video, not an image: the catalog shows a cover as a picture",
+        ),
+        (
+            "cover_motion_asset_id",
+            "cover_still",
+            (
+                "the motion cover 'cover_still' is a still image (image/jpeg): use a video (or an animated PNG), "
+                "or set it as cover_asset_id"
+            ),
+        ),
+    ],
+)
+def test_a_cover_of_the_wrong_kind_is_a_warning(key: str, asset: str, message: str) -> None:
+    for version in ("0.3", "0.4", "0.5"):
+        assert "cover-kind" not in {code for code, _ in findings(example(version, "rich"))}
+    assert findings(put(rich(), f"/publication/{key}", asset))[("cover-kind", f"/publication/{key}")] == message

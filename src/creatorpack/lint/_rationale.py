@@ -58,6 +58,12 @@ RATIONALES: Final[dict[str, str]] = {
         "pick a container finds none for another value (`service.progression/2`, the guided container, "
         "exists from 0.5). Usually a typo."
     ),
+    "cover-kind": (
+        "The contract only asks the covers for asset ids; but the catalog shows `cover_asset_id` as a "
+        "picture and `cover_motion_asset_id` as a moving one. An audio or video asset as the still "
+        "cover, or a still image or audio as the motion cover, is almost always the two ids swapped "
+        "or the wrong asset picked."
+    ),
     "increment-by-zero": (
         "An increment adds its `by` to the integer each time its rule applies; by 0 it never changes "
         "anything, so whatever waits for the integer to move waits forever. Usually a placeholder left "

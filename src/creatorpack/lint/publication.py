@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from typing import Any
 
 from creatorpack._json import JsonPath
 from creatorpack.contract.findings import RawFinding
@@ -61,6 +62,17 @@ def _secrets(index: PackIndex) -> list[tuple[str, str]]:
     return secrets
 
 
+def _wrong_cover(key: str, asset: Mapping[str, Any]) -> str:
+    """Why ``asset`` cannot be the cover ``key`` names (a still cover that is no image, ...), or ``""``."""
+    kind, mime, name = asset.get("kind"), asset.get("mime_type"), asset.get("id")
+    if key == "cover_asset_id" and kind in ("audio", "video"):
+        return f"the cover {name!r} is {kind}, not an image: the catalog shows a cover as a picture"
+    if key == "cover_motion_asset_id" and (kind == "audio" or (kind == "image" and mime != "image/apng")):
+        what = "audio" if kind == "audio" else f"a still image ({mime})"
+        return f"the motion cover {name!r} is {what}: use a video (or an animated PNG), or set it as cover_asset_id"
+    return ""
+
+
 def check_spoilers(index: PackIndex) -> Iterator[Raw]:
     """Public metadata must not give away hidden achievements, endings or rewards."""
     publication = index.pack.get("publication")
@@ -83,6 +95,8 @@ def check_spoilers(index: PackIndex) -> Iterator[Raw]:
     assets = {a.get("id"): a for _, a in index.items("assets")}
     for key in ("cover_asset_id", "cover_motion_asset_id"):
         asset = assets.get(publication.get(key))
+        if asset is not None and (wrong := _wrong_cover(key, asset)):
+            yield RawFinding(("publication", key), "cover-kind", wrong)
         if asset is not None and asset.get("access") == "reward_only":
             yield RawFinding(
                 ("publication", key),
