@@ -484,3 +484,13 @@ def test_a_value_of_another_version_says_which() -> None:
     pack["assets"][index]["mime_type"] = "image/pnj"  # in no version: the nearest allowed value
     (violation,) = creatorpack.validate(pack).violations
     assert violation.message.endswith("; did you mean 'image/png'?")
+
+
+def test_a_misspelt_member_of_another_kind_is_suggested() -> None:
+    pack = example("0.5", "rich")
+    index, guided = next((i, a) for i, a in enumerate(pack["progression"]["achievements"]) if "guidance" in a)
+    guided["guidence"] = guided.pop("guidance")
+    found = {v.code: v for v in creatorpack.validate(pack).violations}
+    unknown = found["additional-property"]
+    assert unknown.pointer == f"/progression/achievements/{index}/guidence"
+    assert unknown.message.endswith("did you mean 'guidance' (which makes it another kind of object)?")

@@ -328,6 +328,9 @@ class _Objects:
         candidate = nearest(key, target.allowed)
         if candidate is not None:
             return f"{start}; did you mean {show(candidate)}?"
+        other = nearest(key, sorted(self._index.properties_at(self._version, path) - set(target.allowed)))
+        if other is not None:  # a member of another kind here: the errors above are of the kind it is not
+            return f"{start}; did you mean {show(other)} (which makes it another kind of object)?"
         return f"{start}; remove it or use one of: {known(target.allowed) or 'none'}"
 
     def _versions_with(self, path: JsonPath, key: str) -> str:
