@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from creatorpack.cli import app
 from creatorpack.lint import linter as lint_module
+from creatorpack.lint.assets import DescribedAssetSource, DirectoryAssets, sniff
 from creatorpack.lint.linter import RULES, LintConfig, lint
 
 from .conftest import EXAMPLES, VERSIONS, example
@@ -491,3 +492,12 @@ def test_02_cross_links() -> None:
     found = codes(doc)
     assert ("unknown-reference", "/default_entry_id") in found
     assert ("unknown-reference", "/entries/0/actor_setup/0/actor_id") in found
+
+
+def test_directory_assets_describe_a_file_as_reading_it_whole_would(tmp_path: Path) -> None:
+    data = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 9000  # over two chunks of 1 MiB
+    (tmp_path / "big.png").write_bytes(data)
+    source = DirectoryAssets(tmp_path)
+    assert isinstance(source, DescribedAssetSource)  # so lint hashes files in chunks
+    facts = source.describe("big.png")
+    assert (facts.sha256, facts.size, facts.mime_type) == (hashlib.sha256(data).hexdigest(), len(data), sniff(data))
