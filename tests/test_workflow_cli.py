@@ -323,3 +323,31 @@ def test_json_report_goes_to_stderr_when_the_pack_goes_to_stdout() -> None:
     report = json.loads(result.stderr)
     assert report["written"] == "-"
     assert report["valid"] is True
+
+
+def test_a_failed_in_place_upgrade_leaves_the_pack_as_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pack = tmp_path / "pack.json"
+    original = (EXAMPLES / "0.3" / "rich.json").read_bytes()
+    pack.write_bytes(original)
+
+    def full_disk(_: int) -> None:
+        raise OSError(27, "File too large")
+
+    monkeypatch.setattr("os.fsync", full_disk)  # the write fails after part of the file went out
+    result = runner.invoke(app, ["upgrade", str(pack), "--in-place"])
+    assert result.exit_code == 2
+    assert "cannot write" in result.stderr
+    assert pack.read_bytes() == original
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pack.json"]  # no temporary file left behind
+
+
+def test_an_in_place_upgrade_keeps_the_link_and_the_mode(tmp_path: Path) -> None:
+    real = tmp_path / "real.json"
+    real.write_bytes((EXAMPLES / "0.3" / "rich.json").read_bytes())
+    real.chmod(0o640)
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    assert runner.invoke(app, ["upgrade", str(link), "--in-place"]).exit_code == 0
+    assert link.is_symlink()
+    assert json.loads(real.read_text())["protocol_version"] == "0.5"
+    assert real.stat().st_mode & 0o777 == 0o640

@@ -15,6 +15,7 @@ from typing import Annotated, Any
 import orjson
 import typer
 
+from creatorpack.cli._files import write_atomically
 from creatorpack.cli._output import read_input
 from creatorpack.cli._walk import mentions_protocol_version
 from creatorpack.contract.validation import MAX_BYTES, read_file
@@ -78,7 +79,7 @@ def _upgrade_command(
     written: str | None = None
     if write and target is not None and (result.changed or not in_place):
         try:
-            target.write_bytes(result.data)
+            write_atomically(target, result.data)
         except OSError as exc:
             typer.echo(f"creatorpack: cannot write {target}: {exc.strerror or exc}", err=True)
             raise typer.Exit(2) from None

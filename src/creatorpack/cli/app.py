@@ -23,6 +23,7 @@ import typer
 
 from creatorpack import __version__
 from creatorpack.cli import _diff, _output, _settings, _walk, _workflow
+from creatorpack.cli._files import write_atomically
 from creatorpack.contract import schema, suggest
 from creatorpack.contract.validation import MAX_BYTES, validate
 from creatorpack.errors import (
@@ -474,7 +475,7 @@ def _read_save(path: Path) -> Any:
 def _save_writer(path: Path) -> Callable[[Mapping[str, Any]], None]:
     def write(saved: Mapping[str, Any]) -> None:
         try:
-            path.write_bytes(orjson.dumps(saved, option=orjson.OPT_INDENT_2) + b"\n")
+            write_atomically(path, orjson.dumps(saved, option=orjson.OPT_INDENT_2) + b"\n")
         except OSError as exc:
             raise CreatorpackError(f"cannot write the save {path}: {exc.strerror or exc}") from None
 
