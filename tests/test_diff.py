@@ -79,6 +79,44 @@ def test_items_are_matched_by_id_not_position() -> None:
     assert [(c.section, c.key) for c in changes] == [("manifest", "revision")]
 
 
+@pytest.mark.parametrize(
+    ("section", "path", "why"),
+    [
+        ("rules", ("runtime", "rules"), "effect rules apply in document order, and instructions come in it"),
+        ("endings", ("progression", "endings"), "document order breaks a tie of priorities"),
+        ("content", ("content",), "the narrator gets content in document order"),
+    ],
+)
+def test_a_new_order_where_order_plays_is_one_reordered_change(section: str, path: tuple[str, ...], why: str) -> None:
+    old, new = _pair()
+    items: Any = new
+    for token in path:
+        items = items[token]
+    assert len(items) > 1
+    first = items[0]["id"]
+    items.reverse()
+    [change] = diff(old, new).section(section)
+    assert (change.kind, change.old, change.new) == ("reordered", "/" + "/".join(path), "/" + "/".join(path))
+    assert change.key == items[0]["id"]
+    assert change.detail == f"{items[0]['id']!r} now comes where {first!r} came ({why})"
+
+
+def test_another_default_entry_is_reordered_and_other_entry_moves_are_not() -> None:
+    old, new = _pair()
+    entries = new["runtime"]["entries"]
+    entries.reverse()
+    [change] = diff(old, new).section("entries")
+    assert (change.kind, change.key) == ("reordered", entries[0]["id"])
+    assert change.detail == f"the default (first) entry is now {entries[0]['id']!r}, was {entries[1]['id']!r}"
+    same_first = _pair()[1]
+    same_first["runtime"]["entries"].append(copy.deepcopy(same_first["runtime"]["entries"][1]))
+    same_first["runtime"]["entries"][-1]["id"] = "third"
+    moved = copy.deepcopy(same_first)
+    tail = moved["runtime"]["entries"]
+    tail[1], tail[2] = tail[2], tail[1]
+    assert diff(same_first, moved).section("entries") == ()
+
+
 def test_a_moved_and_changed_item_reports_both_pointers() -> None:
     old, new = _pair()
     observations = new["runtime"]["observations"]

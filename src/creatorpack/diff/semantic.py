@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from creatorpack.diff._json import items_by_id, kind_of, pointer, require_packs
 from creatorpack.diff.compat import Compatibility, compatibility
@@ -19,7 +19,7 @@ from creatorpack.play.conditions import json_equal
 
 __all__ = ["ARRAYS", "Change", "ChangeKind", "PackDiff", "diff"]
 
-ChangeKind = Literal["added", "removed", "changed", "retyped", "rebounded"]
+ChangeKind = Literal["added", "removed", "changed", "retyped", "rebounded", "reordered"]
 
 ARRAYS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("entries", ("runtime", "entries"), ("id", "entry_id")),
@@ -213,6 +213,34 @@ def _items(section: str, path: tuple[str, ...], keys: tuple[str, ...], old: Any,
         old_index, old_item = before[key]
         if not json_equal(old_item, item):
             yield Change(section, "changed", key, pointer((*path, old_index)), where, _fields_detail(old_item, item))
+    yield from _order(section, path, list(before), list(after))
+
+
+_ORDER_MATTERS: Final = {
+    "rules": "effect rules apply in document order, and instructions come in it",
+    "endings": "document order breaks a tie of priorities",
+    "content": "the narrator gets content in document order",
+}
+"""Sections whose order is part of how the pack plays, and why (entries: only the first one counts)."""
+
+
+def _order(section: str, path: tuple[str, ...], before: list[str], after: list[str]) -> Iterator[Change]:
+    """A ``reordered`` change when the items both sides have come in another order where order plays."""
+    where = pointer(path)
+    if section == "entries":
+        if before and after and before[0] != after[0] and before[0] in after and after[0] in before:
+            detail = f"the default (first) entry is now {after[0]!r}, was {before[0]!r}"
+            yield Change(section, "reordered", after[0], where, where, detail)
+        return
+    why = _ORDER_MATTERS.get(section)
+    common = set(before) & set(after)
+    old_order = [key for key in before if key in common]
+    new_order = [key for key in after if key in common]
+    if why is None or old_order == new_order:
+        return
+    at = next(i for i, (a, b) in enumerate(zip(old_order, new_order, strict=True)) if a != b)
+    detail = f"{new_order[at]!r} now comes where {old_order[at]!r} came ({why})"
+    yield Change(section, "reordered", new_order[at], where, where, detail)
 
 
 def _fields_detail(old: Any, new: Any) -> str:
