@@ -192,6 +192,26 @@ def test_changes_name_each_pointer() -> None:
     assert result.to_dict()["changes"][1]["pointer"] == "/progression"
 
 
+@pytest.mark.parametrize("target", ["0.4", "0.5"])
+def test_castings_a_03_pack_ignored_are_named_as_now_played(target: str) -> None:
+    pack = example("0.3", "minimal")
+    pack["character_castings"] = [
+        {
+            "id": "c1",
+            "actor_id": "mara",
+            "character_id": "12345678-1234-1234-1234-123456789abc",
+            "character_revision": 1,
+            "when": {"op": "literal", "value": True},
+        }
+    ]
+    assert validate(pack).valid
+    result = upgrade(pack, to=target)
+    [casting] = [c for c in result.changes if c.pointer == "/character_castings"]
+    assert casting.what.startswith("now played: 0.3 ignored these 1 casting(s)")
+    assert result.document["character_castings"] == pack["character_castings"]  # the text is not edited
+    assert all(c.pointer != "/character_castings" for c in upgrade(example("0.3", "minimal"), to=target).changes)
+
+
 def test_bump_revision_in_text() -> None:
     source = (EXAMPLES / "0.4" / "rich.json").read_text(encoding="utf-8")
     result = upgrade(source, bump_revision=True)

@@ -296,6 +296,16 @@ def _plan(
             edits.append(((member,), value))
             changes.append(Change(pointer([member]), f"added {json.dumps(value)} (required from {step.target})"))
         version = step.target
+    castings = document.get("character_castings")
+    if current == "0.3" and isinstance(castings, list) and castings:
+        # 0.3 ignores the member; from 0.4 the runtime plays it: the narrator gets these castings.
+        changes.append(
+            Change(
+                "/character_castings",
+                f"now played: 0.3 ignored these {len(castings)} casting(s); from 0.4 the narrator gets each one "
+                "whose when holds, so check them",
+            )
+        )
     if bump_revision:
         manifest = updated.get("manifest")
         revision = manifest.get("revision") if isinstance(manifest, Mapping) else None
