@@ -298,3 +298,39 @@ def test_a_missing_save_member_is_named() -> None:
     del saved["badges"]
     with pytest.raises(SessionLoadError, match=r"malformed: 'badges' is missing$"):
         Session.load(RICH, saved)
+
+
+# The contract's integers include 3.0 (docs/contract-gaps.md): the runtime and the diff read it as 3.
+
+
+def _spelt_as_floats() -> dict[str, Any]:
+    pack = _pack()
+    pack["manifest"]["revision"] = 3.0
+    pack["runtime"]["entries"][1]["initial_state"]["trust"] = 3.0
+    return pack
+
+
+def test_integers_spelt_as_floats_play_save_and_load_as_integers() -> None:
+    pack = _spelt_as_floats()
+    assert creatorpack.validate(pack).valid
+    entry = pack["runtime"]["entries"][1]["id"]
+    session = Session.start(pack, entry)
+    trust = session.state.state["trust"]
+    assert (trust, type(trust)) == (3, int)
+    saved = session.save()
+    assert (saved["revision"], type(saved["revision"])) == (3, int)
+    assert Session.load(pack, saved).state.state == session.state.state
+    json_save = copy.deepcopy(saved)
+    json_save["state"]["trust"] = 4.0  # a save edited by hand, or written by another tool
+    assert type(Session.load(pack, json_save).state.state["trust"]) is int
+    linted = creatorpack.lint(pack, LintConfig(reachability=False))
+    assert "initial-state-mismatch" not in {f.code for f in linted.findings}
+
+
+def test_the_diff_reads_a_revision_spelt_as_a_float() -> None:
+    old, new = _spelt_as_floats(), _spelt_as_floats()
+    new["manifest"]["revision"] = 4.0
+    result = diff(old, new)
+    assert (result.old_revision, result.new_revision) == (3, 4)
+    plan = migration_plan(old, new)
+    assert (plan.old_revision, plan.new_revision) == (3, 4)

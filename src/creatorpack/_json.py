@@ -22,6 +22,7 @@ __all__ = [
     "pointer",
     "show",
     "unescape",
+    "whole_number",
 ]
 
 JsonPath: TypeAlias = tuple[str | int, ...]
@@ -50,6 +51,21 @@ def copy_json(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [copy_json(item) for item in value]
     return value
+
+
+def whole_number(value: Any) -> int | None:
+    """``value`` as an int when JSON Schema counts it as an integer (``3``, ``3.0``, ``3e0``), else ``None``.
+
+    The contract's integers accept a float with no fraction (``docs/contract-gaps.md``), so a
+    valid pack may spell a revision or a counter ``3.0``; the runtime and the diff read it as ``3``.
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
 
 
 def pointer(path: Sequence[str | int]) -> str:

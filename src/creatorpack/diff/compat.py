@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+from creatorpack._json import whole_number
 from creatorpack.diff._json import items_by_id, kind_of, pointer, require_packs
 from creatorpack.diff.errors import MigrationError
 from creatorpack.errors import SessionLoadError
@@ -561,8 +562,8 @@ def migration_plan(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> Mig
     revision = _get(old, "manifest", "revision") if old is not None else None
     return MigrationPlan(
         pack_id=str(_get(new, "manifest", "pack_id")),
-        old_revision=revision if isinstance(revision, int) else None,
-        new_revision=int(_get(new, "manifest", "revision")),
+        old_revision=whole_number(revision),
+        new_revision=whole_number(_get(new, "manifest", "revision")) or 0,
         old_schema=_schema(old) if old is not None else None,
         new_schema=_schema(new),
         initials=_entries(new),

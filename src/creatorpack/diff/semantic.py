@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from creatorpack._json import whole_number
 from creatorpack.diff._json import items_by_id, kind_of, pointer, require_packs
 from creatorpack.diff.compat import Compatibility, compatibility
 from creatorpack.play.conditions import json_equal
@@ -141,8 +142,7 @@ def _str(node: Any, key: str) -> str | None:
 
 
 def _int(node: Any, key: str) -> int | None:
-    value = node.get(key) if isinstance(node, Mapping) else None
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    return whole_number(node.get(key)) if isinstance(node, Mapping) else None
 
 
 def _describe(node: Any) -> str:

@@ -19,7 +19,7 @@ from creatorpack.errors import InvalidPackError, NotPlayableError
 from creatorpack.play import saves
 from creatorpack.play.model import REVEAL_KINDS, SAVE_FORMAT, Requirement, SessionState, Turn, TurnResult
 from creatorpack.play.program import Goal, Program, compile_program
-from creatorpack.play.state import check_state
+from creatorpack.play.state import check_state, whole_numbers
 from creatorpack.play.step import Applied, describe, locked_achievements, reachable_assets, settle, step
 
 __all__ = [
@@ -102,6 +102,7 @@ class Engine:
             hint = f" (did you mean {guess!r}?)" if guess else ""
             raise NotPlayableError(f"no runtime entry {entry!r}{hint}; the entries are {', '.join(ids)}")
         initial = copy_json(self.entries[index].get("initial_state", {}))  # the pack's stays untouched
+        initial = whole_numbers(self.schema, initial)
         problems = tuple((p.pointer, p.message) for p in check_state(self.schema, initial))
         if problems:
             raise NotPlayableError(

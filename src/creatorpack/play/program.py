@@ -14,6 +14,7 @@ from enum import StrEnum
 from operator import itemgetter
 from typing import Any
 
+from creatorpack._json import whole_number
 from creatorpack.errors import ConditionError, NotPlayableError
 from creatorpack.play._watch import Heard, Watch, heard, watches
 from creatorpack.play.conditions import CompiledCondition, compile_condition, sub_condition
@@ -313,7 +314,7 @@ def compile_program(pack: Mapping[str, Any]) -> Program:
         version=version,
         schema=schema,
         pack_id=pack["manifest"]["pack_id"],
-        revision=pack["manifest"]["revision"],
+        revision=whole_number(pack["manifest"]["revision"]) or 0,  # valid: an integer, perhaps spelt 3.0
         entries=tuple(runtime["entries"]),
         observations={o["id"]: o for o in runtime.get("observations", [])},
         conditions=tuple(table.compiled),

@@ -14,7 +14,7 @@ from creatorpack._json import copy_json, json_type, show
 from creatorpack.errors import SessionLoadError
 from creatorpack.play.model import REVEAL_KINDS, SAVE_FORMAT, SessionState
 from creatorpack.play.program import Program
-from creatorpack.play.state import check_state
+from creatorpack.play.state import check_state, whole_numbers
 
 __all__ = ["check_shape", "load"]
 
@@ -80,7 +80,7 @@ def load(program: Program, saved: Mapping[str, Any]) -> SessionState:
     if saved.get("pack_id") != program.pack_id:
         raise SessionLoadError(f"the session was saved from pack {saved.get('pack_id')!r}, not {program.pack_id!r}")
     try:
-        state = copy_json(saved["state"])  # the caller may change its save afterwards
+        state = whole_numbers(program.schema, copy_json(saved["state"]))  # the caller's save stays the caller's
         entry = saved["entry"]
         problems = tuple((p.pointer, p.message) for p in check_state(program.schema, state))
         if problems:

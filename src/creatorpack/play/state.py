@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeAlias, TypeGuard, get_args
 
-from creatorpack._json import described, parse_pointer, pointer
+from creatorpack._json import described, parse_pointer, pointer, whole_number
 from creatorpack.contract import suggest
 from creatorpack.errors import EffectError
 from creatorpack.play.conditions import State, json_equal
@@ -28,6 +28,7 @@ __all__ = [
     "check_state",
     "schema_at",
     "set_paths",
+    "whole_numbers",
 ]
 
 EffectOp: TypeAlias = Literal["increment", "add", "remove"]
@@ -80,6 +81,7 @@ def check_state(schema: Mapping[str, Any], state: Any, at: tuple[str, ...] = ())
             else:
                 yield from check_state(properties[name], value, (*at, name))
     elif kind == "integer":
+        state = whole_number(state) if isinstance(state, float) else state  # 3.0 is the integer 3
         if not isinstance(state, int) or isinstance(state, bool):
             yield StateProblem(where, f"expected an integer, got {described(state)}")
         elif not schema["minimum"] <= state <= schema["maximum"]:
@@ -102,6 +104,21 @@ def check_state(schema: Mapping[str, Any], state: Any, at: tuple[str, ...] = ())
             yield StateProblem(where, "a set must not repeat a member")
     elif isinstance(schema.get("enum"), list) and not any(json_equal(state, o) for o in schema["enum"]):
         yield StateProblem(where, f"{state!r} is not one of {schema['enum']}")
+
+
+def whole_numbers(schema: Mapping[str, Any], state: Any) -> Any:
+    """``state`` with each integer the schema has spelt as a float (``3.0``) made an int, as the runtime keeps it.
+
+    The contract's integers include ``3.0``; the runtime adds to ints only, and writes ``3``, not ``3.0``.
+    """
+    kind = schema.get("type")
+    if kind == "integer" and isinstance(state, float):
+        whole = whole_number(state)
+        return state if whole is None else whole
+    if kind == "object" and isinstance(state, Mapping):
+        properties: Mapping[str, Any] = schema.get("properties", {})
+        return {k: whole_numbers(properties[k], v) if k in properties else v for k, v in state.items()}
+    return state
 
 
 def schema_at(schema: Mapping[str, Any], tokens: Sequence[str]) -> Mapping[str, Any] | None:
