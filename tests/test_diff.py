@@ -577,3 +577,15 @@ def test_the_plan_reads_the_engines_save_format() -> None:
     from creatorpack.diff.compat import SAVE_FORMAT
 
     assert _save(example("0.5", "minimal"))["format"] == SAVE_FORMAT
+
+
+def test_a_sets_values_in_another_order_are_no_widening() -> None:
+    old, new = _pair()
+    new["runtime"]["state"]["schema"]["properties"]["inventory"]["items"]["enum"].reverse()
+    result = diff(old, new)
+    [change] = result.section("state")
+    assert (change.kind, change.key) == ("changed", "/inventory")
+    assert change.detail.startswith("a set's members are kept in its values' order")
+    [verdict] = [m for m in result.compatibility.members if m.key == "/inventory"]
+    assert (verdict.level, verdict.reason.startswith("the same values in another order")) == ("fits", True)
+    assert "widened" not in verdict.reason

@@ -281,6 +281,8 @@ def _static(old: Any, new: Any, at: tuple[str, ...], initials: Mapping[str, Any]
             yield MemberVerdict("state", key, "may_not_fit", reason)
         elif _describe(old) == _describe(new):
             yield MemberVerdict("state", key, "fits", "unchanged")
+        elif all(any(json_equal(w, v) for v in before) for w in after):  # the same values in another order
+            yield MemberVerdict("state", key, "fits", f"the same values in another order: {_describe(new)}")
         else:
             yield MemberVerdict("state", key, "fits", f"values widened from {_describe(old)} to {_describe(new)}")
     elif json_equal(old, new):

@@ -157,6 +157,17 @@ def _describe(node: Any) -> str:
     return kind
 
 
+def _same_values(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Whether two sets' or enums' values are the same, in any order (an enum's order plays no part)."""
+    kind = kind_of(old)
+    if kind not in ("set", "enum"):
+        return False
+    before = old.get("items", {}).get("enum", []) if kind == "set" else old.get("enum", [])
+    after = new.get("items", {}).get("enum", []) if kind == "set" else new.get("enum", [])
+    same = len(before) == len(after)
+    return same and all(any(json_equal(a, b) for b in after) for a in before)
+
+
 def _state(old: Any, new: Any, at: tuple[str, ...]) -> Iterator[Change]:
     key = pointer(at) or "/"
     old_at = pointer((*_STATE, *_schema_path(at)))
@@ -190,7 +201,10 @@ def _state(old: Any, new: Any, at: tuple[str, ...]) -> Iterator[Change]:
             detail = "now required, but the schema does not declare it: no state can have it"
             yield Change("state", "changed", pointer((*at, name)), None, listed, detail)
     elif kinds[0] in ("integer", "set", "enum"):
-        if _describe(old) != _describe(new):
+        if _same_values(old, new) and kinds[0] == "set" and _describe(old) != _describe(new):
+            detail = f"a set's members are kept in its values' order, now {_describe(new)}"
+            yield Change("state", "changed", key, old_at, new_at, detail)
+        elif _describe(old) != _describe(new) and not _same_values(old, new):
             yield Change("state", "rebounded", key, old_at, new_at, f"{_describe(old)} -> {_describe(new)}")
     elif not json_equal(old, new):
         yield Change("state", "changed", key, old_at, new_at, "schema changed")
