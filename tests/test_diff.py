@@ -589,3 +589,16 @@ def test_a_sets_values_in_another_order_are_no_widening() -> None:
     [verdict] = [m for m in result.compatibility.members if m.key == "/inventory"]
     assert (verdict.level, verdict.reason.startswith("the same values in another order")) == ("fits", True)
     assert "widened" not in verdict.reason
+
+
+def test_a_save_of_a_pack_the_new_revision_renamed_cannot_move() -> None:
+    old, new = _pair()
+    new["manifest"]["pack_id"] = "harbour-light-2"
+    saved = Session.start(Engine.from_source(old)).save()
+    verdict = migration_plan(old, new).check(saved)
+    assert verdict.level == "cannot"
+    assert [(m.pointer, m.message) for m in verdict.misfits] == [
+        ("/pack_id", "saved from pack 'harbour-light'; the new revision is pack 'harbour-light-2'")
+    ]
+    with pytest.raises(MigrationError, match="1 value no longer fits"):
+        migration_plan(old, new).apply(saved)

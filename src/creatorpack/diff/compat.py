@@ -427,8 +427,9 @@ class MigrationPlan:
 
     def _run(self, saved: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[Step, ...], tuple[Misfit, ...]]:
         _check_shape(saved)
-        if saved["pack_id"] != self.pack_id:
-            raise SessionLoadError(f"the session was saved from pack {saved['pack_id']!r}, not {self.pack_id!r}")
+        if saved["pack_id"] != self.pack_id:  # a save of the old pack, which the new one renamed: it cannot move
+            message = f"saved from pack {saved['pack_id']!r}; the new revision is pack {self.pack_id!r}"
+            return dict(saved), (), (Misfit("/pack_id", message),)
         if self.old_revision is not None and saved["revision"] != self.old_revision:
             raise SessionLoadError(
                 f"the session was saved at revision {saved['revision']}, not the old revision {self.old_revision}"
