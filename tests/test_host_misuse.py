@@ -334,3 +334,8 @@ def test_the_diff_reads_a_revision_spelt_as_a_float() -> None:
     assert (result.old_revision, result.new_revision) == (3, 4)
     plan = migration_plan(old, new)
     assert (plan.old_revision, plan.new_revision) == (3, 4)
+
+
+def test_the_diff_of_an_empty_mapping_is_a_verdict_not_a_type_error() -> None:
+    result = diff({}, _pack())  # not a valid pack: the diff still answers, it never trips over a bound
+    assert result.compatibility.level == "may_not_fit"

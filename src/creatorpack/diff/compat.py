@@ -264,8 +264,11 @@ def _static(old: Any, new: Any, at: tuple[str, ...], initials: Mapping[str, Any]
     elif old_kind == "integer":
         low, high = old.get("minimum"), old.get("maximum")
         new_low, new_high = new.get("minimum"), new.get("maximum")
+        bounds = (low, high, new_low, new_high)
         if (low, high) == (new_low, new_high):
             yield MemberVerdict("state", key, "fits", "unchanged")
+        elif not all(isinstance(b, int | float) and not isinstance(b, bool) for b in bounds):
+            yield MemberVerdict("state", key, "may_not_fit", "schema changed")  # a bound the contract requires is gone
         elif new_low <= low and high <= new_high:
             yield MemberVerdict("state", key, "fits", f"bounds widened from {_describe(old)} to {_describe(new)}")
         else:
