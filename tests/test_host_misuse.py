@@ -336,6 +336,8 @@ def test_the_diff_reads_a_revision_spelt_as_a_float() -> None:
     assert (plan.old_revision, plan.new_revision) == (3, 4)
 
 
-def test_the_diff_of_an_empty_mapping_is_a_verdict_not_a_type_error() -> None:
-    result = diff({}, _pack())  # not a valid pack: the diff still answers, it never trips over a bound
-    assert result.compatibility.level == "may_not_fit"
+def test_a_bound_missing_on_one_side_is_a_verdict_not_a_type_error() -> None:
+    old, new = _pack(), _pack()
+    del new["runtime"]["state"]["schema"]["properties"]["trust"]["minimum"]  # not valid: the diff still answers
+    [trust] = [m for m in diff(old, new).compatibility.members if m.key == "/trust"]
+    assert (trust.level, trust.reason) == ("may_not_fit", "schema changed")
