@@ -148,6 +148,15 @@ def test_layout_is_kept(text: str, indent: str | tuple[str, str]) -> None:
         assert result.text == rendered + (newline if text.endswith(newline) else "")
 
 
+def test_a_first_member_on_the_brace_line_keeps_the_indented_layout() -> None:
+    pack = base("0.3")
+    text = json.dumps(pack, indent=2).replace("{\n  ", "{ ", 1)  # `{ "protocol_version": "0.3",` then indented
+    assert text.startswith('{ "protocol_version"')
+    result = upgrade(text)
+    expected = {**pack, "protocol_version": "0.5", "progression": PROGRESSION, "presentation": PRESENTATION}
+    assert result.text == json.dumps(expected, indent=2).replace("{\n  ", "{ ", 1)
+
+
 def test_values_are_kept_byte_for_byte() -> None:
     # Number spellings, escapes and odd spacing are kept: the text is edited, not re-serialized.
     pack = base("0.4")

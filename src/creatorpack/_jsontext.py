@@ -112,6 +112,8 @@ def style_of(text: str, start: int, found: list[Member]) -> Style:
         return Style(lead[lead.rindex("\n") + 1 :], "," + newline, key_separator, newline)
     if len(found) > 1:
         between = text[first.value_end : found[1].key_start]
+        if "\n" in between:  # `{ "first": ...,` then one member a line: the later members show the indent
+            return Style(between[between.rindex("\n") + 1 :], "," + newline, key_separator, newline)
         return Style(None, between, key_separator, newline)
     return Style(None, ", " if key_separator.endswith(" ") else ",", key_separator, newline)
 
