@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -151,3 +152,40 @@ def published_bytes(
         doc["manifest"]["title"] = title
     doc["publication"] = publication(visibility, **fields)
     return json.dumps(doc).encode()
+
+
+@dataclass
+class Held:
+    """A method whose first call did its work and now waits for :meth:`release` before it returns."""
+
+    started: threading.Event
+    go: threading.Event
+
+    def wait_started(self) -> None:
+        """Wait until the first call has done its work (and is held)."""
+        assert self.started.wait(10), "the held call never started"
+
+    def release(self) -> None:
+        """Let the held call return what it read."""
+        self.go.set()
+
+
+def hold_first_call(target: Any, name: str, monkeypatch: pytest.MonkeyPatch) -> Held:
+    """Make the first call of ``target.name`` (run in a worker thread) return only once released.
+
+    It reads what it reads at once, then waits: a test can change the store meanwhile and see what the
+    caller does with a result that predates the change. Later calls go straight through.
+    """
+    original = getattr(target, name)
+    held = Held(threading.Event(), threading.Event())
+
+    def holding(*args: Any) -> Any:
+        first = not held.started.is_set()
+        result = original(*args)
+        if first:
+            held.started.set()
+            assert held.go.wait(10), "the held call was never released"
+        return result
+
+    monkeypatch.setattr(target, name, holding)
+    return held

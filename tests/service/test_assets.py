@@ -198,6 +198,29 @@ def test_unlisted_covers_are_not_shared_by_caches_and_private_ones_are_hidden(cl
     assert client.get("/v1/packs/pri/assets/cover", headers=alice).status_code == 200
 
 
+def test_a_reward_only_cover_is_never_shown_to_readers(client: TestClient) -> None:
+    """A ``reward_only`` cover only warns (``spoiler-asset``): the reader view, catalog and asset route leave it out."""
+    alice, bob = issue(client, "alice"), issue(client, "bob")
+    reader = issue(client, "rita", "reader")
+    for data in (JPEG, MP4, PNG):
+        _put(client, data, alice)
+    doc = json.loads(pack_with_assets())
+    for asset in doc["assets"]:
+        if asset["id"] in ("cover", "reel"):
+            asset["access"] = "reward_only"
+    published = _publish(client, alice, json.dumps(doc).encode())
+    assert published.status_code == 200
+    assert "spoiler-asset" in [w["code"] for w in published.json()["warnings"]]
+    nothing = {"asset_id": None, "url": None, "motion_asset_id": None, "motion_url": None}
+    assert client.get("/v1/packs/moon.garden/reader").json()["publication"]["cover"] == nothing
+    assert [item["cover"] for item in client.get("/v1/catalog").json()["items"]] == [nothing]
+    for headers in ({}, bob, reader):
+        for asset_id in ("cover", "reel"):
+            assert client.get(f"/v1/packs/moon.garden/assets/{asset_id}", headers=headers).status_code == 404
+    owned = client.get("/v1/packs/moon.garden/assets/cover", headers=alice)
+    assert (owned.status_code, owned.content, owned.headers["cache-control"]) == (200, JPEG, "private, no-cache")
+
+
 def test_files_not_uploaded_yet_and_other_revisions(client: TestClient) -> None:
     alice = issue(client)
     client.post("/v1/packs", content=pack_with_assets(), headers={**alice, **JSON})

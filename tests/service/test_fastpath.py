@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.service.conftest import JSON, issue, pack_bytes
+from creatorpack.service.app import create_app
+from creatorpack.service.settings import Settings
+from tests.service.conftest import JSON, hold_first_call, issue, pack_bytes
 
 PATH = "/v1/packs/moon.garden/revisions/1"
 
@@ -69,6 +72,28 @@ def test_a_deleted_revision_is_gone_at_once(client: TestClient) -> None:
     assert client.get(PATH, headers=alice).status_code == 200
     assert client.delete(PATH, headers=alice).status_code == 204
     assert client.get(PATH, headers=alice).status_code == 404
+
+
+def test_a_read_racing_a_delete_here_keeps_nothing(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read that loaded the revision while its delete ran must not keep the bytes past the delete's 204.
+
+    The owner's load is held after it read the store, the delete commits and answers, then the load
+    returns the (deleted) bytes: the next read must be 404.
+    """
+    with TestClient(create_app(settings.with_changes(token_cache_seconds=60))) as client:  # entries outlive the test
+        alice = issue(client)
+        client.post("/v1/packs", content=pack_bytes(), headers={**alice, **JSON})
+        client.post("/v1/packs", content=pack_bytes(revision=2), headers={**alice, **JSON})
+        held = hold_first_call(client.app.state.services.packs, "revision", monkeypatch)  # type: ignore[attr-defined]
+        racing: list[Any] = []
+        reader = threading.Thread(target=lambda: racing.append(client.get(PATH, headers=alice)))
+        reader.start()
+        held.wait_started()
+        assert client.delete(PATH, headers=alice).status_code == 204
+        held.release()
+        reader.join()
+        assert racing[0].status_code == 200  # it began before the delete answered
+        assert client.get(PATH, headers=alice).status_code == 404
 
 
 def test_a_revoked_token_is_refused_at_once(client: TestClient) -> None:

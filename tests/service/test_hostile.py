@@ -123,6 +123,32 @@ def test_revision_numbers_out_of_range_are_400(client: TestClient, revision: str
         assert response.json()["type"] == "urn:creatorpack:problem:invalid-request"
 
 
+@pytest.mark.parametrize("spelling", ["1.0", "+1", "01", "%201", "1%20", "1_0", "٣"])
+def test_integers_are_plain_digits_or_400(client: TestClient, spelling: str) -> None:
+    """Another spelling of a number is not that number: 400, also on the fast paths (the revision is cached)."""
+    alice = issue(client)
+    client.post("/v1/packs", content=pack_bytes(), headers={**alice, **JSON})
+    client.post("/v1/packs", content=pack_bytes(revision=2), headers={**alice, **JSON})
+    assert client.get("/v1/packs/moon.garden/revisions/1", headers=alice).status_code == 200
+    requests = [
+        ("GET", f"/v1/packs/moon.garden/revisions/{spelling}"),
+        ("HEAD", f"/v1/packs/moon.garden/revisions/{spelling}"),
+        ("DELETE", f"/v1/packs/moon.garden/revisions/{spelling}"),
+        ("GET", f"/v1/catalog?limit={spelling}"),
+        ("GET", f"/v1/packs/moon.garden/events?limit={spelling}"),
+        ("GET", f"/v1/packs/moon.garden/events?after={spelling}"),
+        ("GET", f"/v1/packs/moon.garden/diff?from={spelling}&to=2"),
+        ("GET", f"/v1/packs/moon.garden/diff?from=2&to={spelling}"),
+        ("GET", f"/v1/packs/moon.garden/assets/x?revision={spelling}"),
+    ]
+    for method, path in requests:
+        response = client.request(method, path, headers=alice)
+        assert response.status_code == 400, (method, path, response.status_code)
+        if method != "HEAD":
+            assert response.json()["type"] == "urn:creatorpack:problem:invalid-request", path
+    assert client.get("/v1/packs/moon.garden/revisions/1", headers=alice).status_code == 200  # not deleted
+
+
 def test_manifest_revision_past_2_53_is_422(client: TestClient) -> None:
     body = pack_bytes().replace(b'"revision": 1', b'"revision": 9007199254740992')
     assert b"9007199254740992" in body
@@ -286,3 +312,62 @@ def test_two_authorization_headers_are_400_on_every_path(client: TestClient) -> 
             refused = {"location": "header.authorization", "message": "takes one value, not 2"}
             assert response.json()["errors"] == [refused]
             assert response.json()["instance"] == path
+
+
+DISCONNECT_ROUTES = (
+    ("POST", "/v1/validate"),
+    ("POST", "/v1/lint"),
+    ("POST", "/v1/packs"),
+    ("POST", "/v1/packs/moon.garden/publish"),
+    ("POST", "/v1/packs/moon.garden/sessions"),
+    ("POST", f"/v1/sessions/{'0' * 32}/turns"),
+    ("POST", f"/v1/sessions/{'0' * 32}/migrate"),
+    ("PUT", f"/v1/assets/{'0' * 64}"),
+)
+
+
+@pytest.mark.parametrize(("method", "route"), DISCONNECT_ROUTES)
+def test_a_client_gone_mid_body_is_no_error_and_stores_nothing(
+    client: TestClient, caplog: pytest.LogCaptureFixture, method: str, route: str
+) -> None:
+    """Content-Length 1000, two bytes, then the connection closes: no traceback, no 5xx, nothing stored."""
+    admin = issue(client, scope="admin")
+    client.post("/v1/packs", content=pack_bytes(), headers={**admin, **JSON})
+    packs = client.app.state.services.packs  # type: ignore[attr-defined]
+    before = packs.pack("alice", "moon.garden")
+    blobs = client.app.state.services.assets._blobs  # type: ignore[attr-defined]
+    stored = [digest for digest, _ in blobs.list()]
+    headers = [
+        (b"authorization", admin["Authorization"].encode()),
+        (b"content-type", b"application/json"),
+        (b"content-length", b"1000"),
+    ]
+    scope: dict[str, Any] = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": route,
+        "raw_path": route.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": headers,
+        "client": ("127.0.0.1", 50000),
+        "server": ("testserver", 80),
+    }
+    messages: list[dict[str, Any]] = [{"type": "http.request", "body": b'{"', "more_body": True}]
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return messages.pop(0) if messages else {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    asyncio.run(client.app(scope, receive, send))  # type: ignore[arg-type]
+    starts = [m["status"] for m in sent if m["type"] == "http.response.start"]
+    assert all(status < 500 for status in starts), starts
+    assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]
+    assert packs.pack("alice", "moon.garden") == before  # no revision, publication or change
+    assert [digest for digest, _ in blobs.list()] == stored  # no blob either

@@ -81,3 +81,29 @@ def test_every_route_has_a_curl_example_in_docs_service_md() -> None:
             if not any(m == method.upper() and pattern.fullmatch(p) for m, p in examples):
                 missing.append(f"{method.upper()} {path}")
     assert missing == [], f"no curl example for {missing}"
+
+
+def _example_path(path: str) -> str:
+    """The path with each parameter filled in with a value of its form (pack id, revision, sha256, session id)."""
+    values = {"revision": "1", "sha256": "0" * 64, "session_id": "0" * 32}
+    return re.sub(r"\{([^}]+)\}", lambda m: values.get(m[1], "moon.garden"), path)
+
+
+def test_two_authorization_headers_are_400_everywhere_and_listed(stateless_client: TestClient) -> None:
+    """More than one Authorization header is 400 on every route, so every operation lists 400."""
+    document = stateless_client.get("/openapi.json").json()
+    twice = [("Authorization", "Bearer cpt_a"), ("Authorization", "Bearer cpt_b")]
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            response = stateless_client.request(method.upper(), _example_path(path), headers=twice)
+            assert response.status_code == 400, (method, path, response.status_code)
+            assert "400" in operation["responses"], (method, path)
+
+
+def test_only_routes_that_serve_byte_ranges_list_416(stateless_client: TestClient) -> None:
+    """416 answers a Range past the end of a file; an upload, which serves no file, never answers it."""
+    document = stateless_client.get("/openapi.json").json()
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            responses = operation["responses"]
+            assert ("416" in responses) == ("206" in responses), (method, path)

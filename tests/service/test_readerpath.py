@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
@@ -10,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from creatorpack.service.app import create_app
 from creatorpack.service.settings import Settings
-from tests.service.conftest import JSON, issue, published_bytes
+from tests.service.conftest import JSON, hold_first_call, issue, published_bytes
 
 PATH = "/v1/packs/moon.garden/reader"
 
@@ -67,6 +68,40 @@ def test_publishing_here_is_seen_at_once(client: TestClient) -> None:
     assert client.get(PATH).json()["title"] == "Second"
     assert client.delete("/v1/packs/moon.garden/publish", headers=alice).status_code == 204
     assert client.get(PATH).status_code == 404
+
+
+@pytest.mark.parametrize("change", ["unpublish", "republish"])
+def test_a_read_racing_a_publication_here_keeps_nothing_stale(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
+    """A read that loaded the old view while a publish or unpublish ran must not keep it past the change's answer.
+
+    The reader's load is held after it read the store, the change commits and answers, then the load
+    returns its (old) view: the next read must see the change, not that view.
+    """
+    with TestClient(create_app(settings.with_changes(token_cache_seconds=60))) as client:  # no clock check helps
+        alice = issue(client)
+        _publish(client, alice, title="First")
+        if change == "republish":
+            body = published_bytes(revision=2, title="Second")
+            assert client.post("/v1/packs", content=body, headers={**alice, **JSON}).status_code == 201
+        held = hold_first_call(client.app.state.services.packs, "publication", monkeypatch)  # type: ignore[attr-defined]
+        racing: list[Any] = []
+        reader = threading.Thread(target=lambda: racing.append(client.get(PATH)))
+        reader.start()
+        held.wait_started()
+        if change == "unpublish":
+            assert client.delete("/v1/packs/moon.garden/publish", headers=alice).status_code == 204
+        else:
+            assert client.post("/v1/packs/moon.garden/publish", json={"revision": 2}, headers=alice).status_code == 200
+        held.release()
+        reader.join()
+        assert racing[0].json()["title"] == "First"  # it began before the change answered: either view is fair
+        after = client.get(PATH)
+        if change == "unpublish":
+            assert after.status_code == 404
+        else:
+            assert after.json()["title"] == "Second"
 
 
 def test_another_process_is_seen_within_the_ttl(settings: Settings) -> None:

@@ -171,6 +171,8 @@ def _document(app: FastAPI) -> dict[str, Any]:
             if default_422 is not None:
                 del responses["422"]
                 responses.setdefault("400", {"description": "Malformed request (invalid-request)", **problem})
+            # More than one Authorization header is 400 on every route, before the route sees it.
+            responses.setdefault("400", {"description": "Malformed request (invalid-request)", **problem})
             responses["429"] = {"description": "Rate limited (rate-limited)", **problem}
             responses["431"] = {"description": "Request headers too large (headers-too-large)", **problem}
             if "401" in responses:

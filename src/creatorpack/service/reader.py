@@ -60,7 +60,10 @@ class ReaderRights:
 
 @dataclass(frozen=True, slots=True)
 class ReaderCover:
-    """The cover still and cover motion (asset ids and the URLs anyone who may read the pack can fetch)."""
+    """The cover still and cover motion (asset ids and the URLs anyone who may read the pack can fetch).
+
+    Never a ``reward_only`` asset: :func:`reader_view` leaves such a cover out (None).
+    """
 
     pack_id: str
     asset_id: str | None
@@ -307,7 +310,23 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _publication(pack_id: str, raw: Any) -> ReaderPublication:
+def _reward_only(pack: Mapping[str, Any]) -> frozenset[str]:
+    """The ids of the pack's ``reward_only`` assets."""
+    assets = pack.get("assets")
+    return frozenset(
+        str(a["id"])
+        for a in (assets if isinstance(assets, list) else [])
+        if isinstance(a, Mapping) and a.get("access") == "reward_only" and isinstance(a.get("id"), str)
+    )
+
+
+def _publication(pack_id: str, raw: Any, hidden: frozenset[str]) -> ReaderPublication:
+    """The public metadata; a cover among ``hidden`` (a ``reward_only`` asset) is left out, as if none was named.
+
+    Lint warns of such a cover (``spoiler-asset``) but does not block the publication, so this is
+    where it is kept from readers: a cover the reader view does not name is no cover the asset route
+    serves to anyone but the owner.
+    """
     publication: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
     rights = publication.get("rights") if isinstance(publication.get("rights"), Mapping) else {}
     assert isinstance(rights, Mapping)
@@ -323,7 +342,7 @@ def _publication(pack_id: str, raw: Any) -> ReaderPublication:
         genres=_strings(publication.get("genres")),
         tags=_strings(publication.get("tags")),
         target_audience=_strings(publication.get("target_audience")),
-        cover=ReaderCover(pack_id, *(c if isinstance(c, str) else None for c in covers)),
+        cover=ReaderCover(pack_id, *(c if isinstance(c, str) and c not in hidden else None for c in covers)),
     )
 
 
@@ -390,7 +409,7 @@ def reader_view(pack: Mapping[str, Any], view: ReaderView, published: str) -> Re
         published=published,
         title=_text(manifest.get("title")),
         language=_text(manifest.get("language")),
-        publication=_publication(pack_id, pack.get("publication")),
+        publication=_publication(pack_id, pack.get("publication"), _reward_only(pack)),
         entries=entries,
         achievements=achievements,
         badges=badges,

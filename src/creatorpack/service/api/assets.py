@@ -12,7 +12,9 @@ from creatorpack.service.api.catalog import Caller
 from creatorpack.service.api.deps import (
     ANONYMOUS,
     ASSET_RESPONSES,
+    DIGITS,
     PROBLEM_RESPONSES,
+    RANGE_RESPONSES,
     cpu_bound,
     json_response,
     read_body,
@@ -34,7 +36,7 @@ FILE_RESPONSES: Final[dict[int | str, dict[str, Any]]] = {
     200: {"description": "The file", "content": _FILE},
     206: {"description": "A byte range of an audio or video file", "content": _FILE},
     304: {"description": "Not modified (If-None-Match matched the ETag)"},
-    416: ASSET_RESPONSES[416],
+    **RANGE_RESPONSES,
 }
 """The answers of a route that serves an asset file (:func:`file_response`)."""
 
@@ -98,7 +100,7 @@ def fetch(
     asset_id: AssetId,
     caller: Caller,
     revision: Annotated[
-        int | None, Query(ge=1, le=MAX_REVISION, description="Owner: the revision (default latest)")
+        int | None, Query(ge=1, le=MAX_REVISION, description="Owner: the revision (default latest)"), DIGITS
     ] = None,
     range_: Annotated[str | None, Header(alias="range")] = None,
     if_none_match: Annotated[str | None, Header()] = None,

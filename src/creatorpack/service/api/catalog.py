@@ -11,7 +11,14 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Depends, Header, Query, Request
 from starlette.responses import Response
 
-from creatorpack.service.api.deps import ANONYMOUS, CATALOG_RESPONSES, PROBLEM_RESPONSES, optional_token, services
+from creatorpack.service.api.deps import (
+    ANONYMOUS,
+    CATALOG_RESPONSES,
+    DIGITS,
+    PROBLEM_RESPONSES,
+    optional_token,
+    services,
+)
 from creatorpack.service.api.packs import PackId
 from creatorpack.service.api.schemas import CatalogPageModel, ReaderPackModel
 from creatorpack.service.catalog import MAX_LIMIT, CatalogRequest
@@ -42,7 +49,7 @@ def catalog(
     exclude_tag: Words = [],  # noqa: B006
     age_rating: Annotated[list[Literal["general", "adult"]], Query(description="Default: general only")] = [],  # noqa: B006
     sort: Annotated[CatalogSort | None, Query(description="Default: relevance with q, else newest")] = None,
-    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 20,
+    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT), DIGITS] = 20,
     cursor: Annotated[str | None, Query(max_length=2048, description="The `next` of the previous page")] = None,
 ) -> Response:
     """Public published packs: filtered, searched, sorted, paged with an opaque cursor (``next``, ``Link``)."""

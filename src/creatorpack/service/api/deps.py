@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeVar
@@ -11,7 +12,8 @@ import orjson
 from anyio import CapacityLimiter, to_thread
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, BeforeValidator, ValidationError
+from pydantic_core import PydanticCustomError
 from starlette.responses import Response
 
 from creatorpack.service.api.errors import PROBLEM_MEDIA_TYPE
@@ -28,9 +30,11 @@ __all__ = [
     "ANONYMOUS",
     "ASSET_RESPONSES",
     "CATALOG_RESPONSES",
+    "DIGITS",
     "INLINE_BYTES",
     "PROBLEM_RESPONSES",
     "PUBLISH_RESPONSES",
+    "RANGE_RESPONSES",
     "SMALL_BODY_BYTES",
     "Lane",
     "Services",
@@ -48,6 +52,7 @@ __all__ = [
 ]
 
 _JSON_TYPES: Final = ("application/json",)
+_DECIMAL: Final = re.compile(r"0|[1-9][0-9]{0,19}")
 T = TypeVar("T")
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -62,6 +67,23 @@ class Services:
     sessions: Sessions
     catalog: Catalog
     assets: Assets
+
+
+def _decimal_digits(value: Any) -> Any:
+    """A path or query integer as plain decimal digits: ``3``, never ``3.0``, ``+3``, ``03`` or `` 3``.
+
+    Pydantic's lax mode reads all of those as 3, so ``/revisions/3.0`` would name revision 3; the
+    documents say anything but the number is 400. Defaults (not strings) pass as they are.
+    """
+    if isinstance(value, str) and _DECIMAL.fullmatch(value) is None:
+        raise PydanticCustomError(
+            "int_digits", "write an integer in decimal digits (no sign, point, space or leading zero)"
+        )
+    return value
+
+
+DIGITS: Final = BeforeValidator(_decimal_digits)
+"""Metadata of an ``Annotated[int, Path(...) | Query(...), DIGITS]`` parameter: digits only, else 400."""
 
 
 def services(request: Request) -> Services:
@@ -228,9 +250,12 @@ PUBLISH_RESPONSES: Final[dict[int | str, dict[str, Any]]] = {
 }
 ASSET_RESPONSES: Final[dict[int | str, dict[str, Any]]] = {
     413: _problem("The file is larger than 32,000,000 bytes"),
-    416: _problem("The range names no byte of the file (range-not-satisfiable)"),
     422: _problem("The bytes have another sha256 (asset-mismatch) or are none of the contract's types (asset-type)"),
 }
+RANGE_RESPONSES: Final[dict[int | str, dict[str, Any]]] = {
+    416: _problem("The range names no byte of the file (range-not-satisfiable)"),
+}
+"""What a route that serves a file in byte ranges adds (an upload never answers 416)."""
 CATALOG_RESPONSES: Final[dict[int | str, dict[str, Any]]] = {
     400: _problem("Malformed parameters (invalid-request) or a cursor this service did not issue (invalid-cursor)"),
 }

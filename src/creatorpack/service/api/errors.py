@@ -9,6 +9,7 @@ import orjson
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 from starlette.routing import Match
 
@@ -233,6 +234,17 @@ async def _unsatisfiable(request: Request, exc: Exception) -> Response:
     return problem_response("range-not-satisfiable", str(exc), instance=_path(request), headers=headers)
 
 
+async def _disconnected(request: Request, _exc: Exception) -> Response:
+    """The client went away before its body was complete: nothing was done, and nobody reads this answer.
+
+    Without a handler of its own it would be an internal error, logged with a traceback, for what is
+    the client's doing; the server (uvicorn) drops the answer to a closed connection.
+    """
+    return problem_response(
+        "invalid-request", "the client closed the connection before the body was complete", instance=_path(request)
+    )
+
+
 async def _internal(request: Request, _exc: Exception) -> Response:
     return problem_response("internal-error", "the server failed; the error was logged", instance=_path(request))
 
@@ -255,6 +267,7 @@ _HANDLERS: Final[tuple[tuple[type[Exception], Any], ...]] = (
     (RangeNotSatisfiableError, _unsatisfiable),
     (RequestValidationError, _bad_request),
     (StarletteHTTPException, _http_error),
+    (ClientDisconnect, _disconnected),
     (Exception, _internal),
 )
 """Each exception a request can end with, and its problem+json handler (the most specific first)."""

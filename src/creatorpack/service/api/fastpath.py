@@ -6,8 +6,11 @@ hand-off. Only the happy path is served here: a token this process checked a mom
 ``creator`` (or ``admin``) scope, asking for a revision it owns. Everything else, errors included, goes
 on to the FastAPI route, which stays the single description of the route (and its OpenAPI entry).
 
-A ``DELETE`` of a revision forgets it here at once; other server processes forget it within
-``ttl_seconds`` (the same delay as a revoked token, see ``token_cache_seconds``).
+A ``DELETE`` of a revision through this process forgets it once the delete has committed, before its
+answer leaves, so the client that deleted it is never served its bytes again; other server
+processes forget it within ``ttl_seconds`` (the same delay as a revoked token, see
+``token_cache_seconds``). A read that loaded the revision while the delete ran keeps nothing: every
+forgetting advances a generation, and a load keeps what it read only if none happened meanwhile.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from anyio import to_thread
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from creatorpack.service.auth import Auth
 from creatorpack.service.packs import Packs
@@ -60,6 +63,7 @@ class RevisionFastPath:
         self.max_entry_bytes = max_entry_bytes
         self._entries: OrderedDict[tuple[str, int], _Entry] = OrderedDict()
         self._size = 0
+        self._generation = 0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer a cached owner's read, else hand the request to the application."""
@@ -73,10 +77,24 @@ class RevisionFastPath:
         key = (match[1], int(match[2]))
         method = scope["method"]
         if method == "DELETE":
-            self._forget(key)
-        elif method == "GET" and await self._serve(key, scope, send):
+            await self._delete(key, scope, receive, send)
+            return
+        if method == "GET" and await self._serve(key, scope, send):
             return
         await self.app(scope, receive, send)
+
+    async def _delete(self, key: tuple[str, int], scope: Scope, receive: Receive, send: Send) -> None:
+        """Pass a delete on; forget the revision when its answer starts (it has committed by then)."""
+
+        async def forget_then_send(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                self._forget(key)
+            await send(message)
+
+        try:
+            await self.app(scope, receive, forget_then_send)
+        finally:
+            self._forget(key)  # also when it failed before answering
 
     async def _serve(self, key: tuple[str, int], scope: Scope, send: Send) -> bool:
         authorization = None
@@ -107,6 +125,8 @@ class RevisionFastPath:
         return True
 
     async def _load(self, key: tuple[str, int], account: str) -> _Entry | None:
+        """Read the revision; keep it only if nothing was forgotten meanwhile (a delete may have committed)."""
+        generation = self._generation
         try:
             record, data = await to_thread.run_sync(self.packs.revision, account, *key)
         except Exception:  # noqa: BLE001 - the route answers every failure (not found, storage) its own way
@@ -114,7 +134,9 @@ class RevisionFastPath:
         if len(data) > self.max_entry_bytes:
             return None
         entry = _Entry(account, f'"{record.sha256}"'.encode(), data, time.monotonic() + self.ttl)
-        self._forget(key)
+        if generation != self._generation:
+            return entry
+        self._drop(key)
         self._entries[key] = entry
         self._size += len(data)
         while self._size > self.max_bytes and self._entries:
@@ -123,6 +145,11 @@ class RevisionFastPath:
         return entry
 
     def _forget(self, key: tuple[str, int]) -> None:
+        """Drop the revision and make every load in flight discard what it read."""
+        self._generation += 1
+        self._drop(key)
+
+    def _drop(self, key: tuple[str, int]) -> None:
         gone = self._entries.pop(key, None)
         if gone is not None:
             self._size -= len(gone.data)

@@ -9,6 +9,7 @@ from starlette.responses import Response
 
 from creatorpack.service.api.checks import PACK_BODY
 from creatorpack.service.api.deps import (
+    DIGITS,
     PROBLEM_RESPONSES,
     cpu_bound,
     json_response,
@@ -26,7 +27,7 @@ router = APIRouter(prefix="/v1/packs", tags=["packs"])
 ID_PATTERN: Final = r"^[A-Za-z][A-Za-z0-9_.-]{0,79}$"
 MAX_REVISION: Final = 9_007_199_254_740_991
 PackId = Annotated[str, Path(pattern=ID_PATTERN, max_length=80, description="manifest.pack_id")]
-RevisionNumber = Annotated[int, Path(ge=1, le=MAX_REVISION, description="manifest.revision")]
+RevisionNumber = Annotated[int, Path(ge=1, le=MAX_REVISION, description="manifest.revision"), DIGITS]
 Creator = Annotated[TokenRecord, Depends(require("creator"))]
 _AUTH_ERRORS: Final[dict[int | str, dict[str, Any]]] = {k: PROBLEM_RESPONSES[k] for k in (401, 403, 404)}
 

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from creatorpack.service.api.deps import (
+    DIGITS,
     PROBLEM_RESPONSES,
     PUBLISH_RESPONSES,
     cpu_bound,
@@ -65,8 +66,8 @@ def events(
     request: Request,
     pack_id: PackId,
     token: Creator,
-    after: Annotated[int, Query(ge=0, le=2**62, description="Entries after this id")] = 0,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    after: Annotated[int, Query(ge=0, le=2**62, description="Entries after this id"), DIGITS] = 0,
+    limit: Annotated[int, Query(ge=1, le=1000), DIGITS] = 100,
 ) -> Response:
     """The audit journal: every upload, delete, publish and unpublish, with account, token id, time and revision."""
     found = services(request).packs.events(token.account, pack_id, after=after, limit=limit)

@@ -4,8 +4,13 @@ The reader view of a published revision is stored serialized when it is publishe
 keeps the bytes it has served in memory and answers repeated reads without the framework. An entry
 stays valid until any pack is published or unpublished: the process reads the catalog's clock (one
 small query) at most every ``ttl_seconds`` and forgets everything when it moved. A publish or
-unpublish through this process forgets its pack at once; other processes within ``ttl_seconds``
-(the delay a revoked token has; see ``token_cache_seconds``).
+unpublish through this process forgets its pack once it has committed, before its answer leaves, so
+the client that made it is never served the old view; other processes within ``ttl_seconds`` (the
+delay a revoked token has; see ``token_cache_seconds``).
+
+Forgetting when the request arrives is not enough: a concurrent read could load the old view during
+the publication's lint or transaction and keep it. Every forgetting therefore also advances a
+generation, and a load keeps what it read only if no forgetting happened while it read.
 
 Only the happy path is served here: an anonymous caller or a token this process checked a moment
 ago, asking for a public or unlisted pack (or a private one it owns). Everything else, errors
@@ -21,7 +26,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from anyio import to_thread
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from creatorpack.service.auth import Auth
 from creatorpack.service.packs import Packs, ReaderDocument
@@ -63,6 +68,7 @@ class ReaderFastPath:
         self._size = 0
         self._version: int | None = None
         self._checked = 0.0
+        self._generation = 0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer a cached reader view, else hand the request to the application."""
@@ -73,12 +79,26 @@ class ReaderFastPath:
         if method in ("POST", "DELETE"):
             changed = _PUBLISH.fullmatch(path)
             if changed is not None:
-                self._forget(changed[1])
+                await self._publication_change(changed[1], scope, receive, send)
+                return
         elif method == "GET":
             match = _READER.fullmatch(path)
             if match is not None and await self._serve(match[1], scope, send):
                 return
         await self.app(scope, receive, send)
+
+    async def _publication_change(self, pack_id: str, scope: Scope, receive: Receive, send: Send) -> None:
+        """Pass a publish or unpublish on; forget the pack when its answer starts (it has committed by then)."""
+
+        async def forget_then_send(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                self._forget(pack_id)
+            await send(message)
+
+        try:
+            await self.app(scope, receive, forget_then_send)
+        finally:
+            self._forget(pack_id)  # also when it failed before answering
 
     async def _serve(self, pack_id: str, scope: Scope, send: Send) -> bool:
         authorization = None
@@ -125,9 +145,12 @@ class ReaderFastPath:
         if version is None or version != self._version:
             self._entries.clear()
             self._size = 0
+            self._generation += 1
         self._version = version
 
     async def _load(self, pack_id: str) -> _Entry | None:
+        """Read the pack's publication; keep it only if nothing was forgotten meanwhile (it may predate that)."""
+        generation = self._generation
         try:
             found = await to_thread.run_sync(self.packs.publication, pack_id)
         except Exception:  # noqa: BLE001 - the route answers every failure its own way
@@ -137,7 +160,9 @@ class ReaderFastPath:
         document = ReaderDocument(found.reader, public=found.visibility == "public")
         listed = found.visibility != "private"
         entry = _Entry(found.owner, listed, document.public, document.etag.encode(), document.data)
-        self._forget(pack_id)
+        if generation != self._generation:
+            return entry
+        self._drop(pack_id)
         self._entries[pack_id] = entry
         self._size += len(entry.data)
         while self._size > self.max_bytes and self._entries:
@@ -146,6 +171,11 @@ class ReaderFastPath:
         return entry
 
     def _forget(self, pack_id: str) -> None:
+        """Drop the pack and make every load in flight discard what it read."""
+        self._generation += 1
+        self._drop(pack_id)
+
+    def _drop(self, pack_id: str) -> None:
         gone = self._entries.pop(pack_id, None)
         if gone is not None:
             self._size -= len(gone.data)

@@ -15,6 +15,7 @@ from starlette.responses import Response
 from creatorpack.play import Turn
 from creatorpack.service.api.assets import file_response, file_responses
 from creatorpack.service.api.deps import (
+    DIGITS,
     PROBLEM_RESPONSES,
     authenticated,
     json_response,
@@ -162,8 +163,8 @@ def pack_diff(
     request: Request,
     pack_id: PackId,
     token: Creator,
-    old: Annotated[int, Query(alias="from", ge=1, le=MAX_REVISION, description="The old revision")],
-    new: Annotated[int, Query(alias="to", ge=1, le=MAX_REVISION, description="The new revision")],
+    old: Annotated[int, Query(alias="from", ge=1, le=MAX_REVISION, description="The old revision"), DIGITS],
+    new: Annotated[int, Query(alias="to", ge=1, le=MAX_REVISION, description="The new revision"), DIGITS],
 ) -> Response:
     """The semantic diff of two revisions and their save compatibility (``creatorpack diff --format json``)."""
     return json_response(services(request).sessions.diff(token.account, pack_id, old, new))
