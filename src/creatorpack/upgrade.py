@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final
 
 from creatorpack import _jsontext
-from creatorpack._json import pointer
+from creatorpack._json import pointer, whole_number
 from creatorpack.contract import SUPPORTED_VERSIONS, Report, UnknownVersionError, Validator, Version
 from creatorpack.contract.schema import as_version
 from creatorpack.errors import CreatorpackError, SourceTypeError
@@ -309,7 +309,7 @@ def _plan(
     if bump_revision:
         manifest = updated.get("manifest")
         revision = manifest.get("revision") if isinstance(manifest, Mapping) else None
-        whole = _whole_number(revision)
+        whole = whole_number(revision)
         if whole is None or not isinstance(manifest, Mapping):
             found = "the pack has no manifest.revision" if revision is None else f"manifest.revision is {revision!r}"
             raise UpgradeError(
@@ -319,21 +319,6 @@ def _plan(
         edits.append((("manifest", "revision"), whole + 1))
         changes.append(Change("/manifest/revision", f"{revision} → {whole + 1}"))
     return edits, changes, updated
-
-
-def _whole_number(value: object) -> int | None:
-    """``value`` as an int when JSON Schema counts it as an integer (``1``, ``1.0``, ``1e0``), else ``None``.
-
-    The schema's ``integer`` accepts a float with no fraction, so a valid pack may spell its
-    revision ``1.0``; the bump writes the next revision as a plain integer.
-    """
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return None
 
 
 def _apply_text(text: str, edits: list[_Edit]) -> str:

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from typing import Final
 
 from anyio import to_thread
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
+from creatorpack.service.api._forget import pass_on_then_forget
 from creatorpack.service.auth import Auth
 from creatorpack.service.packs import Packs
 
@@ -85,16 +86,7 @@ class RevisionFastPath:
 
     async def _delete(self, key: tuple[str, int], scope: Scope, receive: Receive, send: Send) -> None:
         """Pass a delete on; forget the revision when its answer starts (it has committed by then)."""
-
-        async def forget_then_send(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                self._forget(key)
-            await send(message)
-
-        try:
-            await self.app(scope, receive, forget_then_send)
-        finally:
-            self._forget(key)  # also when it failed before answering
+        await pass_on_then_forget(self.app, scope, receive, send, lambda: self._forget(key))
 
     async def _serve(self, key: tuple[str, int], scope: Scope, send: Send) -> bool:
         authorization = None

@@ -26,8 +26,9 @@ from dataclasses import dataclass
 from typing import Final
 
 from anyio import to_thread
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
+from creatorpack.service.api._forget import pass_on_then_forget
 from creatorpack.service.auth import Auth
 from creatorpack.service.packs import Packs, ReaderDocument
 
@@ -89,16 +90,7 @@ class ReaderFastPath:
 
     async def _publication_change(self, pack_id: str, scope: Scope, receive: Receive, send: Send) -> None:
         """Pass a publish or unpublish on; forget the pack when its answer starts (it has committed by then)."""
-
-        async def forget_then_send(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                self._forget(pack_id)
-            await send(message)
-
-        try:
-            await self.app(scope, receive, forget_then_send)
-        finally:
-            self._forget(pack_id)  # also when it failed before answering
+        await pass_on_then_forget(self.app, scope, receive, send, lambda: self._forget(pack_id))
 
     async def _serve(self, pack_id: str, scope: Scope, send: Send) -> bool:
         authorization = None
