@@ -117,6 +117,7 @@ def test_upgrade_unreadable_and_refused_inputs_exit_2(tmp_path: Path) -> None:
     missing = runner.invoke(app, ["upgrade", str(tmp_path / "nope.json")])
     assert missing.exit_code == 2
     assert "no such file" in missing.stderr
+    assert missing.stderr.count("nope.json") == 1  # named once, not before its own message too
     old = runner.invoke(app, ["upgrade", str(EXAMPLES / "0.2" / "minimal.json")])
     assert old.exit_code == 2
     assert "0.2 → 0.3" in old.stderr

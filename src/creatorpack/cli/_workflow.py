@@ -72,7 +72,8 @@ def _upgrade_command(
         result = upgrade(data, to=to, bump_revision=bump_revision)
     except CreatorpackError as exc:
         code = f"{exc.code}: " if isinstance(exc, DocumentError) else ""
-        typer.echo(f"creatorpack: {pack}: {code}{exc}", err=True)
+        named = str(exc).startswith(f"{pack}:")  # a file that cannot be read is named by its message
+        typer.echo(f"creatorpack: {code}{exc}" if named else f"creatorpack: {pack}: {code}{exc}", err=True)
         raise typer.Exit(2) from None
     target = Path(pack) if in_place else output
     write = result.valid or force
