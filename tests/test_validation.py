@@ -490,7 +490,16 @@ def test_a_misspelt_member_of_another_kind_is_suggested() -> None:
     pack = example("0.5", "rich")
     index, guided = next((i, a) for i, a in enumerate(pack["progression"]["achievements"]) if "guidance" in a)
     guided["guidence"] = guided.pop("guidance")
-    found = {v.code: v for v in creatorpack.validate(pack).violations}
-    unknown = found["additional-property"]
-    assert unknown.pointer == f"/progression/achievements/{index}/guidence"
-    assert unknown.message.endswith("did you mean 'guidance' (which makes it another kind of object)?")
+    (unknown,) = creatorpack.validate(pack).violations  # not also "missing 'visibility'", which a guided one has not
+    assert (unknown.pointer, unknown.code) == (f"/progression/achievements/{index}/guidence", "additional-property")
+    assert unknown.message.endswith(
+        "did you mean 'guidance' (which makes it another kind of object, one without 'visibility')?"
+    )
+    del guided["title"]  # both kinds require a title: still missing
+    found = sorted((v.pointer, v.code) for v in creatorpack.validate(pack).violations)
+    assert found == [
+        (f"/progression/achievements/{index}", "required"),
+        (f"/progression/achievements/{index}/guidence", "additional-property"),
+    ]
+    (required,) = (v for v in creatorpack.validate(pack).violations if v.code == "required")
+    assert required.message.endswith("missing required property 'title'")

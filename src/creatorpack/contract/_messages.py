@@ -330,8 +330,20 @@ class _Objects:
             return f"{start}; did you mean {show(candidate)}?"
         other = nearest(key, sorted(self._index.properties_at(self._version, path) - set(target.allowed)))
         if other is not None:  # a member of another kind here: the errors above are of the kind it is not
-            return f"{start}; did you mean {show(other)} (which makes it another kind of object)?"
+            moot = self._moot(path, target, other)
+            return f"{start}; did you mean {show(other)} (which makes it another kind of object{moot})?"
         return f"{start}; remove it or use one of: {known(target.allowed) or 'none'}"
+
+    def _moot(self, path: JsonPath, target: _Object, other: str) -> str:
+        """Drop what only the kind the object is not requires; ``, one without 'visibility'`` names it."""
+        kinds = self._index.kinds_with(self._version, path, other)
+        if not kinds:
+            return ""
+        dropped: list[str] = []
+        for names in target.missing.values():
+            dropped += [name for name in names if not any(name in kind for kind in kinds)]
+            names[:] = [name for name in names if any(name in kind for kind in kinds)]
+        return f", one without {', '.join(show(name) for name in dropped)}" if dropped else ""
 
     def _versions_with(self, path: JsonPath, key: str) -> str:
         having = [v for v in SUPPORTED_VERSIONS if v != self._version and key in self._index.properties_at(v, path)]

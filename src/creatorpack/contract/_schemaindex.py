@@ -60,6 +60,18 @@ class SchemaIndex:
             self._properties[key] = found
         return found
 
+    def kinds_with(self, version: str, path: JsonPath, key: str) -> tuple[frozenset[str], ...]:
+        """The property names of each kind of object (union branch) at ``path`` that declares ``key``.
+
+        "Did you mean 'guidance'" on an achievement makes it a guided one: what only a plain
+        achievement requires (its ``visibility``) is then not missing.
+        """
+        return tuple(
+            frozenset(node["properties"])
+            for _, node in self._nodes(f"pack-{version}.json", path)
+            if key in node.get("properties", {})
+        )
+
     def values_at(self, version: str, path: JsonPath) -> tuple[Any, ...]:
         """Every value an ``enum`` or ``const`` of version ``version`` allows at ``path`` (in some branch)."""
         key = (version, tuple(0 if isinstance(token, int) else token for token in path))
