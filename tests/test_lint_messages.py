@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -565,3 +566,33 @@ def test_a_cover_of_the_wrong_kind_is_a_warning(key: str, asset: str, message: s
     for version in ("0.3", "0.4", "0.5"):
         assert "cover-kind" not in {code for code, _ in findings(example(version, "rich"))}
     assert findings(put(rich(), f"/publication/{key}", asset))[("cover-kind", f"/publication/{key}")] == message
+
+
+def _uses_of(node: Any, path: str, *, in_effects: bool = False) -> Iterator[bool]:
+    """One item per object naming state ``path``: whether it sits in an ``effects`` list."""
+    if isinstance(node, dict):
+        if node.get("path") == path and "op" in node:
+            yield in_effects
+        for key, child in node.items():
+            yield from _uses_of(child, path, in_effects=in_effects or key == "effects")
+    elif isinstance(node, list):
+        for child in node:
+            yield from _uses_of(child, path, in_effects=in_effects)
+
+
+def test_a_state_type_typo_is_one_finding_per_kind_of_use_at_the_first_use() -> None:
+    doc = rich()
+    uses = list(_uses_of(doc, "/trust"))
+    comparisons, effects = uses.count(False), uses.count(True)
+    assert comparisons > 2  # the rich example compares and changes /trust often
+    assert effects > 2
+    doc["runtime"]["state"]["schema"]["properties"]["trust"]["type"] = "integr"
+    report = lint(json.dumps(doc, indent=2), QUICK)
+    (comparison,) = [f for f in report.findings if f.code == "comparison-type-mismatch"]
+    (effect,) = [f for f in report.findings if f.code == "effect-type-mismatch"]
+    tail = "fail the same way until its state type is one the runtime knows"
+    assert comparison.message.endswith(f"; {comparisons - 1} more comparisons of /trust {tail}")
+    assert effect.message.endswith(f"; {effects - 1} more effects on /trust {tail}")
+    text = json.dumps(doc, indent=2).splitlines()
+    first = next(n for n, line in enumerate(text, 1) if '"path": "/trust"' in line)
+    assert min(comparison.line, effect.line) <= first + 1  # the first use in the document is the one shown
