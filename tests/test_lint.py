@@ -126,6 +126,7 @@ CASES: list[tuple[str, str, Callable[[Doc], None]]] = [
         setter(("/runtime/rules/3/effects/0", {"op": "add", "path": "/inventory", "value": "sword"})),
     ),
     ("cover-kind", "/publication/cover_asset_id", setter(("/publication/cover_asset_id", "harbour_bell"))),
+    ("binding-role", "/presentation/bindings/0/role", setter(("/presentation/bindings/0/role", "backgorund"))),
     (
         "increment-by-zero",
         "/runtime/rules/3/effects/0/by",

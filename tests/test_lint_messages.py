@@ -596,3 +596,48 @@ def test_a_state_type_typo_is_one_finding_per_kind_of_use_at_the_first_use() -> 
     text = json.dumps(doc, indent=2).splitlines()
     first = next(n for n, line in enumerate(text, 1) if '"path": "/trust"' in line)
     assert min(comparison.line, effect.line) <= first + 1  # the first use in the document is the one shown
+
+
+@pytest.mark.parametrize(
+    ("binding", "message"),
+    [
+        (
+            {"asset_id": "quay_dusk", "role": "backgorund"},
+            (
+                "binding role 'backgorund' is not 'background', so hosts do not show 'quay_dusk' as a background; "
+                "did you mean 'background'?"
+            ),
+        ),
+        (
+            {"asset_id": "quay_dusk", "role": "backdrop", "time_of_day": "dusk"},
+            (
+                "binding role 'backdrop' is not 'background', so hosts do not show 'quay_dusk' as a background, yet it "
+                'has a time_of_day, which only a background binding has; write "role": "background"'
+            ),
+        ),
+        (
+            {"asset_id": "quay_dusk", "time_of_day": "dusk"},
+            (
+                "this binding has no role, so hosts do not show 'quay_dusk' as a background, yet it has a time_of_day, "
+                'which only a background binding has; write "role": "background"'
+            ),
+        ),
+    ],
+)
+def test_a_binding_meant_as_the_background_is_named(binding: Doc, message: str) -> None:
+    doc = put(rich(), "/presentation/bindings/0", binding)
+    where = "/presentation/bindings/0/role" if "role" in binding else "/presentation/bindings/0"
+    assert findings(doc)[("binding-role", where)] == message
+
+
+@pytest.mark.parametrize(
+    "binding",
+    [
+        {"asset_id": "quay_dusk", "role": "foreground"},  # another variant, which the contract does not show
+        {"asset_id": "quay_dusk", "role": "character", "time_of_day": "dusk", "performance": {}},
+        {"asset_id": "quay_dusk", "role": "background", "time_of_day": "dusk"},
+    ],
+)
+def test_other_bindings_are_not_taken_for_a_background(binding: Doc) -> None:
+    doc = put(rich(), "/presentation/bindings/0", binding)
+    assert "binding-role" not in {code for code, _ in findings(doc)}

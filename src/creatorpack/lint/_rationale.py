@@ -64,6 +64,13 @@ RATIONALES: Final[dict[str, str]] = {
         "cover, or a still image or audio as the motion cover, is almost always the two ids swapped "
         "or the wrong asset picked."
     ),
+    "binding-role": (
+        "A binding whose `role` is `background` is a BackgroundBinding, which hosts show behind the "
+        "scene at its `time_of_day`; the contract accepts any other binding object, because the other "
+        "variants are not shown. So a misspelt role (`backgorund`), or another word for it (`backdrop`) "
+        "on a binding that has a background's `time_of_day` and no character's `performance`, is valid "
+        "and never shown as a background."
+    ),
     "increment-by-zero": (
         "An increment adds its `by` to the integer each time its rule applies; by 0 it never changes "
         "anything, so whatever waits for the integer to move waits forever. Usually a placeholder left "

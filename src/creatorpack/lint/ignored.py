@@ -23,6 +23,7 @@ from creatorpack.play.state import EFFECT_OPS
 __all__ = [
     "RULE_KINDS",
     "STATE_TYPES",
+    "check_binding_roles",
     "check_effect_ops",
     "check_effect_rule_members",
     "check_progression_protocol",
@@ -42,6 +43,33 @@ STATE_TYPES: Final = ("integer", "boolean", "array", "object")
 """The state schema types the runtime knows; any other node is an enum (``enum`` list) or unchecked."""
 
 _EFFECT_RULE_MEMBERS: Final = ("id", "kind", "when", "completion", "effects")
+
+
+def check_binding_roles(index: PackIndex) -> Iterator[Raw]:
+    """A binding meant as the background but not written as one: hosts never show it as a background.
+
+    The contract accepts any binding object whose role is not ``background`` (the other variants
+    are not shown), so a misspelt role, or a background's ``time_of_day`` under another role and
+    without a character's ``performance``, passes validation and is lost in play.
+    """
+    for number, binding in index.items("presentation", "bindings"):
+        role = binding.get("role")
+        if role == "background":
+            continue
+        near = isinstance(role, str) and nearest(role, ("background",), loose=False) is not None
+        if not near and ("time_of_day" not in binding or "performance" in binding):
+            continue
+        named = f"binding role {show(role)} is not 'background'" if "role" in binding else "this binding has no role"
+        why = (
+            "; did you mean 'background'?"
+            if near
+            else (', yet it has a time_of_day, which only a background binding has; write "role": "background"')
+        )
+        yield RawFinding(
+            ("presentation", "bindings", number, *(("role",) if "role" in binding else ())),
+            "binding-role",
+            f"{named}, so hosts do not show {show(binding.get('asset_id'))} as a background{why}",
+        )
 
 
 def check_rule_kinds(index: PackIndex) -> Iterator[Raw]:

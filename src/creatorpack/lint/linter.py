@@ -27,6 +27,7 @@ from creatorpack.lint.assets import (
 )
 from creatorpack.lint.conditions import check_satisfiable, check_state_and_conditions
 from creatorpack.lint.ignored import (
+    check_binding_roles,
     check_effect_ops,
     check_effect_rule_members,
     check_progression_protocol,
@@ -106,7 +107,9 @@ CHECKS: Final[Mapping[str, Checks]] = {
     "0.2": Checks((check_references,), (check_asset_files,), reachability=False),
     "0.3": Checks(_RUNTIME, (check_asset_files, _unused), reachability=True),
     "0.4": Checks((*_PROGRESSION, check_progression_protocol), (check_asset_files, _unused), reachability=True),
-    "0.5": Checks((*_PROGRESSION, check_unrewarded_assets), (check_asset_files, _unused), reachability=True),
+    "0.5": Checks(
+        (*_PROGRESSION, check_unrewarded_assets, check_binding_roles), (check_asset_files, _unused), reachability=True
+    ),
 }
 """What lint runs, per contract version."""
 
