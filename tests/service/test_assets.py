@@ -361,3 +361,34 @@ def test_garbage_collection_keeps_uploaded_files_in_the_database(client: TestCli
     assert services.packs.collect_garbage(timedelta(0)) == [sha(b"an orphan")]
     assert client.get(f"/v1/assets/{sha(PNG)}").status_code == 405
     assert services.assets._blobs.get(sha(PNG)) == PNG
+
+
+def test_head_of_a_file_gives_the_get_headers_without_reading_the_file(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice = issue(client)
+    for data in (JPEG, MP4, PNG):
+        _put(client, data, alice)
+    _publish(client, alice, pack_with_assets())
+    cases = [
+        ("/v1/packs/moon.garden/assets/cover", {}),
+        ("/v1/packs/moon.garden/assets/reel", {"Range": "bytes=0-9"}),
+        ("/v1/packs/moon.garden/assets/portrait", alice),
+    ]
+    got = {path: client.get(path, headers=headers) for path, headers in cases}
+    reads: list[str] = []
+    real = Assets.stream
+
+    def counted(self: Assets, asset: Any, start: int = 0, stop: int | None = None) -> Any:
+        reads.append(asset.sha256)
+        return real(self, asset, start, stop)
+
+    monkeypatch.setattr(Assets, "stream", counted)
+    for path, headers in cases:
+        head = client.head(path, headers=headers)
+        assert (head.status_code, head.content) == (got[path].status_code, b""), path
+        for name in ("content-type", "content-length", "content-range", "etag", "cache-control", "accept-ranges"):
+            assert head.headers.get(name) == got[path].headers.get(name), (path, name)
+    assert reads == []  # nothing was read from the blob store for a HEAD
+    assert client.get(cases[0][0]).content == JPEG
+    assert reads == [sha(JPEG)]

@@ -20,11 +20,12 @@ from creatorpack.service.api.deps import (
     read_body,
     services,
 )
+from creatorpack.service.api.middleware import HEAD_SCOPE_KEY
 from creatorpack.service.api.packs import ID_PATTERN, MAX_REVISION, Creator, PackId, _matches
 from creatorpack.service.api.schemas import Asset
 from creatorpack.service.assets import MAX_ASSET_BYTES, AssetFile, Assets, byte_range
 
-__all__ = ["FILE_RESPONSES", "fetch", "file_response", "file_responses", "router", "upload"]
+__all__ = ["FILE_RESPONSES", "fetch", "file_response", "file_responses", "is_head", "router", "upload"]
 
 router = APIRouter(prefix="/v1", tags=["assets"])
 
@@ -41,6 +42,11 @@ FILE_RESPONSES: Final[dict[int | str, dict[str, Any]]] = {
 """The answers of a route that serves an asset file (:func:`file_response`)."""
 
 
+def is_head(request: Request) -> bool:
+    """Whether the request is a ``HEAD`` that :class:`~creatorpack.service.api.middleware.HeadMiddleware` passed on."""
+    return bool(request.scope.get(HEAD_SCOPE_KEY, False))
+
+
 def file_responses(errors: Mapping[int | str, dict[str, Any]]) -> dict[int | str, dict[str, Any]]:
     """:data:`FILE_RESPONSES` and a route's ``errors``, in the order of their status codes."""
     merged = {int(k): v for k, v in (*FILE_RESPONSES.items(), *errors.items())}
@@ -48,11 +54,18 @@ def file_responses(errors: Mapping[int | str, dict[str, Any]]) -> dict[int | str
 
 
 def file_response(
-    assets: Assets, found: AssetFile, cache_control: str, range_: str | None, if_none_match: str | None
+    assets: Assets,
+    found: AssetFile,
+    cache_control: str,
+    range_: str | None,
+    if_none_match: str | None,
+    *,
+    head: bool = False,
 ) -> Response:
     """An asset file: 304 if the ETag (its sha256) matches; a byte range (206, 416) of audio and video.
 
-    The bytes are streamed from the blob store a chunk at a time, never held whole.
+    The bytes are streamed from the blob store a chunk at a time, never held whole; for a ``HEAD``
+    (``head``) they are not read at all, and the headers are the GET's.
     """
     asset = found.asset
     headers = {"ETag": f'"{asset.sha256}"', "Cache-Control": cache_control, "X-Content-Type-Options": "nosniff"}
@@ -65,6 +78,9 @@ def file_response(
     headers["Content-Length"] = str(stop - start)
     if span is not None:
         headers["Content-Range"] = f"bytes {start}-{stop - 1}/{asset.size}"
+    status = 206 if span is not None else 200
+    if head:
+        return Response(status_code=status, headers=headers, media_type=asset.mime_type)
     body = assets.stream(asset, start, stop)
     return StreamingResponse(body, 206 if span is not None else 200, headers=headers, media_type=asset.mime_type)
 
@@ -110,4 +126,4 @@ def fetch(
     assets = services(request).assets
     found = assets.locate(account, pack_id, asset_id, revision)
     cache = "public, max-age=300, immutable" if found.public else "private, no-cache"
-    return file_response(assets, found, cache, range_, if_none_match)
+    return file_response(assets, found, cache, range_, if_none_match, head=is_head(request))

@@ -24,6 +24,7 @@ from creatorpack.service.ratelimit import Decision, Limiter
 from creatorpack.service.settings import RateLimit
 
 __all__ = [
+    "HEAD_SCOPE_KEY",
     "FastPath",
     "FastPathGate",
     "HeadMiddleware",
@@ -71,6 +72,10 @@ class HeaderLimitMiddleware:
         await self.app(scope, receive, send)
 
 
+HEAD_SCOPE_KEY: Final = "creatorpack.head"
+"""Set (to ``True``) in the scope of a HEAD passed on as a GET: a route that streams a file can skip reading it."""
+
+
 class HeadMiddleware:
     """Answers ``HEAD`` as ``GET`` would, without the body (RFC 9110), on every route and fast path.
 
@@ -94,7 +99,7 @@ class HeadMiddleware:
                 message = {"type": "http.response.body", "body": b""}
             await send(message)
 
-        await self.app({**scope, "method": "GET"}, receive, without_body)
+        await self.app({**scope, "method": "GET", HEAD_SCOPE_KEY: True}, receive, without_body)
 
 
 def _policy(name: str, limit: RateLimit) -> str:

@@ -13,7 +13,7 @@ from fastapi import APIRouter, Depends, Header, Path, Query, Request
 from starlette.responses import Response
 
 from creatorpack.play import Turn
-from creatorpack.service.api.assets import file_response, file_responses
+from creatorpack.service.api.assets import file_response, file_responses, is_head
 from creatorpack.service.api.deps import (
     DIGITS,
     PROBLEM_RESPONSES,
@@ -155,7 +155,7 @@ def asset(
     reached = services(request).sessions.asset(token, session_id, asset_id)
     assets = services(request).assets
     found = assets.session_file(reached.asset_id, reached.sha256)
-    return file_response(assets, found, "private, immutable", range_, if_none_match)
+    return file_response(assets, found, "private, immutable", range_, if_none_match, head=is_head(request))
 
 
 @router.get("/packs/{pack_id}/diff", response_model=PackDiff, responses=_errors(400, 401, 403, 404))
