@@ -595,6 +595,8 @@ def test_a_state_type_typo_is_one_finding_per_kind_of_use_at_the_first_use() -> 
     assert effect.message.endswith(f"; {effects - 1} more effects on /trust {tail}")
     text = json.dumps(doc, indent=2).splitlines()
     first = next(n for n, line in enumerate(text, 1) if '"path": "/trust"' in line)
+    assert comparison.line is not None
+    assert effect.line is not None
     assert min(comparison.line, effect.line) <= first + 1  # the first use in the document is the one shown
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import statistics
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ import httpx
 import pytest
 
 from creatorpack.service.app import create_app
+from creatorpack.service.packs import Packs
 from creatorpack.service.settings import Settings
 from tests.conftest import example
 from tests.service.conftest import JSON, OFF, pack_bytes
@@ -122,31 +124,52 @@ def test_cheap_requests_are_answered_promptly_while_a_big_pack_is_linted(tmp_pat
     assert statistics.median(started) < (end - start) / 10, summary
 
 
-async def _upload_beside_lints(settings: Settings, big: bytes) -> tuple[float, list[float]]:
+async def _upload_beside_held_lints(
+    settings: Settings, entered: list[None], release: threading.Event
+) -> tuple[int, int, list[int]]:
+    """Two lints fill the checks' pool and are held there; an upload is sent meanwhile.
+
+    Returns the upload's status, how many lints had finished when it was answered, and the lints' statuses.
+    """
     app = create_app(settings)
     token, _ = app.state.services.auth.issue("alice", "creator")
     owner = {"Authorization": f"Bearer {token}", **JSON}
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t", timeout=120) as client:
-        start = time.perf_counter()
-        finished: list[float] = []
+        finished: list[int] = []
 
         async def lint() -> None:
-            assert (await client.post("/v1/lint", content=big, headers=JSON)).status_code == 200
-            finished.append(time.perf_counter() - start)
+            finished.append((await client.post("/v1/lint", content=pack_bytes(), headers=JSON)).status_code)
 
         lints = [asyncio.create_task(lint()) for _ in range(2)]  # the checks' pool (two threads here) is full
-        await asyncio.sleep(0.2)
-        assert not finished
-        upload = await client.post("/v1/packs", content=pack_bytes(), headers=owner)
-        uploaded = time.perf_counter() - start
-        assert upload.status_code == 201
+        while len(entered) < 2:
+            await asyncio.sleep(0.01)
+        try:
+            upload = await asyncio.wait_for(client.post("/v1/packs", content=pack_bytes(), headers=owner), 30)
+            done_then = len(finished)
+        finally:
+            release.set()
         await asyncio.gather(*lints)
     app.state.database.dispose()
-    return uploaded, finished
+    return upload.status_code, done_then, finished
 
 
 def test_a_small_upload_does_not_queue_behind_big_lints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Held lints (the checks' pool full for as long as the test likes) do not hold up an upload.
+
+    No clock is read: were the upload queued behind the lints, it could not be answered before they
+    are released, and ``wait_for`` would time out.
+    """
     monkeypatch.setattr("os.cpu_count", lambda: 2)
+    entered: list[None] = []
+    release = threading.Event()
+    real = Packs.lint
+
+    def held(self: Packs, body: bytes, *, strict: bool = False) -> dict[str, Any]:
+        entered.append(None)
+        release.wait(60)
+        return real(self, body, strict=strict)
+
+    monkeypatch.setattr(Packs, "lint", held)
     settings = Settings(data_dir=tmp_path, rate_per_ip=OFF, rate_per_token=OFF)
-    uploaded, finished = asyncio.run(_upload_beside_lints(settings, big_pack(6_000_000)))
-    assert uploaded < min(finished), (uploaded, finished)
+    uploaded, lints_done, lints = asyncio.run(_upload_beside_held_lints(settings, entered, release))
+    assert (uploaded, lints_done, lints) == (201, 0, [200, 200])
