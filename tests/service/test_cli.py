@@ -1,7 +1,8 @@
-"""``creatorpack serve``, ``token create|list|revoke`` and ``db upgrade|gc``."""
+"""``creatorpack serve``, ``token create|list|revoke`` and ``db upgrade|gc|refresh-views``."""
 
 from __future__ import annotations
 
+import json
 import re
 import socket
 import subprocess
@@ -12,14 +13,17 @@ from pathlib import Path
 
 import httpx
 import pytest
+from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from creatorpack.cli import app as cli_app
 from creatorpack.service.app import create_app
 from creatorpack.service.cli import EXIT_NOT_MIGRATED
+from creatorpack.service.ports import NewPublication
 from creatorpack.service.settings import Settings
-from creatorpack.service.store import MigrationRequiredError
+from creatorpack.service.store import MigrationRequiredError, SqlPackStore
 from tests.service.conftest import JSON, Backend, pack_bytes
+from tests.service.test_assets import JPEG, MP4, PNG, _put, pack_with_assets, sha
 
 WORKERS = 2  # several server processes share one database
 TOKEN = re.compile(r"cpt_[A-Za-z0-9_-]{43}\n")
@@ -168,4 +172,47 @@ def test_a_database_never_migrated_is_refused_at_start(
     assert _run(settings, "token", "list")[0] == EXIT_NOT_MIGRATED
     assert _run(settings, "db", "upgrade")[0] == 0
     app = create_app(settings)  # at the head now
+    app.state.database.dispose()
+
+
+def test_db_refresh_views_rebuilds_views_published_by_older_rules(settings: Settings) -> None:
+    """A view stored by an older release (one that showed a reward_only cover) is rebuilt; the rest stay."""
+    app = create_app(settings)
+    with TestClient(app) as client:
+        token, _ = app.state.services.auth.issue("alice", "creator")
+        alice = {"Authorization": f"Bearer {token}"}
+        for data in (JPEG, MP4, PNG):
+            _put(client, data, alice)
+        doc = json.loads(pack_with_assets())
+        next(a for a in doc["assets"] if a["id"] == "cover")["access"] = "reward_only"
+        for pack_id, body in (("moon.garden", doc), ("sun.garden", json.loads(pack_with_assets("sun.garden")))):
+            body["manifest"]["pack_id"] = pack_id
+            assert client.post("/v1/packs", content=json.dumps(body), headers={**alice, **JSON}).status_code == 201
+            assert client.post(f"/v1/packs/{pack_id}/publish", json={"revision": 1}, headers=alice).status_code == 200
+        now = client.get("/v1/packs/moon.garden/reader").json()
+        assert now["publication"]["cover"]["asset_id"] is None
+        # what the release before the reward_only-cover fix stored: the cover named, and served to anyone
+        old = json.loads(json.dumps(now))
+        old["publication"]["cover"] = {**now["publication"]["cover"], "asset_id": "cover"}
+        store = SqlPackStore(app.state.database)
+        stored = store.publication("moon.garden")
+        assert stored is not None
+        older = NewPublication(
+            "moon.garden", 1, stored.visibility, stored.published, json.dumps(old).encode(), {"cover": sha(JPEG)}
+        )
+        assert store.refresh_publication(older)
+        assert not store.refresh_publication(NewPublication("moon.garden", 2, "public", stored.published, b"{}"))
+        time.sleep(settings.token_cache_seconds + 0.1)  # the reader view cache of this process
+        assert client.get("/v1/packs/moon.garden/reader").json()["publication"]["cover"]["asset_id"] == "cover"
+        assert client.get("/v1/packs/moon.garden/assets/cover").status_code == 200
+
+        status, out, err = _run(settings, "db", "refresh-views")
+        assert (status, out) == (0, "moon.garden\n"), err
+        assert err.endswith("checked 2 publications: 1 rebuilt, 1 unchanged, 0 not rebuilt\n")
+        time.sleep(settings.token_cache_seconds + 0.1)
+        assert client.get("/v1/packs/moon.garden/reader").json() == now  # the time of publication kept
+        assert client.get("/v1/packs/moon.garden/assets/cover").status_code == 404
+        listed = {item["pack_id"]: item["cover"]["asset_id"] for item in client.get("/v1/catalog").json()["items"]}
+        assert listed == {"moon.garden": None, "sun.garden": "cover"}
+        assert _run(settings, "db", "refresh-views")[:2] == (0, "")  # nothing left to rebuild
     app.state.database.dispose()

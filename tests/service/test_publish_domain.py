@@ -10,13 +10,14 @@ import pytest
 
 from creatorpack import Engine
 from creatorpack.service.errors import LintFailedError, NotFoundError
-from creatorpack.service.packs import Packs
+from creatorpack.service.packs import Packs, Refreshed
 from creatorpack.service.ports import (
     Actor,
     FixedClock,
     MemoryAssetStore,
     MemoryBlobStore,
     MemoryPackStore,
+    NewPublication,
     PackEventKind,
 )
 from creatorpack.service.reader import publication_visibility, reader_view
@@ -139,3 +140,25 @@ def test_older_rich_packs_have_a_reader_view(version: str) -> None:
     if version == "0.3":
         assert view["achievements"] == []
         assert view["badges"] == []
+
+
+def test_refresh_rebuilds_only_stale_views_and_keeps_the_publication(packs: Packs, store: MemoryPackStore) -> None:
+    packs.submit("alice", published_bytes(), token_id="tok1")
+    packs.submit("alice", published_bytes("sun.garden"), token_id="tok1")
+    packs.publish(ALICE, "moon.garden", 1)
+    packs.publish(ALICE, "sun.garden", 1)
+    fresh = store.publication("moon.garden")
+    assert fresh is not None
+    assert packs.refresh_publications() == Refreshed(2, (), ())  # built by these rules: nothing to do
+    stale = json.loads(fresh.reader)
+    stale["title"] = "A title an older release wrote"
+    assert store.refresh_publication(
+        NewPublication("moon.garden", 1, fresh.visibility, fresh.published, json.dumps(stale).encode())
+    )
+    assert not store.refresh_publication(NewPublication("moon.garden", 2, "public", fresh.published, b"{}"))
+    events = len(packs.events("alice", "moon.garden"))
+    assert packs.refresh_publications() == Refreshed(2, ("moon.garden",), ())
+    assert store.publication("moon.garden") == fresh  # the view, covers, revision and time as published
+    assert len(packs.events("alice", "moon.garden")) == events  # the owner published nothing
+    packs.unpublish(ALICE, "sun.garden")
+    assert packs.refresh_publications() == Refreshed(1, (), ())

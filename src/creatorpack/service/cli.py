@@ -1,9 +1,10 @@
-"""The service's commands: ``serve``, ``token create|list|revoke`` and ``db upgrade|gc``.
+"""The service's commands: ``serve``, ``token create|list|revoke`` and ``db upgrade|gc|refresh-views``.
 
 :func:`register` adds them to the ``creatorpack`` Typer app. Everything heavy (uvicorn, SQLAlchemy,
 FastAPI) is imported inside the commands, so ``creatorpack validate`` starts as fast as before.
 
-Exit codes: 0 done; 1 ``token revoke`` found no live token; 2 bad settings or an unusable database;
+Exit codes: 0 done; 1 ``token revoke`` found no live token, or ``db refresh-views`` could not rebuild
+some publication (its stored view is kept); 2 bad settings or an unusable database;
 :data:`EXIT_NOT_MIGRATED` (3) the database is not at this release's migrations (run ``creatorpack db
 upgrade``; the embedded SQLite default is migrated on start).
 """
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = [
     "EXIT_NOT_MIGRATED",
     "db_gc",
+    "db_refresh_views",
     "db_upgrade",
     "register",
     "serve",
@@ -202,6 +204,27 @@ def db_gc(
     )
 
 
+def db_refresh_views(data_dir: DataDir = None) -> None:
+    """Rebuild every publication's reader view by this release's rules (run after upgrading creatorpack).
+
+    A publication keeps the reader view it was published with; a release that changes what readers
+    may see applies to older publications once this has run. Prints each rebuilt pack id.
+    """
+    with _services(data_dir) as services:
+        done = services.packs.refresh_publications()
+    for pack_id in done.rebuilt:
+        sys.stdout.write(pack_id + "\n")
+    for pack_id, why in done.failed:
+        typer.echo(f"creatorpack: {pack_id}: not rebuilt, its stored view is kept: {why}", err=True)
+    typer.echo(
+        f"checked {done.checked} publication{'s' if done.checked != 1 else ''}: {len(done.rebuilt)} rebuilt, "
+        f"{done.checked - len(done.rebuilt) - len(done.failed)} unchanged, {len(done.failed)} not rebuilt",
+        err=True,
+    )
+    if done.failed:
+        raise typer.Exit(1)
+
+
 def register(app: typer.Typer) -> None:
     """Add ``serve``, ``token`` and ``db`` to the ``creatorpack`` app."""
     app.command("serve")(serve)
@@ -210,7 +233,10 @@ def register(app: typer.Typer) -> None:
     tokens.command("list")(token_list)
     tokens.command("revoke")(token_revoke)
     app.add_typer(tokens, name="token")
-    database = typer.Typer(help="Service database: migrations and blob garbage collection.", no_args_is_help=True)
+    database = typer.Typer(
+        help="Service database: migrations, blob garbage collection, reader views rebuilt.", no_args_is_help=True
+    )
     database.command("upgrade")(db_upgrade)
     database.command("gc")(db_gc)
+    database.command("refresh-views")(db_refresh_views)
     app.add_typer(database, name="db")

@@ -52,7 +52,7 @@ from creatorpack.service.reports import document_error_json, lint_json, validate
 if TYPE_CHECKING:
     from creatorpack import LintConfig
 
-__all__ = ["Packs", "Published", "ReaderDocument", "Submitted"]
+__all__ = ["Packs", "Published", "ReaderDocument", "Refreshed", "Submitted"]
 
 _MISSING_FILE: Final = "asset-file-missing"  # at publication: not uploaded *yet*, so a warning
 
@@ -86,6 +86,15 @@ class Published:
             "published": self.published.isoformat(),
             "warnings": [dict(w) for w in self.warnings],
         }
+
+
+@dataclass(frozen=True, slots=True)
+class Refreshed:
+    """What :meth:`Packs.refresh_publications` did: publications checked, rebuilt, and those it could not rebuild."""
+
+    checked: int
+    rebuilt: tuple[str, ...]
+    failed: tuple[tuple[str, str], ...]  # (pack id, why): their stored view is kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,6 +265,42 @@ class Packs:
         if withdrawn is None:
             raise NotFoundError(f"pack {pack_id!r} has no published revision")
         return withdrawn
+
+    def refresh_publications(self) -> Refreshed:
+        """Rebuild every publication's reader view, covers and listing from its pack, by this version's rules.
+
+        A publication keeps the reader view it was published with; when a later version changes what
+        readers may see (a ``reward_only`` cover left out, say), this brings the stored ones in line.
+        The revision, visibility and time of publication stay; a view that comes out the same is not
+        written; one published again meanwhile is left to the new publication.
+        """
+        rebuilt: list[str] = []
+        failed: list[tuple[str, str]] = []
+        checked = 0
+        for pack_id in self._store.published_pack_ids():
+            current = self._store.publication(pack_id)
+            found = self._store.owned_revision(pack_id, current.revision) if current is not None else None
+            data = self._blobs.get(found[1].sha256) if found is not None else None
+            if current is None or data is None:
+                continue  # unpublished (or its bytes gone) meanwhile: nothing to rebuild
+            checked += 1
+            document = orjson.loads(data)
+            errors: list[dict[str, Any]] = []
+            view = self._reader_view(document, current.published, errors)
+            if view is None:
+                failed.append((pack_id, "; ".join(str(e["message"]) for e in errors)))
+                continue
+            covers = {a: sha for a in view.cover_asset_ids if (sha := asset_sha256(document, a)) is not None}
+            reader = view.serialize()
+            if reader == current.reader and covers == dict(current.covers):
+                continue
+            listing = listing_for(view) if current.visibility == "public" else None
+            renewed = NewPublication(
+                pack_id, current.revision, current.visibility, current.published, reader, covers, listing
+            )
+            if self._store.refresh_publication(renewed):
+                rebuilt.append(pack_id)
+        return Refreshed(checked, tuple(rebuilt), tuple(failed))
 
     def events(self, account: str, pack_id: str, *, after: int = 0, limit: int = 100) -> list[PackEvent]:
         """The audit journal of a pack ``account`` owns, oldest first."""

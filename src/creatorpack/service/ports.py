@@ -196,6 +196,19 @@ class PackStore(Protocol):
         """The pack's current publication, or None when nothing is published."""
         ...
 
+    def published_pack_ids(self) -> list[str]:
+        """The id of every pack that has a publication, in order."""
+        ...
+
+    def refresh_publication(self, publication: NewPublication) -> bool:
+        """Replace the reader view, covers and listing of the published revision, if it is still published.
+
+        For a rebuild of what is derived from a publication (by a later version's rules); no journal
+        entry, since the owner published nothing. False (nothing changed) when another revision, or
+        none, is published now.
+        """
+        ...
+
     def events(self, pack_id: str, *, after: int = 0, limit: int = 100) -> list[PackEvent]:
         """The pack's journal entries with an id above ``after``, oldest first, at most ``limit``."""
         ...
@@ -427,6 +440,26 @@ class MemoryPackStore:
     def publication(self, pack_id: str) -> PublicationRecord | None:
         """See :meth:`PackStore.publication`."""
         return self._publications.get(pack_id)
+
+    def published_pack_ids(self) -> list[str]:
+        """See :meth:`PackStore.published_pack_ids`."""
+        with self._lock:
+            return sorted(self._publications)
+
+    def refresh_publication(self, publication: NewPublication) -> bool:
+        """See :meth:`PackStore.refresh_publication`."""
+        with self._lock:
+            current = self._publications.get(publication.pack_id)
+            if current is None or current.revision != publication.revision:
+                return False
+            self._seq += 1
+            self._close_listing(publication.pack_id)
+            if publication.listing is not None:
+                self._listings.append(_ListingVersion(publication.pack_id, self._seq, publication.listing))
+            self._publications[publication.pack_id] = replace(
+                current, reader=publication.reader, covers=publication.covers
+            )
+            return True
 
     def events(self, pack_id: str, *, after: int = 0, limit: int = 100) -> list[PackEvent]:
         """See :meth:`PackStore.events`."""

@@ -296,6 +296,34 @@ class SqlPackStore:
             covers,
         )
 
+    def published_pack_ids(self) -> list[str]:
+        """See :meth:`~creatorpack.service.ports.PackStore.published_pack_ids`."""
+        with self._db.read() as conn:
+            return list(conn.execute(select(publications.c.pack_id).order_by(publications.c.pack_id)).scalars())
+
+    def refresh_publication(self, publication: NewPublication) -> bool:
+        """See :meth:`~creatorpack.service.ports.PackStore.refresh_publication`."""
+        pack_id = publication.pack_id
+        with self._db.write() as conn:
+            published = conn.execute(
+                select(packs.c.published_revision).where(packs.c.pack_id == pack_id).with_for_update()
+            ).scalar()
+            if published is None or int(published) != publication.revision:
+                return False
+            seq = next_seq(conn)
+            close_listing(conn, pack_id, seq)
+            if publication.listing is not None:
+                write_listing(conn, pack_id, seq, publication.listing)
+            conn.execute(
+                update(publications)
+                .where(publications.c.pack_id == pack_id)
+                .values(
+                    reader=publication.reader.decode("utf-8"),
+                    covers=orjson.dumps(dict(publication.covers)).decode("utf-8"),
+                )
+            )
+            return True
+
     def publications_version(self) -> int:
         """See :meth:`~creatorpack.service.ports.PackStore.publications_version`."""
         with self._db.read() as conn:
