@@ -89,3 +89,14 @@ def test_explain_reads_the_pack_from_standard_input(tmp_path: Path) -> None:
     two = runner.invoke(app, ["lint", "-", str(tmp_path / "rich.json"), "--explain", "first_light"], input=text)
     assert two.exit_code == 2
     assert "exactly one pack" in two.output
+
+
+def test_explain_of_a_completion_a_rule_does_not_have_says_so(tmp_path: Path) -> None:
+    doc = example("0.5", "rich")
+    rule = next(r for r in doc["runtime"]["rules"] if r.get("completion") is None)
+    path = write(tmp_path / "rich.json", doc)
+    result = runner.invoke(app, ["lint", str(path), "--explain", f"completion:{rule['id']}"])
+    assert result.exit_code == 2
+    assert f"rule {rule['id']!r} of {path} has no completion condition" in result.stderr
+    assert "is no achievement, ending or rule" not in result.stderr
+    assert f"explain {rule['id']!r} for its activation" in result.stderr

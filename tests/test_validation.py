@@ -503,3 +503,10 @@ def test_a_misspelt_member_of_another_kind_is_suggested() -> None:
     ]
     (required,) = (v for v in creatorpack.validate(pack).violations if v.code == "required")
     assert required.message.endswith("missing required property 'title'")
+
+
+def test_a_null_where_a_string_belongs_is_named_once() -> None:
+    pack = example("0.5", "rich")
+    pack["progression"]["achievements"][0]["artwork_asset_id"] = None
+    (violation,) = creatorpack.validate(pack).violations
+    assert violation.message.endswith("expected string, got null")

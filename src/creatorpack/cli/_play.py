@@ -90,7 +90,7 @@ def scripted(
         start, session, migration = loaded.start, loaded.session, loaded.migration
         if turns.entry is not None and turns.entry != session.state.entry:
             raise TurnError(
-                f"the script starts at entry {turns.entry!r} (its '{ENTRY_DIRECTIVE}' line); "
+                f"the script starts at entry {turns.entry!r} (its '{ENTRY_DIRECTIVE}{turns.entry}' line); "
                 f"the loaded session is at entry {session.state.entry!r}"
             )
         results = []

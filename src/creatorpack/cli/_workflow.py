@@ -208,7 +208,13 @@ def _hook_for(app: typer.Typer) -> Any:
 
     def _hook_command(
         ctx: typer.Context,
-        command: Annotated[str, typer.Argument(help="The command to run: validate or lint.")],
+        command: Annotated[
+            str,
+            typer.Argument(
+                metavar="COMMAND [ITS OPTIONS] FILES...",
+                help="The command to run (validate or lint), its options, then the files.",
+            ),
+        ],
     ) -> None:
         """Run validate or lint on the packs among the given files (what the pre-commit hooks call).
 

@@ -366,6 +366,14 @@ def _check_explain_target(path: str, target: str, max_bytes: int) -> bytes:
     completable = [r["id"] for r in kinds["rule"] if isinstance(r, dict) and isinstance(r.get("completion"), dict)]
     if ident in (completable if kind == "completion" else known.get(kind, [])):
         return data
+    if kind == "completion" and ident in known["rule"]:
+        completions = suggest.known(completable) if completable else "none"
+        typer.echo(
+            f"creatorpack: rule {ident!r} of {_named(path)} has no completion condition, so "
+            f"{target!r} cannot be explained (rules with one: {completions}); explain {ident!r} for its activation",
+            err=True,
+        )
+        raise typer.Exit(2)
     listed = "; ".join(f"{kind}s: {suggest.known(ids)}" for kind, ids in known.items() if ids) or "it has none"
     guess = suggest.nearest(target, [i for ids in known.values() for i in ids])
     hint = f"; did you mean {guess!r}?" if guess else ""

@@ -141,7 +141,8 @@ _Builder = Callable[[_Error], Iterator[RawFinding]]
 
 def _type(e: _Error) -> Iterator[RawFinding]:
     expected = " or ".join(e.details.get("types", []))
-    yield e.finding(f"expected {expected}, got {json_type(e.value)} {show(e.value)}")
+    got = "null" if e.value is None else f"{json_type(e.value)} {show(e.value)}"
+    yield e.finding(f"expected {expected}, got {got}")
 
 
 def _enum(e: _Error, elsewhere: str = "") -> Iterator[RawFinding]:

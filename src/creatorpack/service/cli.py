@@ -173,9 +173,25 @@ def token_revoke(
 
 def db_upgrade(data_dir: DataDir = None) -> None:
     """Apply the database migrations (automatic on the embedded SQLite default)."""
-    with _services(data_dir, migrate=True):
-        pass
-    typer.echo("database is up to date", err=True)
+    from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
+
+    from creatorpack.service.store import connect  # noqa: PLC0415
+
+    settings = _settings(data_dir)
+    try:
+        database = connect(settings.url, schema=settings.database_schema)
+        try:
+            before, heads = database.migrations()
+            database.upgrade()
+        finally:
+            database.dispose()
+    except (SQLAlchemyError, OSError) as exc:
+        raise _fail(exc) from None
+    at = ", ".join(sorted(heads))
+    if before == heads:
+        typer.echo(f"database is up to date (migration {at})", err=True)
+    else:
+        typer.echo(f"database migrated from {', '.join(sorted(before)) or 'nothing'} to migration {at}", err=True)
 
 
 def db_gc(

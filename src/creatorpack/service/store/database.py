@@ -70,15 +70,21 @@ class Database:
             config.attributes["connection"] = conn
             command.upgrade(config, "head")
 
-    def check_migrated(self) -> None:
-        """Raise :class:`MigrationRequiredError` unless the database is at this release's migration head."""
+    def migrations(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The migrations the database is at, and this release's heads (equal when it is up to date)."""
         from alembic.migration import MigrationContext  # noqa: PLC0415 - Alembic loads only to check
         from alembic.script import ScriptDirectory  # noqa: PLC0415
 
-        script = ScriptDirectory.from_config(_config())
-        heads = set(script.get_heads())
+        heads = frozenset(ScriptDirectory.from_config(_config()).get_heads())
         with self.read() as conn:
-            current = set(MigrationContext.configure(conn).get_current_heads())
+            return frozenset(MigrationContext.configure(conn).get_current_heads()), heads
+
+    def check_migrated(self) -> None:
+        """Raise :class:`MigrationRequiredError` unless the database is at this release's migration head."""
+        from alembic.script import ScriptDirectory  # noqa: PLC0415 - Alembic loads only to check
+
+        script = ScriptDirectory.from_config(_config())
+        current, heads = self.migrations()
         if current == heads:
             return
         where = self.engine.url.render_as_string(hide_password=True)
