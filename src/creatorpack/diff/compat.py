@@ -22,6 +22,7 @@ from creatorpack.errors import SessionLoadError
 from creatorpack.play.conditions import json_equal
 from creatorpack.play.engine import REVEAL_KINDS
 from creatorpack.play.model import STATE_MEMBERS, state_members
+from creatorpack.play.program import relationship_ids
 from creatorpack.play.saves import check_shape
 from creatorpack.play.state import check_state
 
@@ -356,7 +357,7 @@ def _ids(pack: Mapping[str, Any]) -> dict[str, list[Any]]:
         for kind, part in (("avatars", card.get("avatar")), ("images", card.get("image"))):
             if isinstance(part, Mapping) and isinstance(part.get("reveal_when"), Mapping):
                 revealed[kind].append(card.get("id"))
-        revealed["relationships"] += [f"{card.get('id')}/{r.get('actor_id')}" for r in _list(card, "relationships")]
+        revealed["relationships"] += relationship_ids(card)
     revealed["assets"] = [a.get("id") for a in _list(pack, "assets")]
     revealed["visual_anchors"] = [
         a["id"]

@@ -6,6 +6,7 @@ Built on `creatorpack.contract` only; the linter (`creatorpack.lint`) builds on 
 from __future__ import annotations
 
 from creatorpack.play.engine import Engine, Requirement, Session, SessionState, Turn, TurnResult
+from creatorpack.play.program import relationship_ids
 from creatorpack.play.scripted import Playthrough, parse_script, play
 from creatorpack.play.views import READER_KINDS, NarratorView, ReaderView, RevealKind
 
@@ -23,4 +24,5 @@ __all__ = [
     "TurnResult",
     "parse_script",
     "play",
+    "relationship_ids",
 ]

@@ -35,6 +35,8 @@ __all__ = [
     "compile_program",
     "entry_id",
     "is_condition",
+    "relationship_ids",
+    "scope",
 ]
 
 ALWAYS = {"op": "literal", "value": True}
@@ -100,6 +102,7 @@ class Reveal:
     kind: RevealKind
     ident: str
     when: int
+    entries: frozenset[str] | None = None  # the item's entry_ids: revealed only in sessions of those entries
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +112,7 @@ class ContentItem:
     id: str
     when: int
     selection: str
+    entries: frozenset[str] | None = None  # its entry_ids: shown only in sessions of those entries
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +123,7 @@ class IllustrationRule:
     illustration: str
     when: int
     priority: int
+    entries: frozenset[str] | None = None  # the illustration's entry_ids: chosen only in those entries' sessions
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +152,12 @@ class Program:
     badges: Mapping[str, Mapping[str, Any]]
     illustration_rules: tuple[IllustrationRule, ...]
     assets: Mapping[str, Mapping[str, Any]]
+    scopes: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """Each runtime entry's id -> the ids an ``entry_ids`` list may name it by (see :meth:`in_scope`)."""
+
+    def in_scope(self, entries: frozenset[str] | None, entry: str) -> bool:
+        """Whether an item scoped to ``entries`` (its ``entry_ids``; None: every entry) belongs to entry ``entry``."""
+        return entries is None or not entries.isdisjoint(self.scopes.get(entry, (entry,)))
 
     @property
     def illustration_rule_ids(self) -> frozenset[str]:
@@ -251,16 +262,36 @@ def _ident(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def scope(item: Mapping[str, Any]) -> frozenset[str] | None:
+    """An item's ``entry_ids`` as a set, or None (every entry) when it has none."""
+    ids = item.get("entry_ids")
+    return frozenset(i for i in ids if isinstance(i, str)) if isinstance(ids, list) else None
+
+
+def relationship_ids(card: Mapping[str, Any]) -> list[str]:
+    """The reveal ids of a reader card's relationships, in order: ``card/actor``, then ``card/actor#2``, ...
+
+    Two relationships with one actor are two reveals; the first keeps the plain id that saves use.
+    """
+    seen: dict[str, int] = {}
+    found = []
+    for relation in card.get("relationships", []):
+        actor = str(relation.get("actor_id")) if isinstance(relation, Mapping) else "None"
+        seen[actor] = seen.get(actor, 0) + 1
+        found.append(f"{card.get('id')}/{actor}" + (f"#{seen[actor]}" if seen[actor] > 1 else ""))
+    return found
+
+
 def _card_reveals(table: _Conditions, pack: Mapping[str, Any]) -> list[Reveal]:
     reveals = []
     for card in pack.get("reader_cards", []):
-        reveals.append(Reveal(RevealKind.READER_CARDS, card["id"], table.add(card["reveal_when"])))
+        entries = scope(card)
+        reveals.append(Reveal(RevealKind.READER_CARDS, card["id"], table.add(card["reveal_when"]), entries))
         for kind, part in ((RevealKind.AVATARS, card.get("avatar")), (RevealKind.IMAGES, card.get("image"))):
             if isinstance(part, Mapping) and isinstance(part.get("reveal_when"), Mapping):
-                reveals.append(Reveal(kind, card["id"], table.add(part["reveal_when"])))
-        for relation in card.get("relationships", []):
-            ident = f"{card['id']}/{relation['actor_id']}"
-            reveals.append(Reveal(RevealKind.RELATIONSHIPS, ident, table.add(relation["reveal_when"])))
+                reveals.append(Reveal(kind, card["id"], table.add(part["reveal_when"]), entries))
+        for ident, relation in zip(relationship_ids(card), card.get("relationships", []), strict=True):
+            reveals.append(Reveal(RevealKind.RELATIONSHIPS, ident, table.add(relation["reveal_when"]), entries))
     return reveals
 
 
@@ -275,10 +306,13 @@ def _other_reveals(table: _Conditions, pack: Mapping[str, Any], version: str) ->
     )
     castings = pack.get("character_castings", []) if version != "0.3" else []  # a 0.4 addition
     for casting in castings:
-        reveals.append(Reveal(RevealKind.CASTINGS, casting["id"], table.add(casting["when"])))
+        entries = scope(casting)
+        reveals.append(Reveal(RevealKind.CASTINGS, casting["id"], table.add(casting["when"]), entries))
         parts = [(RevealKind.DEEDS, d) for d in casting.get("deeds", [])]
         parts += [(RevealKind.KNOWLEDGE, k) for k in casting.get("knowledge", [])]
-        reveals.extend(Reveal(kind, f"{casting['id']}/{part['id']}", table.add(part["when"])) for kind, part in parts)
+        reveals.extend(
+            Reveal(kind, f"{casting['id']}/{part['id']}", table.add(part["when"]), entries) for kind, part in parts
+        )
     return reveals
 
 
@@ -295,7 +329,9 @@ def compile_program(pack: Mapping[str, Any]) -> Program:
         for index, rule in enumerate(runtime.get("rules", []))
         if isinstance(rule, Mapping)
     )
-    content = tuple(ContentItem(c["id"], table.add(c.get("when")), c["selection"]) for c in pack.get("content", []))
+    content = tuple(
+        ContentItem(c["id"], table.add(c.get("when")), c["selection"], scope(c)) for c in pack.get("content", [])
+    )
     reveals = (*_card_reveals(table, pack), *_other_reveals(table, pack, version))
     progression = pack.get("progression") or {}
     achievements = tuple(_goal(table, a) for a in progression.get("achievements", []))
@@ -305,17 +341,33 @@ def compile_program(pack: Mapping[str, Any]) -> Program:
         if isinstance(e, Mapping) and isinstance(e.get("id"), str) and isinstance(e.get("when"), Mapping)
     )
     presentation = pack.get("presentation") or {}
+    illustrations = {i.get("id"): i for i in pack.get("illustrations", []) if isinstance(i, Mapping)}
     illustration_rules = tuple(
-        IllustrationRule(r["id"], r["illustration_id"], table.add(r["when"]), r.get("priority", 0))
+        IllustrationRule(
+            r["id"],
+            r["illustration_id"],
+            table.add(r["when"]),
+            r.get("priority", 0),
+            scope(illustrations.get(r["illustration_id"], {})),
+        )
         for r in presentation.get("illustration_rules", [])
     )
+    entries = tuple(runtime["entries"])
+    named = [e for e in pack.get("entries", []) if isinstance(e, Mapping)]
+    scopes = {
+        entry_id(e) or f"#{i}": frozenset(
+            n for n in (entry_id(e), named[i].get("id") if i < len(named) else None) if isinstance(n, str)
+        )
+        or frozenset([f"#{i}"])
+        for i, e in enumerate(entries)
+    }
     return Program(
         pack=pack,
         version=version,
         schema=schema,
         pack_id=pack["manifest"]["pack_id"],
         revision=whole_number(pack["manifest"]["revision"]) or 0,  # valid: an integer, perhaps spelt 3.0
-        entries=tuple(runtime["entries"]),
+        entries=entries,
         observations={o["id"]: o for o in runtime.get("observations", [])},
         conditions=tuple(table.compiled),
         evaluators=tuple(c.evaluate for c in table.compiled),
@@ -332,4 +384,5 @@ def compile_program(pack: Mapping[str, Any]) -> Program:
         badges={b["id"]: b for b in progression.get("badges", [])},
         illustration_rules=illustration_rules,
         assets={a["id"]: a for a in pack.get("assets", [])},
+        scopes=scopes,
     )

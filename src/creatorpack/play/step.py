@@ -196,9 +196,16 @@ def apply_rules(
     return Applied(working if changed else state, tuple(active), tuple(instructions), tuple(rejected), changed)
 
 
-def choose_illustration(program: Program, matched: set[str]) -> str | None:
-    """The illustration of the highest-priority matched rule; none on a tie across illustrations."""
-    candidates = [(r.priority, r.illustration) for r in program.illustration_rules if r.id in matched]
+def choose_illustration(program: Program, matched: set[str], entry: str | None = None) -> str | None:
+    """The illustration of the highest-priority matched rule; none on a tie across illustrations.
+
+    An illustration scoped to other entries (its ``entry_ids``) is not chosen in a session of ``entry``.
+    """
+    candidates = [
+        (r.priority, r.illustration)
+        for r in program.illustration_rules
+        if r.id in matched and (entry is None or program.in_scope(r.entries, entry))
+    ]
     if not candidates:
         return None
     top = max(priority for priority, _ in candidates)
@@ -218,7 +225,7 @@ def settle(
     new_completed = tuple(rid for rid, cond in program.completable if values[cond] and rid not in session.completed)
     revealed = {kind: set(session.revealed.get(kind, ())) for kind in REVEAL_KINDS}
     for reveal in program.reveals:
-        if values[reveal.when]:
+        if values[reveal.when] and program.in_scope(reveal.entries, session.entry):
             revealed[reveal.kind].add(reveal.ident)
     achievements = list(session.achievements)
     unlocked = session.achievements_set
@@ -267,7 +274,7 @@ def step(
     if changed_state:
         changed_state.append(Read(ReadKind.WHOLE_STATE, ""))
     values = refresh(program, values, applied.state, answers, changed_state, (session.state, answers))
-    illustration = choose_illustration(program, eligible & set(turn.illustration_matches))
+    illustration = choose_illustration(program, eligible & set(turn.illustration_matches), session.entry)
     after, new_completed = settle(program, session, session.turn + 1, applied.state, answers, values)
     return after, applied, new_completed, illustration
 
@@ -327,8 +334,9 @@ def describe(
 ) -> TurnResult:
     """What the turn did, for both audiences."""
     values = after.values
-    content = tuple(c.id for c in program.content if c.selection == "always" and values[c.when])
-    candidates = tuple(c.id for c in program.content if c.selection == "jev" and values[c.when])
+    here = [c for c in program.content if values[c.when] and program.in_scope(c.entries, after.entry)]
+    content = tuple(c.id for c in here if c.selection == "always")
+    candidates = tuple(c.id for c in here if c.selection == "jev")
     shown_after = shown(program, after)
     shown_before = shown(program, before)
     revealed = {kind: tuple(sorted(shown_after[kind])) for kind in REVEAL_KINDS}
