@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Final
 
 from fastapi import FastAPI
 
@@ -24,7 +26,7 @@ from creatorpack.service.api.readerpath import ReaderFastPath
 from creatorpack.service.api.schemas import Problem
 from creatorpack.service.assets import Assets
 from creatorpack.service.auth import Auth
-from creatorpack.service.blobs import blob_store_from_url
+from creatorpack.service.blobs import LocalBlobStore, S3BlobStore, blob_store_from_url
 from creatorpack.service.catalog import Catalog
 from creatorpack.service.engines import Engines
 from creatorpack.service.packs import Packs
@@ -43,8 +45,9 @@ from creatorpack.service.store import (
     connect,
 )
 
-__all__ = ["create_app", "open_database", "openapi_json", "wire"]
+__all__ = ["create_app", "open_database", "openapi_json", "preflight", "wire"]
 
+_log: Final = logging.getLogger("creatorpack.service")
 _DESCRIPTION = """Accept, validate, store and return creator packs. Every error is `application/problem+json`
 (RFC 9457) with a stable `type` URI; see docs/service.md."""
 
@@ -68,12 +71,19 @@ def open_database(settings: Settings) -> Database:
     return database
 
 
-def wire(settings: Settings, database: Database, clock: Clock | None = None) -> Services:
-    """The domain objects over the SQL stores and the configured blob store."""
+def wire(
+    settings: Settings,
+    database: Database,
+    clock: Clock | None = None,
+    *,
+    blobs: LocalBlobStore | S3BlobStore | None = None,
+) -> Services:
+    """The domain objects over the SQL stores and the blob store (default: the configured one)."""
     from creatorpack import LintConfig  # noqa: PLC0415 - the linter loads on first use
 
     clock = clock or SystemClock()
-    blobs = blob_store_from_url(settings.blob_url, settings.data_dir / "blobs")
+    if blobs is None:
+        blobs = blob_store_from_url(settings.blob_url, settings.data_dir / "blobs")
     lint_config = LintConfig(max_seconds=settings.lint_max_seconds)
     from creatorpack import Validator  # noqa: PLC0415
 
@@ -104,8 +114,14 @@ def create_app(
     """The ASGI application for ``settings`` (default: from the environment)."""
     settings = settings or Settings.from_env()
     database = open_database(settings)
-    if limiter is None:
-        limiter = RedisLimiter(settings.redis_url, settings.redis_prefix) if settings.redis_url else MemoryLimiter()
+    try:
+        blobs = blob_store_from_url(settings.blob_url, settings.data_dir / "blobs")
+        services = wire(settings, database, clock, blobs=blobs)
+        if limiter is None:
+            limiter = RedisLimiter(settings.redis_url, settings.redis_prefix) if settings.redis_url else MemoryLimiter()
+    except BaseException:
+        database.dispose()
+        raise
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -121,14 +137,16 @@ def create_app(
         docs_url=None,
         redoc_url=None,
     )
-    app.state.services = wire(settings, database, clock)
+    app.state.services = services
     app.state.database = database
+    app.state.blobs = blobs
+    app.state.limiter = limiter
+    app.state.not_ready = lambda: _not_ready(app.state.database, app.state.blobs)
     errors.install(app)
     groups = (meta, checks, packs, publishing, catalog, assets, sessions)
     for group in groups:
         app.include_router(group.router)
     app.state.routes = [r for group in groups for r in group.router.routes]  # app.routes holds one per router
-    services = app.state.services
     fast = {"auth": services.auth, "packs": services.packs, "ttl_seconds": settings.token_cache_seconds}
     checks_fast = {"packs": services.packs, "max_body_bytes": settings.max_body_bytes}
     app.add_middleware(
@@ -150,6 +168,33 @@ def create_app(
 
     app.openapi = openapi  # type: ignore[method-assign]
     return app
+
+
+def _not_ready(database: Database, blobs: LocalBlobStore | S3BlobStore) -> str | None:
+    """What keeps the service from serving (``GET /v1/ready``), or None; never a URL: the answer is public."""
+    try:
+        database.ping()
+    except Exception as exc:  # noqa: BLE001 - whatever the driver raises, the answer is the same
+        _log.warning("not ready: the database does not answer (%s: %s)", type(exc).__name__, exc)
+        return f"the database does not answer ({type(exc).__name__}); the server log says more"
+    if isinstance(blobs, LocalBlobStore) and not (blobs.root / "tmp").is_dir():
+        _log.warning("not ready: the blob directory %s is gone", blobs.root)
+        return "the blob directory is gone; the server log says more"
+    return None
+
+
+def preflight(settings: Settings) -> None:
+    """Build what a server process builds from ``settings``, then let it go.
+
+    ``creatorpack serve`` calls it before starting the server processes: a setting that cannot work
+    (a blob URL, a Redis URL, a database) then fails once, in the parent, rather than in every worker,
+    which uvicorn would restart for ever. Raises what :func:`create_app` raises.
+    """
+    app = create_app(settings)
+    try:
+        asyncio.run(app.state.limiter.close())
+    finally:
+        app.state.database.dispose()
 
 
 def _document(app: FastAPI) -> dict[str, Any]:

@@ -4,9 +4,11 @@
 FastAPI) is imported inside the commands, so ``creatorpack validate`` starts as fast as before.
 
 Exit codes: 0 done; 1 ``token revoke`` found no live token, or ``db refresh-views`` could not rebuild
-some publication (its stored view is kept); 2 bad settings or an unusable database;
-:data:`EXIT_NOT_MIGRATED` (3) the database is not at this release's migrations (run ``creatorpack db
-upgrade``; the embedded SQLite default is migrated on start).
+some publication (its stored view is kept); 2 bad settings (any ``CREATORPACK_*`` variable, those
+only the server processes use included), a database, schema or blob store that cannot be used, or
+(``serve``) an address it cannot listen on; :data:`EXIT_NOT_MIGRATED` (3) the database is not at this
+release's migrations (run ``creatorpack db upgrade``; the embedded SQLite default is migrated on
+start), or a newer release migrated it. Errors are one line on stderr, passwords hidden.
 """
 
 from __future__ import annotations
@@ -59,34 +61,64 @@ def _settings(data_dir: Path | None) -> Settings:
     return settings
 
 
-def _fail(exc: Exception) -> typer.Exit:
+def _fail(exc: Exception, settings: Settings) -> typer.Exit:
+    """Print ``exc`` as one line without the passwords of the settings' URLs; the exit for it (3 or 2)."""
     from creatorpack.service.store import MigrationRequiredError  # noqa: PLC0415
 
-    if isinstance(exc, MigrationRequiredError):
-        typer.echo(f"creatorpack: {exc}", err=True)
-        return typer.Exit(EXIT_NOT_MIGRATED)
-    typer.echo(f"creatorpack: {type(exc).__name__}: {exc}", err=True)
-    return typer.Exit(2)
+    typer.echo(f"creatorpack: {_describe(exc, settings)}", err=True)
+    return typer.Exit(EXIT_NOT_MIGRATED if isinstance(exc, MigrationRequiredError) else 2)
+
+
+def _describe(exc: Exception, settings: Settings) -> str:
+    from urllib.parse import unquote, urlsplit  # noqa: PLC0415
+
+    from sqlalchemy.exc import DBAPIError, SQLAlchemyError  # noqa: PLC0415
+
+    from creatorpack import CreatorpackError  # noqa: PLC0415
+    from creatorpack.service.store.database import shown_url  # noqa: PLC0415
+
+    if isinstance(exc, CreatorpackError):
+        text = str(exc)  # ours: it says what to do
+    elif isinstance(exc, DBAPIError) and exc.orig is not None:  # the driver's words, without the SQL
+        text = f"the database {shown_url(settings.url)} failed: {type(exc.orig).__name__}: {exc.orig}"
+    elif isinstance(exc, SQLAlchemyError):
+        text = f"the database {shown_url(settings.url)} failed: {type(exc).__name__}: {exc}"
+    else:
+        text = f"{type(exc).__name__}: {exc}"
+    text = " ".join(line.strip() for line in text.splitlines() if line.strip())
+    secrets: set[str] = set()
+    for url in (settings.database_url, settings.redis_url, settings.blob_url):
+        with contextlib.suppress(ValueError):
+            if password := urlsplit(url or "").password:
+                secrets |= {password, unquote(password)}
+    for secret in secrets:
+        text = text.replace(secret, "***")
+    return text
 
 
 @contextlib.contextmanager
 def _services(data_dir: Path | None, *, migrate: bool | None = None) -> Iterator[Services]:
+    """The wired services; any failure to build them, or to use a store, is a one-line error (exit 2 or 3)."""
     from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
 
     from creatorpack.service.app import open_database, wire  # noqa: PLC0415
-    from creatorpack.service.store import MigrationRequiredError  # noqa: PLC0415
 
     settings = _settings(data_dir)
     if migrate is not None:
         settings = settings.with_changes(migrate=migrate)
     try:
         database = open_database(settings)
-    except (SQLAlchemyError, OSError, MigrationRequiredError) as exc:
-        raise _fail(exc) from None
+    except Exception as exc:  # noqa: BLE001 - any failure to open the database ends the command cleanly
+        raise _fail(exc, settings) from None
     try:
-        yield wire(settings, database)
-    except SQLAlchemyError as exc:
-        raise _fail(exc) from None
+        services = wire(settings, database)
+    except Exception as exc:  # noqa: BLE001 - a blob store or setting that cannot work, as in serve
+        database.dispose()
+        raise _fail(exc, settings) from None
+    try:
+        yield services
+    except (SQLAlchemyError, OSError) as exc:
+        raise _fail(exc, settings) from None
     finally:
         database.dispose()
 
@@ -100,29 +132,65 @@ def serve(
     """Run the pack service (HTTP) with uvicorn; SQLite and a blob directory under the data directory by default.
 
     The database is migrated first (the embedded default) or must be migrated already (exit 3 otherwise).
+    What a server process builds is built once here first, so that a setting that cannot work stops
+    the command (exit 2) instead of every server process.
     """
     import os  # noqa: PLC0415
 
     import uvicorn  # noqa: PLC0415
+    from uvicorn.config import STARTUP_FAILURE  # noqa: PLC0415
 
-    from creatorpack.service.app import open_database  # noqa: PLC0415
+    from creatorpack.service.app import preflight  # noqa: PLC0415
 
     settings = _settings(data_dir)
     os.environ["CREATORPACK_DATA_DIR"] = str(settings.data_dir)  # the worker processes read their settings
     try:
-        open_database(settings).dispose()
-    except Exception as exc:  # noqa: BLE001 - any failure to open the database ends the command cleanly
-        raise _fail(exc) from None
-    typer.echo(f"creatorpack service on http://{host}:{port} (data in {settings.data_dir})", err=True)
-    uvicorn.run(
-        "creatorpack.service.app:create_app",
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        log_level="warning",
-        server_header=False,
-    )
+        preflight(settings)
+    except Exception as exc:  # noqa: BLE001 - any failure to build the app ends the command cleanly
+        raise _fail(exc, settings) from None
+    address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    _check_listen(host, port, address)
+    typer.echo(f"creatorpack service on http://{address} (data in {settings.data_dir})", err=True)
+    try:
+        uvicorn.run(
+            "creatorpack.service.app:create_app",
+            factory=True,
+            host=host,
+            port=port,
+            workers=workers,
+            log_level="warning",
+            server_header=False,
+        )
+    except SystemExit as exc:
+        if exc.code != STARTUP_FAILURE:  # uvicorn's 3 is not EXIT_NOT_MIGRATED
+            raise
+        typer.echo(f"creatorpack: could not listen on {address}, or the server could not start (above)", err=True)
+        raise typer.Exit(2) from None
+
+
+def _check_listen(host: str, port: int, address: str) -> None:
+    """Exit 2 unless ``host:port`` can be bound now (uvicorn would exit with its own 3, and a traceback-like log)."""
+    import errno  # noqa: PLC0415
+    import socket  # noqa: PLC0415
+
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError as exc:
+        typer.echo(f"creatorpack: could not listen on {address}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(2) from None
+    problems: list[OSError] = []
+    for family, kind, proto, _, where in found:
+        try:
+            with socket.socket(family, kind, proto) as sock:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+                sock.bind(where)
+        except OSError as exc:
+            problems.append(exc)
+    unusable = [e for e in problems if e.errno != errno.EADDRNOTAVAIL]  # asyncio skips those addresses too
+    if unusable or len(problems) == len(found):
+        first = (unusable or problems)[0]
+        typer.echo(f"creatorpack: could not listen on {address}: {first.strerror or first}", err=True)
+        raise typer.Exit(2)
 
 
 def token_create(
@@ -173,8 +241,6 @@ def token_revoke(
 
 def db_upgrade(data_dir: DataDir = None) -> None:
     """Apply the database migrations (automatic on the embedded SQLite default)."""
-    from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
-
     from creatorpack.service.store import connect  # noqa: PLC0415
 
     settings = _settings(data_dir)
@@ -185,8 +251,8 @@ def db_upgrade(data_dir: DataDir = None) -> None:
             database.upgrade()
         finally:
             database.dispose()
-    except (SQLAlchemyError, OSError) as exc:
-        raise _fail(exc) from None
+    except Exception as exc:  # noqa: BLE001 - any failure to open or migrate the database ends the command cleanly
+        raise _fail(exc, settings) from None
     at = ", ".join(sorted(heads))
     if before == heads:
         typer.echo(f"database is up to date (migration {at})", err=True)
@@ -211,8 +277,11 @@ def db_gc(
         settings = services.settings
     for digest in swept:
         sys.stdout.write(digest + "\n")
-    blobs = blob_store_from_url(settings.blob_url, settings.data_dir / "blobs")
-    temporary = blobs.sweep_temporary(datetime.now(UTC) - grace)
+    try:
+        blobs = blob_store_from_url(settings.blob_url, settings.data_dir / "blobs")
+        temporary = blobs.sweep_temporary(datetime.now(UTC) - grace)
+    except OSError as exc:
+        raise _fail(exc, settings) from None
     typer.echo(
         f"removed {len(swept)} blob{'s' if len(swept) != 1 else ''} "
         f"and {len(temporary)} temporary file{'s' if len(temporary) != 1 else ''}",

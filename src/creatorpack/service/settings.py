@@ -1,19 +1,28 @@
-"""The service's configuration: a frozen dataclass, read from ``CREATORPACK_*`` environment variables."""
+"""The service's configuration: a frozen dataclass, read from ``CREATORPACK_*`` environment variables.
+
+:meth:`Settings.from_env` refuses every value that could not work (:class:`SettingsError`), also those
+only the server processes use, so that a bad one stops ``creatorpack serve`` before it starts them.
+"""
 
 from __future__ import annotations
 
+import math
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
+from urllib.parse import SplitResult, urlsplit
 
 from creatorpack import CreatorpackError
 
-__all__ = ["DEFAULT_DATA_DIR", "RateLimit", "Settings", "SettingsError"]
+__all__ = ["DEFAULT_DATA_DIR", "RateLimit", "Settings", "SettingsError", "hide_password"]
 
 DEFAULT_DATA_DIR: Final = Path("~/.local/share/creatorpack").expanduser()
 _MIB: Final = 1024 * 1024
+_SCHEMA: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")  # as store.database.SCHEMA_NAME (no SQLAlchemy here)
+_REDIS_SCHEMES: Final = ("redis", "rediss", "unix")
 
 
 class SettingsError(CreatorpackError, ValueError):
@@ -98,6 +107,12 @@ class Settings:
         ):
             if env.get(key):
                 values[name] = env[key]
+        if "database_schema" in values:
+            _check_schema(values["database_schema"])
+        if "blob_url" in values:
+            _check_blob_url(values["blob_url"])
+        if "redis_url" in values:
+            _check_redis_url(values["redis_url"])
         for name, key in (
             ("max_body_bytes", "CREATORPACK_MAX_BODY_BYTES"),
             ("max_header_bytes", "CREATORPACK_MAX_HEADER_BYTES"),
@@ -113,10 +128,7 @@ class Settings:
             ("token_cache_seconds", "CREATORPACK_TOKEN_CACHE_SECONDS"),
         ):
             if env.get(key):
-                try:
-                    values[name] = float(env[key])
-                except ValueError:
-                    raise SettingsError(f"{key} is a number of seconds") from None
+                values[name] = _seconds(key, env[key])
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
 
@@ -129,3 +141,62 @@ def _positive_int(name: str, text: str) -> int:
     if value < 1:
         raise SettingsError(f"{name} must be at least 1")
     return value
+
+
+def _seconds(name: str, text: str) -> float:
+    """A finite number of seconds, 0 or more (``inf`` would make a cached token outlive its revocation)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise SettingsError(f"{name} is a number of seconds, 0 or more, not {text!r}")
+    return value
+
+
+def _check_schema(text: str) -> None:
+    if not _SCHEMA.fullmatch(text):
+        raise SettingsError(
+            "CREATORPACK_DATABASE_SCHEMA is a plain SQL identifier (letters, digits and _, not starting with a "
+            f"digit, at most 63), not {text!r}"
+        )
+
+
+def _check_blob_url(url: str) -> None:
+    parts = _split("CREATORPACK_BLOB_URL", url)
+    if parts.scheme == "s3" and not parts.netloc:
+        raise SettingsError(f"CREATORPACK_BLOB_URL names an S3 bucket: s3://bucket/prefix, not {hide_password(url)!r}")
+    if parts.scheme not in ("", "s3", "file"):
+        raise SettingsError(f"CREATORPACK_BLOB_URL is a directory or s3://bucket/prefix, not {hide_password(url)!r}")
+
+
+def _check_redis_url(url: str) -> None:
+    parts = _split("CREATORPACK_REDIS_URL", url)
+    if parts.scheme not in _REDIS_SCHEMES:
+        raise SettingsError(
+            f"CREATORPACK_REDIS_URL is redis://host:port/db (or rediss://, unix://), not {hide_password(url)!r}"
+        )
+
+
+def _split(name: str, url: str) -> SplitResult:
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        raise SettingsError(f"{name} does not parse as a URL: {hide_password(url)!r}") from None
+    return parts
+
+
+def hide_password(url: str) -> str:
+    """``url`` with its password (if any) shown as ``***``, fit to print."""
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:
+        parts, password = None, None
+    if parts is None or (not parts.netloc and "@" in url):
+        return "(a URL that does not parse)" if "@" in url else url
+    if password is None:
+        return url
+    user, _, host = parts.netloc.rpartition("@")
+    return parts._replace(netloc=f"{user.partition(':')[0]}:***@{host}").geturl()

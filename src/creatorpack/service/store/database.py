@@ -3,30 +3,52 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Final
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
 
 from creatorpack import CreatorpackError
 
-__all__ = ["Database", "MigrationRequiredError", "connect"]
+__all__ = [
+    "SCHEMA_NAME",
+    "Database",
+    "DatabaseSettingsError",
+    "MigrationRequiredError",
+    "SchemaMissingError",
+    "connect",
+    "shown_url",
+]
 
 _MIGRATIONS: Final = Path(__file__).resolve().parent / "migrations"
 _MIGRATION_LOCK: Final = 0x63705F6D  # PostgreSQL advisory lock id: one migrating process at a time
+SCHEMA_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
+"""A schema name that goes into ``search_path`` as it is: a plain SQL identifier (PostgreSQL folds it to lower case)."""
+_USE: Final = "use sqlite:///path or postgresql://user@host:port/db"
 
 
 class MigrationRequiredError(CreatorpackError, RuntimeError):
     """The database is not at this release's migration head (never migrated, behind, or ahead of it)."""
 
 
+class DatabaseSettingsError(CreatorpackError, ValueError):
+    """A database URL or schema name this code cannot use (the message never shows the password)."""
+
+
+class SchemaMissingError(CreatorpackError, ValueError):
+    """The PostgreSQL schema the settings name does not exist (the tables would have nowhere to go)."""
+
+
 class Database:
     """An engine with a ``write()`` transaction that serializes writers on SQLite (``BEGIN IMMEDIATE``)."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, schema: str | None = None) -> None:
         self.engine = engine
+        self.schema = schema
         self.is_sqlite = engine.dialect.name == "sqlite"
 
     @contextlib.contextmanager
@@ -60,13 +82,19 @@ class Database:
                 yield conn
 
     def upgrade(self) -> None:
-        """Apply every migration not applied yet (safe to run from several processes at once)."""
+        """Apply every migration not applied yet (safe to run from several processes at once).
+
+        A database a newer release migrated is :class:`MigrationRequiredError`, as in :meth:`check_migrated`.
+        """
         from alembic import command  # noqa: PLC0415 - Alembic loads only to migrate
+        from alembic.migration import MigrationContext  # noqa: PLC0415
 
         config = _config()
         with self.write() as conn:
+            self._check_schema(conn)
             if not self.is_sqlite:
                 conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": _MIGRATION_LOCK})
+            self._check_known(MigrationContext.configure(conn).get_current_heads())
             config.attributes["connection"] = conn
             command.upgrade(config, "head")
 
@@ -77,22 +105,16 @@ class Database:
 
         heads = frozenset(ScriptDirectory.from_config(_config()).get_heads())
         with self.read() as conn:
+            self._check_schema(conn)
             return frozenset(MigrationContext.configure(conn).get_current_heads()), heads
 
     def check_migrated(self) -> None:
         """Raise :class:`MigrationRequiredError` unless the database is at this release's migration head."""
-        from alembic.script import ScriptDirectory  # noqa: PLC0415 - Alembic loads only to check
-
-        script = ScriptDirectory.from_config(_config())
         current, heads = self.migrations()
         if current == heads:
             return
-        where = self.engine.url.render_as_string(hide_password=True)
-        if any(_unknown(script, revision) for revision in current):
-            raise MigrationRequiredError(
-                f"the database {where} is at migration {', '.join(sorted(current))}, which this release does not "
-                "know (a newer release migrated it): run that release"
-            )
+        self._check_known(current)
+        where = shown_url(self.engine.url)
         state = (
             f"is at migration {', '.join(sorted(current))}, not {', '.join(sorted(heads))}"
             if current
@@ -103,9 +125,38 @@ class Database:
             "CREATORPACK_DATABASE_URL (and CREATORPACK_DATABASE_SCHEMA) first"
         )
 
+    def ping(self) -> None:
+        """Run a trivial query (readiness): raises what the driver raises when the database does not answer."""
+        with self.read() as conn:
+            conn.execute(text("SELECT 1"))
+
     def dispose(self) -> None:
         """Close every pooled connection."""
         self.engine.dispose()
+
+    def _check_known(self, current: Iterable[str]) -> None:
+        """Refuse a database at a migration this release does not have (Alembic would only say it cannot find it)."""
+        from alembic.script import ScriptDirectory  # noqa: PLC0415 - Alembic loads only to check
+
+        script = ScriptDirectory.from_config(_config())
+        revisions = sorted(current)
+        if any(_unknown(script, revision) for revision in revisions):
+            raise MigrationRequiredError(
+                f"the database {shown_url(self.engine.url)} is at migration {', '.join(revisions)}, which this "
+                "release does not know (a newer release migrated it): run that release"
+            )
+
+    def _check_schema(self, conn: Connection) -> None:
+        """On PostgreSQL, refuse a ``search_path`` schema that does not exist (tables would fail to be created)."""
+        if self.is_sqlite or not self.schema:
+            return
+        name = self.schema.lower()  # unquoted in search_path, so folded as PostgreSQL folds it
+        found = conn.execute(text("SELECT 1 FROM pg_namespace WHERE nspname = :name"), {"name": name}).first()
+        if found is None:
+            raise SchemaMissingError(
+                f"schema {name!r} does not exist in {shown_url(self.engine.url)}: create it (CREATE SCHEMA "
+                f"{name}) or unset CREATORPACK_DATABASE_SCHEMA"
+            )
 
 
 def _config() -> Any:
@@ -125,12 +176,28 @@ def _unknown(script: Any, revision: str) -> bool:
         return True
 
 
+def shown_url(url: str | URL) -> str:
+    """``url`` fit to print: its password hidden, or a placeholder when it does not parse as a URL."""
+    try:
+        return (make_url(url) if isinstance(url, str) else url).render_as_string(hide_password=True)
+    except (ArgumentError, ValueError):
+        return "(a database URL that does not parse)"
+
+
 def connect(url: str, *, schema: str | None = None, **engine_options: Any) -> Database:
     """A :class:`Database` for ``sqlite:///path`` or ``postgresql://...`` (psycopg 3 is chosen for you).
 
-    ``schema`` (PostgreSQL) puts every table in that schema (``search_path``), as the tests do.
+    ``schema`` (PostgreSQL) puts every table in that schema (``search_path``), as the tests do; it must
+    be a plain identifier (:data:`SCHEMA_NAME`). Else :class:`DatabaseSettingsError`.
     """
-    parsed = make_url(url)
+    try:
+        parsed = make_url(url)
+    except (ArgumentError, ValueError):
+        raise DatabaseSettingsError(f"the database URL does not parse as a URL: {_USE}") from None
+    if schema and not SCHEMA_NAME.fullmatch(schema):
+        raise DatabaseSettingsError(
+            f"the database schema {schema!r} is not a plain SQL identifier (letters, digits, _)"
+        )
     if parsed.drivername in ("postgresql", "postgres", "postgresql+psycopg"):
         parsed = parsed.set(drivername="postgresql+psycopg")
         connect_args: dict[str, Any] = {}
@@ -140,14 +207,14 @@ def connect(url: str, *, schema: str | None = None, **engine_options: Any) -> Da
         if "poolclass" not in engine_options:
             options |= {"pool_size": 10, "max_overflow": 20}
         options.update(engine_options)
-        return Database(create_engine(parsed, connect_args=connect_args, **options))
+        return Database(create_engine(parsed, connect_args=connect_args, **options), schema or None)
     if parsed.drivername in ("sqlite", "sqlite+pysqlite"):
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(parsed, connect_args={"timeout": 30, "check_same_thread": False}, **engine_options)
         _sqlite_events(engine)
         return Database(engine)
-    raise ValueError(f"unsupported database URL {url!r}: use sqlite:///path or postgresql://user@host:port/db")
+    raise DatabaseSettingsError(f"unsupported database URL {shown_url(parsed)!r}: {_USE}")
 
 
 def _sqlite_events(engine: Engine) -> None:
