@@ -496,3 +496,25 @@ def test_diff_is_the_clis_json(client: TestClient, tmp_path: Any) -> None:
     problem(client.get("/v1/packs/harbour/diff?from=1&to=7", headers=alice), 404, "not-found")
     problem(client.get("/v1/packs/harbour/diff?from=1", headers=alice), 400, "invalid-request")
     problem(client.get("/v1/packs/harbour/diff?from=0&to=1", headers=alice), 400, "invalid-request")
+
+
+def test_a_withdrawn_pack_takes_no_more_turns_from_its_readers(settings: Settings) -> None:
+    """Unpublished or made private: its readers' sessions stop (404) and reach no more assets; the owner plays on."""
+    with TestClient(create_app(settings.with_changes(token_cache_seconds=0))) as client:
+        alice, rita = issue(client), issue(client, "rita", "reader")
+        put_assets(client, alice)
+        upload(client, harbour_bytes(), alice)
+        publish(client, "harbour", 1, alice)
+        reader = start(client, "harbour", rita)["session_id"]
+        owner = start(client, "harbour", alice)["session_id"]
+        assert turn(client, reader, rita, 1, observations={"helped": True}).status_code == 200
+        assert client.get(f"/v1/sessions/{reader}/assets/face", headers=rita).status_code == 200
+        unpublish(client, "harbour", alice)
+        stopped = problem(turn(client, reader, rita, 2, observations={"helped": True}), 404, "not-found")
+        assert stopped["detail"] == "pack 'harbour' is no longer published: the session cannot go on"
+        problem(client.get(f"/v1/sessions/{reader}/assets/face", headers=rita), 404, "not-found")
+        assert client.get(f"/v1/sessions/{reader}", headers=rita).json()["turn"] == 1  # what was shown stays
+        assert client.get(f"/v1/sessions/{reader}/transcript", headers=rita).status_code == 200
+        assert turn(client, owner, alice, 1, observations={"helped": True}).status_code == 200
+        publish(client, "harbour", 1, alice)  # published again: the reader plays on
+        assert turn(client, reader, rita, 2, observations={"helped": True}).status_code == 200

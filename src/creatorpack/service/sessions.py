@@ -356,6 +356,7 @@ class Sessions:
         # A session's pack owner and revision row, trusted for ``revision_seconds`` (the owner never
         # changes; a deletion is seen within that time), so that a turn reads the store twice, not three times.
         self._revisions: dict[tuple[str, int], tuple[float, str, RevisionRecord]] = {}
+        self._open: dict[str, tuple[float, bool]] = {}  # pack id -> (until, published and not private)
         self._revision_seconds = revision_seconds
         self._lock = threading.Lock()
 
@@ -419,6 +420,7 @@ class Sessions:
         for _ in range(_ATTEMPTS):
             session = self._session(token, session_id)
             owner, revision = self._revision(session)
+            self._still_open(session, owner, token)
             who = audience(token, owner)
             if number == session.turn and number > 0:
                 return self._replay(session, number, digest, who)
@@ -547,7 +549,8 @@ class Sessions:
         under the sha256 the revision gives the asset.
         """
         session = self._session(token, session_id)
-        _, revision = self._revision(session)
+        owner, revision = self._revision(session)
+        self._still_open(session, owner, token)
         engine = self.engines.engine(revision)
         if asset_id not in engine.reachable_assets(self._state(session, engine)):
             raise NotFoundError(f"no asset {asset_id!r} in this session's reach")
@@ -585,6 +588,28 @@ class Sessions:
                     self._revisions.clear()
                 self._revisions[key] = (time.monotonic() + self._revision_seconds, *found)
         return found
+
+    def _still_open(self, session: SessionRecord, owner: str, token: TokenRecord) -> None:
+        """404 for anyone but the owner once the pack is withdrawn (unpublished or made private).
+
+        Its readers' sessions then take no more turns and reach no more assets; what they were shown
+        stays theirs to read. Known within the cache time of the revisions (as a revoked token is).
+        """
+        if owner == token.account:
+            return
+        hit = self._open.get(session.pack_id)
+        if hit is not None and hit[0] > time.monotonic():
+            is_open = hit[1]
+        else:
+            pack = self._packs.pack(session.pack_id)
+            is_open = pack is not None and pack.published_revision is not None and pack.visibility != "private"
+            if self._revision_seconds > 0:
+                with self._lock:
+                    if len(self._open) > _MAX_STATES:
+                        self._open.clear()
+                    self._open[session.pack_id] = (time.monotonic() + self._revision_seconds, is_open)
+        if not is_open:
+            raise NotFoundError(f"pack {session.pack_id!r} is no longer published: the session cannot go on")
 
     def _engine(self, revision: RevisionRecord, *, owns: bool) -> Engine:
         """The revision's engine; 409 ``deleted`` once it was deleted.
