@@ -115,7 +115,8 @@ def _public(pack: dict[str, Any]) -> set[str]:
     """The strings issue 10 lets readers see, taken from the pack itself (not from the service's reader view).
 
     The runtime's own reader view at the start of the default entry says which cards, card parts and
-    assets are revealed; the reader view's field names are public too.
+    assets are revealed; the reader view's field names are public too. Badges are public only when a
+    visible achievement awards them.
     """
     _, start = Engine(pack).start()
     seen = start.reader_view()
@@ -128,10 +129,13 @@ def _public(pack: dict[str, Any]) -> set[str]:
         public |= set(publication.get(name, []))
     public |= {e.get(k) for e in pack["entries"] for k in ("id", "title") if e.get(k)}
     progression = pack.get("progression", {})
+    awarded: set[str | None] = set()
     for achievement in progression.get("achievements", []):
-        if achievement.get("visibility") != "hidden":
+        if achievement.get("visibility") != "hidden":  # a guided achievement has none: it is visible
             public |= {achievement["id"], achievement["title"], achievement["description"]}
-    public |= {b[k] for b in progression.get("badges", []) for k in ("id", "title")}
+            awarded.add(achievement.get("badge_id"))
+    # only the badges a visible achievement awards: not those only a hidden one or an ending awards
+    public |= {b[k] for b in progression.get("badges", []) if b["id"] in awarded for k in ("id", "title")}
     reachable = set(seen.assets)
     for card in pack.get("reader_cards", []):
         if card["id"] not in seen.revealed["reader_cards"]:
@@ -243,6 +247,8 @@ def test_no_private_string_reaches_readers_other_creators_or_anonymous_callers(
     assert len(secrets) > 100  # the instructions, runtime, endings, castings, ... of a rich pack
     for probe in ("instructions", "runtime", "provenance"):  # the private parts' own texts are among them
         assert any(s in secrets for s in _strings(pack.get(probe))), probe
+    if version != "0.3":  # an ending's title that a badge only that ending awards bears too
+        assert {"Keeper of the Light", "badge_keeper"} <= secrets
     alice = issue(client, "alice")
     body = json.dumps(pack).encode()
     assert client.post("/v1/packs", content=body, headers={**alice, **JSON}).status_code == 201

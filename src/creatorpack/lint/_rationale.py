@@ -119,10 +119,22 @@ RATIONALES: Final[dict[str, str]] = {
         "names the increment and the values its integer holds there."
     ),
     "spoiler-title": (
-        "Public metadata (tagline, description, tags) is shown before anyone plays; naming a hidden "
-        "achievement's or an ending's title gives it away."
+        "Everything the reader view and the catalog show is public before anyone plays: the manifest's "
+        "title; the publication's tagline, description, creator credit, rights statement, content "
+        "warnings, genres, tags and target audience; the entries' titles; the visible and guided "
+        "achievements' titles and descriptions, and the titles of the badges they award; the reader "
+        "cards, and their relationships, revealed at the start of the default entry. Naming there, as "
+        "whole words, the title of a hidden achievement, of an ending or of a badge that only those "
+        "award gives it away. The message names the field and the item."
     ),
-    "spoiler-asset": ("A `reward_only` asset is meant to be earned; using it as a cover shows it to everyone."),
+    "spoiler-asset": (
+        "Everyone sees the cover (`cover_asset_id`, `cover_motion_asset_id`) before playing. A "
+        "`reward_only` asset is meant to be earned; an asset whose `reveal_when` does not hold at the "
+        "start of the default entry is meant to be revealed by playing; the artwork of a hidden "
+        "achievement or of an ending, and the front or effect mask of a badge that only those award, "
+        "show what readers should discover (art that a visible achievement or a listed badge also wears "
+        "does not). The message names the cover and each reason."
+    ),
     "unused-asset": (
         "With `--assets`: an asset that nothing references (no `*_asset_id`, binding, cover, reward "
         "or generation input) is shipped for nothing. A warning: a host may still show revealed "

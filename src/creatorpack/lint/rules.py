@@ -80,7 +80,11 @@ RULES: Final = {
         Rule("reachability-bound", _W, "the reachability search hit its bound before deciding"),
         Rule("rejected-rule", _W, "an effect rule that a rejected increment undoes whenever it fires"),
         Rule("spoiler-title", _W, "public metadata names a hidden achievement's or an ending's title"),
-        Rule("spoiler-asset", _W, "public metadata uses an asset that is reward_only"),
+        Rule(
+            "spoiler-asset",
+            _W,
+            "a cover that is reward_only, revealed only later, or a hidden achievement's or an ending's art",
+        ),
         Rule("unused-asset", _W, "with --assets: an asset that nothing references"),
         Rule("asset-file-missing", _E, "no file for an asset in the --assets directory"),
         Rule("asset-sha256-mismatch", _E, "an asset file's sha256 differs from the pack's"),

@@ -3,11 +3,12 @@
 :func:`reader_view` builds a :class:`ReaderPack` from a valid pack and the runtime's own
 :class:`~creatorpack.play.ReaderView` of the start of the default entry (the first runtime entry):
 manifest title and language, the publication's public metadata, the entries' titles, the visible
-achievements, the badges' titles and the reader cards (with their parts) revealed at that start.
-Nothing else of the pack is copied, so instructions, the runtime, guidance, conditions, hidden
-achievements, endings, content, castings, unrevealed cards, ``reward_only`` assets, provenance and
-source documents have no field to travel in. Reader-facing routes serialize only these types
-(:meth:`ReaderPack.to_json`, :meth:`CatalogEntry.to_json`).
+achievements, the titles of the badges those achievements award and the reader cards (with their
+parts) revealed at that start. Nothing else of the pack is copied, so instructions, the runtime,
+guidance, conditions, hidden achievements, endings, badges only they award, content, castings,
+unrevealed cards, ``reward_only`` assets, provenance and source documents have no field to travel
+in. Reader-facing routes serialize only these types (:meth:`ReaderPack.to_json`,
+:meth:`CatalogEntry.to_json`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import orjson
 
+from creatorpack.play import relationship_ids
 from creatorpack.service.ports import AGE_RATINGS, VISIBILITIES, AgeRating, Visibility
 
 if TYPE_CHECKING:
@@ -137,7 +139,7 @@ class ReaderAchievement:
 
 @dataclass(frozen=True, slots=True)
 class ReaderBadge:
-    """A badge: id and title."""
+    """A badge a visible achievement awards: id and title (never its description or collectible)."""
 
     id: str
     title: str
@@ -360,8 +362,8 @@ def _card(card: Mapping[str, Any], view: ReaderView) -> ReaderCard:
     shown = set(view.revealed.get("relationships", ()))
     relationships = tuple(
         ReaderRelationship(str(r["actor_id"]), str(r["label"]))
-        for r in card.get("relationships", [])
-        if isinstance(r, Mapping) and f"{card_id}/{r.get('actor_id')}" in shown
+        for ident, r in zip(relationship_ids(card), card.get("relationships", []), strict=True)
+        if isinstance(r, Mapping) and ident in shown
     )
     return ReaderCard(
         card_id,
@@ -377,22 +379,28 @@ def _card(card: Mapping[str, Any], view: ReaderView) -> ReaderCard:
 def reader_view(pack: Mapping[str, Any], view: ReaderView, published: str) -> ReaderPack:
     """The reader view of a valid 0.3-0.5 ``pack`` whose runtime showed ``view`` at the start of its default entry.
 
-    ``published`` is the publication time (ISO 8601).
+    ``published`` is the publication time (ISO 8601). A badge is listed only when an achievement listed
+    here (a visible or guided one) awards it: one that only a hidden achievement or an ending awards,
+    or nothing, would name what readers should discover by playing.
     """
     manifest = pack["manifest"]
     pack_id = str(manifest["pack_id"])
     progression = pack.get("progression") if isinstance(pack.get("progression"), Mapping) else {}
     assert isinstance(progression, Mapping)
     visible = {*view.locked_achievements, *view.achievements}
-    achievements = tuple(
-        ReaderAchievement(str(a["id"]), _text(a.get("title")), _text(a.get("description")))
+    listed = [
+        a
         for a in progression.get("achievements", [])
         if isinstance(a, Mapping) and a.get("id") in visible and a.get("visibility") != "hidden"
+    ]
+    achievements = tuple(
+        ReaderAchievement(str(a["id"]), _text(a.get("title")), _text(a.get("description"))) for a in listed
     )
+    awarded = {a.get("badge_id") for a in listed}
     badges = tuple(
         ReaderBadge(str(b["id"]), _text(b.get("title")))
         for b in progression.get("badges", [])
-        if isinstance(b, Mapping) and isinstance(b.get("id"), str)
+        if isinstance(b, Mapping) and isinstance(b.get("id"), str) and b["id"] in awarded
     )
     revealed = set(view.revealed.get("reader_cards", ()))
     cards = tuple(

@@ -1,0 +1,190 @@
+"""spoiler-title and spoiler-asset: every text readers see before playing, and every cover, on the rich 0.5 pack.
+
+The reader view and the catalog show the manifest's title, the publication's texts and lists, the entries'
+titles, the listed achievements and badges, and the reader cards revealed at the start of the default entry:
+none of them may name a hidden achievement's, an ending's or a hidden badge's title. A cover may not be
+``reward_only``, revealed only later, or art that only hidden items wear.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from creatorpack import LintConfig, lint
+from creatorpack.lint import Finding
+from tests.conftest import EXAMPLES, example, put
+
+FAST = LintConfig(reachability=False)
+ENDING = "The Dark Harbour"  # the ending dark_harbour's title
+
+
+def _findings(pack: dict[str, Any], code: str) -> list[Finding]:
+    report = lint(json.dumps(pack), FAST)
+    assert report.contract.valid, report.contract.violations
+    return [f for f in report.findings if f.code == code]
+
+
+def _spoiled(pointer: str, value: str) -> list[Finding]:
+    pack = example("0.5", "rich")
+    put(pack, pointer, value)
+    return _findings(pack, "spoiler-title")
+
+
+@pytest.mark.parametrize(
+    ("pointer", "field"),
+    [
+        ("/manifest/title", "manifest.title"),
+        ("/publication/tagline", "publication.tagline"),
+        ("/publication/description", "publication.description"),
+        ("/publication/creator_credit", "publication.creator_credit"),
+        ("/publication/rights/statement", "publication.rights.statement"),
+        ("/publication/content_warnings/1", "publication.content_warnings[1]"),
+        ("/publication/genres/0", "publication.genres[0]"),
+        ("/publication/tags/2", "publication.tags[2]"),
+        ("/publication/target_audience/0", "publication.target_audience[0]"),
+        ("/entries/1/title", "entries[1].title"),
+        ("/progression/achievements/0/title", "progression.achievements[0].title"),  # visible
+        ("/progression/achievements/3/description", "progression.achievements[3].description"),  # guided
+        ("/progression/badges/0/title", "progression.badges[0].title"),  # awarded by a visible achievement
+        ("/reader_cards/0/introduction", "reader_cards[0].introduction"),  # revealed at the start
+        ("/reader_cards/0/relationships/1/label", "reader_cards[0].relationships[1].label"),  # revealed too
+    ],
+)
+def test_every_text_readers_see_before_playing_is_checked(pointer: str, field: str) -> None:
+    (finding,) = _spoiled(pointer, f"Nights of {ENDING.lower()}")
+    assert (finding.pointer, finding.severity) == (pointer, "warning")
+    assert finding.message.startswith(f"{field} names 'The Dark Harbour', the title of the ending 'dark_harbour'")
+
+
+@pytest.mark.parametrize(
+    "pointer",
+    [
+        "/reader_cards/4/introduction",  # brass_key: revealed once the key is held
+        "/reader_cards/0/relationships/0/label",  # revealed once trust is 4
+        "/progression/achievements/1/description",  # the hidden achievement's own
+        "/progression/badges/1/description",  # a badge's description is never shown
+        "/progression/endings/1/closing_text",
+        "/instructions",
+    ],
+)
+def test_texts_readers_do_not_see_before_playing_are_not(pointer: str) -> None:
+    assert _spoiled(pointer, f"Nights of {ENDING}") == []
+
+
+def test_a_hidden_achievement_s_and_a_hidden_badge_s_titles_are_secrets() -> None:
+    (finding,) = _spoiled("/publication/genres/1", "Salt and Kindness")
+    assert finding.message.startswith("publication.genres[1] names 'Salt and Kindness', the title of the hidden")
+    pack = example("0.5", "rich")
+    put(pack, "/progression/badges/1/title", "Lamp Warden")  # badge_keeper: only the ending awards it
+    put(pack, "/publication/content_warnings/0", "The lamp warden's grief")
+    (finding,) = _findings(pack, "spoiler-title")
+    assert finding.pointer == "/publication/content_warnings/0"
+    assert "the badge 'badge_keeper' (awarded only by the ending 'keeper_of_the_light')" in finding.message
+    # a visible achievement's badge is listed in the reader view: its title is no secret
+    assert _spoiled("/publication/tagline", "Become a Lamplighter") == []
+
+
+def test_a_title_two_items_bear_is_named_once_with_both() -> None:
+    (finding,) = _spoiled("/publication/tagline", "Become the Keeper of the Light")
+    assert finding.message == (
+        "publication.tagline names 'Keeper of the Light', the title of the ending 'keeper_of_the_light' and of "
+        "the badge 'badge_keeper' (awarded only by the ending 'keeper_of_the_light'); readers should discover it"
+    )
+
+
+def test_titles_are_found_as_whole_words_in_any_script() -> None:
+    pack = example("0.5", "rich")
+    put(pack, "/progression/achievements/1/title", "Chapter 1")  # hidden
+    put(pack, "/progression/achievements/0/title", "Chapter 10")  # visible
+    assert _findings(pack, "spoiler-title") == []
+    put(pack, "/publication/tagline", "Chapter 1, and the storm")
+    assert [f.pointer for f in _findings(pack, "spoiler-title")] == ["/publication/tagline"]
+    put(pack, "/progression/endings/0/title", "灯塔守护者")
+    put(pack, "/progression/badges/1/title", "守灯人")
+    put(pack, "/publication/description", "成为灯塔守护者吧")
+    assert [f.pointer for f in _findings(pack, "spoiler-title")] == ["/publication/tagline", "/publication/description"]
+
+
+def _covered(asset_id: str, *changes: tuple[str, Any], key: str = "cover_asset_id") -> list[Finding]:
+    pack = example("0.5", "rich")
+    put(pack, f"/publication/{key}", asset_id)
+    for pointer, value in changes:
+        put(pack, pointer, value)
+    return _findings(pack, "spoiler-asset")
+
+
+LITERAL = {"op": "literal", "value": True}
+
+
+@pytest.mark.parametrize(
+    ("asset_id", "changes", "reasons"),
+    [
+        (
+            "keeper_ending_art",
+            [],
+            [
+                "is reward_only",
+                "is the artwork of the ending 'keeper_of_the_light'",
+                "is revealed only later (its reveal_when does not hold at the start of entry 'opening')",
+            ],
+        ),
+        ("lamp_room", [], ["is revealed only later (its reveal_when does not hold at the start of entry 'opening')"]),
+        (
+            "kindness_art",
+            [("/assets/10/reveal_when", LITERAL)],
+            ["is the artwork of the hidden achievement 'salt_and_kindness'"],
+        ),
+        (
+            "badge_keeper_front",
+            [("/assets/15/access", "standard")],
+            ["is the front of the badge 'badge_keeper' (awarded only by the ending 'keeper_of_the_light')"],
+        ),
+        (
+            "badge_foil_mask",
+            [("/progression/badges/0/collectible/effect_mask_asset_id", None)],  # now badge_keeper's alone
+            ["is the effect mask of the badge 'badge_keeper' (awarded only by the ending 'keeper_of_the_light')"],
+        ),
+    ],
+)
+def test_a_cover_readers_should_earn_or_discover_is_named_with_every_reason(
+    asset_id: str, changes: list[tuple[str, Any]], reasons: list[str]
+) -> None:
+    (finding,) = _covered(asset_id, *changes)
+    assert (finding.pointer, finding.severity) == ("/publication/cover_asset_id", "warning")
+    said = ", ".join(reasons[:-1]) + (" and " if len(reasons) > 1 else "") + reasons[-1]
+    assert finding.message == (
+        f"publication.cover_asset_id {asset_id!r} {said}: the cover shows it to every reader before they play"
+    )
+
+
+def test_the_motion_cover_is_checked_too() -> None:
+    later = {"op": "gte", "path": "/trust", "value": 1}
+    (finding,) = _covered("cover_motion", ("/assets/2/reveal_when", later), key="cover_motion_asset_id")
+    assert finding.pointer == "/publication/cover_motion_asset_id"
+    assert "'cover_motion' is revealed only later" in finding.message
+
+
+@pytest.mark.parametrize(
+    ("asset_id", "changes"),
+    [
+        ("storm_art", []),  # a visible achievement's artwork and its listed badge's front
+        ("badge_foil_mask", []),  # the listed badge_lamplighter wears it too
+        ("mara_portrait", []),  # a guided achievement's artwork: listed
+        ("cover_still", [("/assets/1/reveal_when", {"op": "gte", "path": "/trust", "value": 0})]),  # holds at 0
+    ],
+)
+def test_a_cover_readers_may_see_is_not(asset_id: str, changes: list[tuple[str, Any]]) -> None:
+    assert _covered(asset_id, *changes) == []
+
+
+def test_a_cover_is_not_called_later_when_the_runtime_cannot_start() -> None:
+    assert _covered("lamp_room", ("/runtime/entries/0/initial_state/trust", "none")) == []
+
+
+@pytest.mark.parametrize("version", ["0.3", "0.4", "0.5"])
+def test_the_rich_examples_spoil_nothing(version: str) -> None:
+    report = lint(EXAMPLES / version / "rich.json", FAST)
+    assert [f for f in report.findings if f.code.startswith("spoiler-")] == []
