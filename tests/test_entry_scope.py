@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
+from typer.testing import CliRunner
+
 from creatorpack import Engine, Session, Turn
+from creatorpack.cli import app as cli
 from creatorpack.play import relationship_ids
 from creatorpack.service.reader import reader_view
 
@@ -77,3 +82,65 @@ def test_the_published_reader_view_leaves_out_cards_of_other_entries() -> None:
     cards = reader_view(pack, start.reader_view(), "2026-11-25T00:00:00+00:00").to_json()["reader_cards"]
     assert "wren" not in {c["id"] for c in cards}
     assert "mara" in {c["id"] for c in cards}
+
+
+def _unscoped(pack: dict[str, Any]) -> dict[str, Any]:
+    copy = json.loads(json.dumps(pack))
+    copy["manifest"]["revision"] += 1
+    for key in ("reader_cards", "character_castings", "content", "illustrations"):
+        for item in copy.get(key, []):
+            item.pop("entry_ids", None)
+    return copy
+
+
+def test_a_save_that_holds_items_of_another_entry_loads_without_them() -> None:
+    """A save of a revision without scopes (or of an earlier release) is read by this revision's scopes."""
+    pack = example("0.5", "rich")
+    session = Session.start(_unscoped(pack), entry="return_visit")
+    session.turn({"helped_stranger": True})
+    saved = session.save()
+    assert "tobias" in saved["revealed"]["reader_cards"]
+    assert "cast_tobias" in saved["revealed"]["castings"]
+    loaded = Session.load(pack, {**saved, "revision": pack["manifest"]["revision"]})
+    assert "tobias" not in loaded.state.revealed["reader_cards"]
+    assert "cast_tobias" not in loaded.state.revealed["castings"]
+    after = loaded.turn({"helped_stranger": True})
+    assert "tobias" not in after.revealed["reader_cards"]
+    assert not any(ident.startswith("cast_tobias") for ident in after.revealed["knowledge"])
+
+
+def test_a_save_from_before_two_relationships_were_told_apart_reads_them_again() -> None:
+    pack = example("0.5", "rich")
+    card = next(c for c in pack["reader_cards"] if c.get("relationships"))
+    first = card["relationships"][0]
+    first["reveal_when"] = {"op": "literal", "value": False}
+    card["relationships"].append(
+        {"actor_id": first["actor_id"], "label": "Always known", "reveal_when": {"op": "literal", "value": True}}
+    )
+    entry = card.get("entry_ids", ["opening"])[0]
+    saved = Session.start(pack, entry=entry).save()
+    plain, second = relationship_ids(card)[0], relationship_ids(card)[-1]
+    assert saved["revealed"]["relationships"].count(second) == 1
+    old = json.loads(json.dumps(saved))  # as the release before wrote it: one id for both
+    old["revealed"]["relationships"] = [plain if r == second else r for r in old["revealed"]["relationships"]]
+    loaded = Session.load(pack, old).state.revealed["relationships"]
+    assert second in loaded
+    assert plain not in loaded  # its own condition never held
+
+
+def test_interactive_play_titles_and_tells_an_entry_named_by_its_pack_entry_id(tmp_path: Path) -> None:
+    pack = example("0.5", "rich")
+    pack["runtime"]["rules"] = [r for r in pack["runtime"]["rules"] if r.get("kind") == "guidance"]
+    for item in pack["entries"]:
+        item["id"] = f"e_{item['id']}"
+    for item in pack["content"]:
+        item["entry_ids"] = [f"e_{e}" for e in item.get("entry_ids", [])] or None
+        if item["entry_ids"] is None:
+            del item["entry_ids"]
+    next(c for c in pack["content"] if c["id"] == "return_text").pop("when", None)
+    path = tmp_path / "pack.json"
+    path.write_text(json.dumps(pack), encoding="utf-8")
+    shown = CliRunner().invoke(cli, ["play", str(path), "--entry", "return_visit"], input="q\n")
+    assert "A Week After the Storm" in shown.output  # the pack entry at the runtime entry's position
+    assert "A week after the storm you climb" in shown.output  # its content, scoped by the pack entry's id
+    assert "The last ferry has gone" not in shown.output

@@ -181,11 +181,11 @@ class _Pack:
         )
 
     def entry_title(self, entry: str, index: int) -> str | None:
-        """The title of the pack entry that has the runtime entry's id (or its position, when neither has an id)."""
+        """The title of the pack entry that has the runtime entry's id, else of the one at its position."""
         for item in self.entries:
             if item.get("id") == entry or item.get("entry_id") == entry:
                 return str(item.get("title", "")) or None
-        if entry.startswith("#") and index < len(self.entries) and "id" not in self.entries[index]:
+        if index < len(self.entries):
             return str(self.entries[index].get("title", "")) or None
         return None
 
@@ -194,12 +194,9 @@ class _Pack:
         title = table.get(ident, {}).get("title")
         return f"{title} ({ident})" if isinstance(title, str) and title else ident
 
-    def content_text(self, ident: str, entry: str) -> str | None:
-        """A content item's text, unless it belongs to other entries."""
+    def content_text(self, ident: str) -> str | None:
+        """A content item's text (the runtime offers only the items of the session's entry)."""
         item = self.content.get(ident, {})
-        entry_ids = item.get("entry_ids")
-        if isinstance(entry_ids, list) and entry_ids and entry not in entry_ids:
-            return None
         text = item.get("text")
         return text if isinstance(text, str) else None
 
@@ -260,7 +257,7 @@ class _Screen:
         self.console.rule(Text(f"{heading}: {title}" if title and title != heading else heading, style="bold"))
         self.say(f"entry {entry} · pack {self.engine.pack_id} revision {self.engine.revision}", "dim")
         for ident in result.content:
-            text = self.names.content_text(ident, entry)
+            text = self.names.content_text(ident)
             if text is not None:
                 self.console.print(Text(text))
                 self.say("")
@@ -269,7 +266,7 @@ class _Screen:
             self.say(f"  {pointer or '/'} = {_json(value)}")
         self._events(result)
 
-    def turn(self, result: TurnResult, before: Mapping[str, Any], content_before: Sequence[str], entry: str) -> None:
+    def turn(self, result: TurnResult, before: Mapping[str, Any], content_before: Sequence[str]) -> None:
         self.console.rule(Text(f"turn {result.turn}", style="bold"))
         if self.answers:
             self.say(f"answers in force: {self.answers}", "dim")
@@ -281,7 +278,7 @@ class _Screen:
         else:
             self.say("state unchanged", "dim")
         for ident in result.content:
-            text = self.names.content_text(ident, entry)
+            text = self.names.content_text(ident)
             if ident not in content_before and text is not None:
                 self.console.print(Text.assemble(("content now shown: ", "cyan"), text))
         self._events(result)
@@ -486,7 +483,7 @@ def interactive(
             screen.answers = ", ".join(
                 f"{k}={_answer(v)}{'' if k in replies else ' (kept)'}" for k, v in session.state.answers.items()
             )
-            screen.turn(result, before, content, session.state.entry)
+            screen.turn(result, before, content)
             content = list(result.content)
     except _QuitRequest:
         pass

@@ -154,6 +154,10 @@ class Program:
     assets: Mapping[str, Mapping[str, Any]]
     scopes: Mapping[str, frozenset[str]] = field(default_factory=dict)
     """Each runtime entry's id -> the ids an ``entry_ids`` list may name it by (see :meth:`in_scope`)."""
+    scoped: Mapping[tuple[str, str], frozenset[str]] = field(default_factory=dict)
+    """(reveal kind, id) -> the entries an entry-scoped reveal belongs to; unscoped reveals are absent."""
+    shared: tuple[Reveal, ...] = ()
+    """Relationship reveals of cards with two relationships to one actor, which saves before ``#2`` merged."""
 
     def in_scope(self, entries: frozenset[str] | None, entry: str) -> bool:
         """Whether an item scoped to ``entries`` (its ``entry_ids``; None: every entry) belongs to entry ``entry``."""
@@ -385,4 +389,11 @@ def compile_program(pack: Mapping[str, Any]) -> Program:
         illustration_rules=illustration_rules,
         assets={a["id"]: a for a in pack.get("assets", [])},
         scopes=scopes,
+        scoped={(str(r.kind), r.ident): r.entries for r in reveals if r.entries is not None},
+        shared=_shared(reveals),
     )
+
+
+def _shared(reveals: Sequence[Reveal]) -> tuple[Reveal, ...]:
+    doubled = {r.ident.partition("#")[0] for r in reveals if r.kind == RevealKind.RELATIONSHIPS and "#" in r.ident}
+    return tuple(r for r in reveals if r.kind == RevealKind.RELATIONSHIPS and r.ident.partition("#")[0] in doubled)

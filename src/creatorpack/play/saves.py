@@ -92,7 +92,7 @@ def load(program: Program, saved: Mapping[str, Any]) -> SessionState:
             raise SessionLoadError(f"the saved entry {entry!r} is not in revision {program.revision}")
         answers = {k: v for k, v in saved["answers"].items() if k in program.observations}
         values = tuple(c(state, answers) for c in program.conditions)
-        revealed = {kind: frozenset(saved["revealed"].get(kind, ())) for kind in REVEAL_KINDS}
+        revealed = _revealed(program, saved["revealed"], entry, values)
         return SessionState(
             program.pack_id,
             program.revision,
@@ -109,3 +109,24 @@ def load(program: Program, saved: Mapping[str, Any]) -> SessionState:
         )
     except (KeyError, TypeError, AttributeError) as exc:
         raise SessionLoadError(f"the saved session is incomplete or malformed: {exc}") from None
+
+
+def _revealed(
+    program: Program, saved: Mapping[str, Any], entry: str, values: tuple[bool, ...]
+) -> dict[str, frozenset[str]]:
+    """The saved reveals this revision shows in a session of ``entry``.
+
+    What an item's ``entry_ids`` scope to other entries is dropped (a save of another revision, or
+    one written before scopes were read, may hold it). A card's relationships to an actor it has two
+    relationships with are read again from their conditions: saves before ``card/actor#2`` held one
+    id for both.
+    """
+    revealed = {
+        kind: {ident for ident in saved.get(kind, ()) if program.in_scope(program.scoped.get((kind, ident)), entry)}
+        for kind in REVEAL_KINDS
+    }
+    if program.shared:
+        relationships = revealed["relationships"]
+        relationships -= {r.ident for r in program.shared}
+        relationships |= {r.ident for r in program.shared if values[r.when] and program.in_scope(r.entries, entry)}
+    return {kind: frozenset(ids) for kind, ids in revealed.items()}
