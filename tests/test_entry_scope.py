@@ -85,7 +85,7 @@ def test_the_published_reader_view_leaves_out_cards_of_other_entries() -> None:
 
 
 def _unscoped(pack: dict[str, Any]) -> dict[str, Any]:
-    copy = json.loads(json.dumps(pack))
+    copy: dict[str, Any] = json.loads(json.dumps(pack))
     copy["manifest"]["revision"] += 1
     for key in ("reader_cards", "character_castings", "content", "illustrations"):
         for item in copy.get(key, []):

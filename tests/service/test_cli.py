@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import httpx
@@ -204,6 +205,8 @@ def test_db_refresh_views_rebuilds_views_published_by_older_rules(settings: Sett
         )
         assert store.refresh_publication(older)
         assert not store.refresh_publication(NewPublication("moon.garden", 2, "public", stored.published, b"{}"))
+        earlier = stored.published - timedelta(seconds=1)  # what a refresh read before a publish of the same revision
+        assert not store.refresh_publication(NewPublication("moon.garden", 1, "public", earlier, b"{}"))
         time.sleep(settings.token_cache_seconds + 0.1)  # the reader view cache of this process
         assert client.get("/v1/packs/moon.garden/reader").json()["publication"]["cover"]["asset_id"] == "cover"
         assert client.get("/v1/packs/moon.garden/assets/cover").status_code == 200

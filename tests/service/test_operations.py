@@ -271,6 +271,32 @@ def test_a_schema_that_does_not_exist_is_named(tmp_path: Path) -> None:
         assert err.endswith(": create it (CREATE SCHEMA nosuch_schema) or unset CREATORPACK_DATABASE_SCHEMA\n")
 
 
+@pytest.mark.parametrize("name", ["my$schema", "données", "_x1"])
+def test_a_schema_postgresql_takes_unquoted_is_accepted(tmp_path: Path, name: str) -> None:
+    """Letters of any script, digits, _ and $: what search_path took as it is before names were checked."""
+    assert Settings.from_env({"CREATORPACK_DATABASE_SCHEMA": name}).database_schema == name
+    if not POSTGRES_URL:
+        return  # the PostgreSQL half runs in CI, which sets CREATORPACK_TEST_POSTGRES_URL
+    admin = connect(POSTGRES_URL)
+    try:
+        with admin.write() as conn:
+            conn.exec_driver_sql(f"DROP SCHEMA IF EXISTS {name} CASCADE")
+            conn.exec_driver_sql(f"CREATE SCHEMA {name}")
+        env = {"CREATORPACK_DATABASE_URL": POSTGRES_URL, "CREATORPACK_DATABASE_SCHEMA": name}
+        code, _, err = _run(tmp_path / "data", "db", "upgrade", **env)
+        assert (code, err) == (0, "database migrated from nothing to migration 0003\n")
+    finally:
+        with admin.write() as conn:
+            conn.exec_driver_sql(f"DROP SCHEMA IF EXISTS {name} CASCADE")
+        admin.dispose()
+
+
+@pytest.mark.parametrize("name", ["1abc", "$x", "a b", '"S 1"', "a-b", "x" * 64, "é" * 32])
+def test_a_schema_that_is_no_plain_identifier_is_refused(name: str) -> None:
+    with pytest.raises(SettingsError, match="CREATORPACK_DATABASE_SCHEMA is a plain SQL identifier"):
+        Settings.from_env({"CREATORPACK_DATABASE_SCHEMA": name})
+
+
 # 7. Readiness.
 
 

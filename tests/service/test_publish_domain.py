@@ -162,3 +162,27 @@ def test_refresh_rebuilds_only_stale_views_and_keeps_the_publication(packs: Pack
     assert len(packs.events("alice", "moon.garden")) == events  # the owner published nothing
     packs.unpublish(ALICE, "sun.garden")
     assert packs.refresh_publications() == Refreshed(1, (), ())
+
+
+def test_refresh_leaves_a_publication_made_meanwhile_and_names_what_it_cannot_rebuild(
+    store: MemoryPackStore,
+) -> None:
+    clock = FixedClock()
+    blobs = MemoryBlobStore(clock)
+    packs = Packs(store, blobs, clock, assets=MemoryAssetStore())
+    for pack_id in ("a.pack", "b.pack", "c.pack"):
+        packs.submit("alice", published_bytes(pack_id), token_id="tok1")
+        packs.publish(ALICE, pack_id, 1)
+    first = store.publication("a.pack")
+    assert first is not None
+    stale = NewPublication("a.pack", 1, first.visibility, first.published, b"{}")
+    clock.advance(5)
+    packs.publish(ALICE, "a.pack", 1)  # the same revision published again, later
+    assert not store.refresh_publication(stale)  # named by its time: the new publication stands
+    assert store.publication("a.pack") != first
+    revision = store.owned_revision("b.pack", 1)
+    assert revision is not None
+    blobs.delete(revision[1].sha256)
+    done = packs.refresh_publications()
+    assert done.checked == 3
+    assert done.failed == (("b.pack", "the stored bytes of revision 1 are missing"),)

@@ -513,6 +513,8 @@ def test_a_withdrawn_pack_takes_no_more_turns_from_its_readers(settings: Setting
         stopped = problem(turn(client, reader, rita, 2, observations={"helped": True}), 404, "not-found")
         assert stopped["detail"] == "pack 'harbour' is no longer published: the session cannot go on"
         problem(client.get(f"/v1/sessions/{reader}/assets/face", headers=rita), 404, "not-found")
+        moved = client.post(f"/v1/sessions/{reader}/migrate", json={"revision": 1}, headers=rita)
+        assert problem(moved, 404, "not-found")["detail"] == stopped["detail"]
         assert client.get(f"/v1/sessions/{reader}", headers=rita).json()["turn"] == 1  # what was shown stays
         assert client.get(f"/v1/sessions/{reader}/transcript", headers=rita).status_code == 200
         assert turn(client, owner, alice, 1, observations={"helped": True}).status_code == 200

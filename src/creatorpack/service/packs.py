@@ -279,16 +279,24 @@ class Packs:
         checked = 0
         for pack_id in self._store.published_pack_ids():
             current = self._store.publication(pack_id)
-            found = self._store.owned_revision(pack_id, current.revision) if current is not None else None
-            data = self._blobs.get(found[1].sha256) if found is not None else None
-            if current is None or data is None:
-                continue  # unpublished (or its bytes gone) meanwhile: nothing to rebuild
+            if current is None:
+                continue  # unpublished meanwhile: nothing to rebuild
             checked += 1
-            document = orjson.loads(data)
+            found = self._store.owned_revision(pack_id, current.revision)
+            data = self._blobs.get(found[1].sha256) if found is not None else None
+            if data is None:
+                failed.append((pack_id, f"the stored bytes of revision {current.revision} are missing"))
+                continue
             errors: list[dict[str, Any]] = []
-            view = self._reader_view(document, current.published, errors)
+            try:
+                document = orjson.loads(data)
+                view = self._reader_view(document, current.published, errors)
+            except Exception as exc:  # noqa: BLE001 - one publication that cannot be rebuilt stops no other
+                errors.append({"message": f"{type(exc).__name__}: {exc}"})
+                view = None
             if view is None:
-                failed.append((pack_id, "; ".join(str(e["message"]) for e in errors)))
+                why = "; ".join(str(e["message"]) for e in errors)
+                failed.append((pack_id, " ".join(why.split())))
                 continue
             covers = {a: sha for a in view.cover_asset_ids if (sha := asset_sha256(document, a)) is not None}
             reader = view.serialize()

@@ -201,11 +201,12 @@ class PackStore(Protocol):
         ...
 
     def refresh_publication(self, publication: NewPublication) -> bool:
-        """Replace the reader view, covers and listing of the published revision, if it is still published.
+        """Replace the reader view, covers and listing of a publication, if it is still the current one.
 
         For a rebuild of what is derived from a publication (by a later version's rules); no journal
-        entry, since the owner published nothing. False (nothing changed) when another revision, or
-        none, is published now.
+        entry, since the owner published nothing. The publication is named by its revision and time of
+        publication (``publication.published``); False (nothing changed) when another publication, or
+        none, is current now, the same revision published again included.
         """
         ...
 
@@ -450,7 +451,8 @@ class MemoryPackStore:
         """See :meth:`PackStore.refresh_publication`."""
         with self._lock:
             current = self._publications.get(publication.pack_id)
-            if current is None or current.revision != publication.revision:
+            named = (publication.revision, publication.published)
+            if current is None or (current.revision, current.published) != named:
                 return False
             self._seq += 1
             self._close_listing(publication.pack_id)

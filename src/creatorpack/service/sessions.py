@@ -511,6 +511,7 @@ class Sessions:
             if pack is None:  # pragma: no cover - packs are never removed
                 raise _no_session(session_id)
             who = audience(token, pack.owner)
+            self._still_open(session, pack.owner, token)
             target = self._playable(token, pack, revision)
             if target.revision == session.revision:
                 return self.read(token, session_id)

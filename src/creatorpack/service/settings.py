@@ -17,11 +17,12 @@ from urllib.parse import SplitResult, urlsplit
 
 from creatorpack import CreatorpackError
 
-__all__ = ["DEFAULT_DATA_DIR", "RateLimit", "Settings", "SettingsError", "hide_password"]
+__all__ = ["DEFAULT_DATA_DIR", "RateLimit", "Settings", "SettingsError", "hide_password", "plain_identifier"]
 
 DEFAULT_DATA_DIR: Final = Path("~/.local/share/creatorpack").expanduser()
 _MIB: Final = 1024 * 1024
-_SCHEMA: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")  # as store.database.SCHEMA_NAME (no SQLAlchemy here)
+_SCHEMA: Final = re.compile(r"[^\W\d][\w$]*")
+"""PostgreSQL's unquoted identifier: a letter (any script) or _, then letters, digits, _ and $."""
 _REDIS_SCHEMES: Final = ("redis", "rediss", "unix")
 
 
@@ -154,11 +155,16 @@ def _seconds(name: str, text: str) -> float:
     return value
 
 
+def plain_identifier(name: str) -> bool:
+    """Whether ``name`` is an unquoted SQL identifier PostgreSQL takes as it is (at most 63 bytes)."""
+    return bool(_SCHEMA.fullmatch(name)) and len(name.encode("utf-8")) <= 63
+
+
 def _check_schema(text: str) -> None:
-    if not _SCHEMA.fullmatch(text):
+    if not plain_identifier(text):
         raise SettingsError(
-            "CREATORPACK_DATABASE_SCHEMA is a plain SQL identifier (letters, digits and _, not starting with a "
-            f"digit, at most 63), not {text!r}"
+            "CREATORPACK_DATABASE_SCHEMA is a plain SQL identifier (letters, digits, _ and $, not starting with a "
+            f"digit or $, at most 63 bytes), not {text!r}"
         )
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Final
@@ -13,9 +12,9 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
 from creatorpack import CreatorpackError
+from creatorpack.service.settings import plain_identifier
 
 __all__ = [
-    "SCHEMA_NAME",
     "Database",
     "DatabaseSettingsError",
     "MigrationRequiredError",
@@ -26,8 +25,6 @@ __all__ = [
 
 _MIGRATIONS: Final = Path(__file__).resolve().parent / "migrations"
 _MIGRATION_LOCK: Final = 0x63705F6D  # PostgreSQL advisory lock id: one migrating process at a time
-SCHEMA_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
-"""A schema name that goes into ``search_path`` as it is: a plain SQL identifier (PostgreSQL folds it to lower case)."""
 _USE: Final = "use sqlite:///path or postgresql://user@host:port/db"
 
 
@@ -188,15 +185,16 @@ def connect(url: str, *, schema: str | None = None, **engine_options: Any) -> Da
     """A :class:`Database` for ``sqlite:///path`` or ``postgresql://...`` (psycopg 3 is chosen for you).
 
     ``schema`` (PostgreSQL) puts every table in that schema (``search_path``), as the tests do; it must
-    be a plain identifier (:data:`SCHEMA_NAME`). Else :class:`DatabaseSettingsError`.
+    be a plain identifier (:func:`~creatorpack.service.settings.plain_identifier`: it goes into
+    ``search_path`` as it is, and PostgreSQL folds it to lower case). Else :class:`DatabaseSettingsError`.
     """
     try:
         parsed = make_url(url)
     except (ArgumentError, ValueError):
         raise DatabaseSettingsError(f"the database URL does not parse as a URL: {_USE}") from None
-    if schema and not SCHEMA_NAME.fullmatch(schema):
+    if schema and not plain_identifier(schema):
         raise DatabaseSettingsError(
-            f"the database schema {schema!r} is not a plain SQL identifier (letters, digits, _)"
+            f"the database schema {schema!r} is not a plain SQL identifier (letters, digits, _ and $)"
         )
     if parsed.drivername in ("postgresql", "postgres", "postgresql+psycopg"):
         parsed = parsed.set(drivername="postgresql+psycopg")

@@ -310,6 +310,9 @@ class SqlPackStore:
             ).scalar()
             if published is None or int(published) != publication.revision:
                 return False
+            when = conn.execute(select(publications.c.published).where(publications.c.pack_id == pack_id)).scalar()
+            if _utc(when) != publication.published:  # published again meanwhile: the new publication stands
+                return False
             seq = next_seq(conn)
             close_listing(conn, pack_id, seq)
             if publication.listing is not None:
