@@ -144,3 +144,12 @@ def test_interactive_play_titles_and_tells_an_entry_named_by_its_pack_entry_id(t
     assert "A Week After the Storm" in shown.output  # the pack entry at the runtime entry's position
     assert "A week after the storm you climb" in shown.output  # its content, scoped by the pack entry's id
     assert "The last ferry has gone" not in shown.output
+
+
+def test_pack_entries_in_another_order_are_paired_by_id_not_position() -> None:
+    pack = example("0.5", "rich")
+    pack["entries"].reverse()  # the same ids, the other order
+    returning = _started(pack, "return_visit")
+    assert "opening_text" not in returning.content
+    assert "tobias" not in returning.revealed["reader_cards"]
+    assert "cast_tobias" not in returning.revealed["castings"]

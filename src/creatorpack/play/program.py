@@ -357,14 +357,6 @@ def compile_program(pack: Mapping[str, Any]) -> Program:
         for r in presentation.get("illustration_rules", [])
     )
     entries = tuple(runtime["entries"])
-    named = [e for e in pack.get("entries", []) if isinstance(e, Mapping)]
-    scopes = {
-        entry_id(e) or f"#{i}": frozenset(
-            n for n in (entry_id(e), named[i].get("id") if i < len(named) else None) if isinstance(n, str)
-        )
-        or frozenset([f"#{i}"])
-        for i, e in enumerate(entries)
-    }
     return Program(
         pack=pack,
         version=version,
@@ -388,10 +380,24 @@ def compile_program(pack: Mapping[str, Any]) -> Program:
         badges={b["id"]: b for b in progression.get("badges", [])},
         illustration_rules=illustration_rules,
         assets={a["id"]: a for a in pack.get("assets", [])},
-        scopes=scopes,
+        scopes=_scopes(entries, [e for e in pack.get("entries", []) if isinstance(e, Mapping)]),
         scoped={(str(r.kind), r.ident): r.entries for r in reveals if r.entries is not None},
         shared=_shared(reveals),
     )
+
+
+def _scopes(entries: Sequence[Mapping[str, Any]], named: Sequence[Mapping[str, Any]]) -> dict[str, frozenset[str]]:
+    """Each runtime entry's id -> the names ``entry_ids`` may give it: its own id, and the pack entry's.
+
+    The pack entry is the one with the same id; when no pack entry has it, the one at the same position.
+    """
+    pack_ids = {e.get("id") for e in named}
+    scopes = {}
+    for i, entry in enumerate(entries):
+        own = entry_id(entry) or f"#{i}"
+        paired = named[i].get("id") if own not in pack_ids and i < len(named) else None
+        scopes[own] = frozenset(n for n in (own, paired) if isinstance(n, str))
+    return scopes
 
 
 def _shared(reveals: Sequence[Reveal]) -> tuple[Reveal, ...]:
