@@ -588,16 +588,15 @@ def test_a_state_type_typo_is_one_finding_per_kind_of_use_at_the_first_use() -> 
     assert effects > 2
     doc["runtime"]["state"]["schema"]["properties"]["trust"]["type"] = "integr"
     report = lint(json.dumps(doc, indent=2), QUICK)
-    (comparison,) = [f for f in report.findings if f.code == "comparison-type-mismatch"]
-    (effect,) = [f for f in report.findings if f.code == "effect-type-mismatch"]
+    # the runtime compares the value itself (any value passes such a member): no comparison is flagged
+    assert not [f for f in report.findings if f.code in ("comparison-type-mismatch", "never-holds")]
+    (effect,) = [f for f in report.findings if f.code == "effect-type-mismatch"]  # every effect is rejected
     tail = "fail the same way until its state type is one the runtime knows"
-    assert comparison.message.endswith(f"; {comparisons - 1} more comparisons of /trust {tail}")
     assert effect.message.endswith(f"; {effects - 1} more effects on /trust {tail}")
     text = json.dumps(doc, indent=2).splitlines()
-    first = next(n for n, line in enumerate(text, 1) if '"path": "/trust"' in line)
-    assert comparison.line is not None
+    first = next(n for n, line in enumerate(text, 1) if '"increment"' in line)
     assert effect.line is not None
-    assert min(comparison.line, effect.line) <= first + 1  # the first use in the document is the one shown
+    assert effect.line <= first + 1  # the first use in the document is the one shown
 
 
 @pytest.mark.parametrize(
@@ -643,3 +642,22 @@ def test_a_binding_meant_as_the_background_is_named(binding: Doc, message: str) 
 def test_other_bindings_are_not_taken_for_a_background(binding: Doc) -> None:
     doc = put(rich(), "/presentation/bindings/0", binding)
     assert "binding-role" not in {code for code, _ in findings(doc)}
+
+
+def test_comparisons_of_members_the_runtime_does_not_type_are_read_on_their_values() -> None:
+    """An enum member is ordered when it has numbers; a member inside one of unknown type is read as it is."""
+    doc = rich()
+    properties = doc["runtime"]["state"]["schema"]["properties"]
+    properties["chapter"] = {"enum": [1, 2, 3]}
+    properties["mood"] = {"enum": ["calm", "tense"]}
+    properties["harbour"]["type"] = "objet"
+    for entry in doc["runtime"]["entries"]:
+        entry["initial_state"].update({"chapter": 1, "mood": "calm"})
+    rules = doc["runtime"]["rules"]
+    rules[0]["when"] = {"op": "gte", "path": "/chapter", "value": 2}
+    rules[1]["when"] = {"op": "gte", "path": "/mood", "value": 2}
+    found = findings(doc)
+    assert not [k for k in found if k[1].startswith("/runtime/rules/0/")]
+    assert found[("comparison-type-mismatch", "/runtime/rules/1/when/op")].endswith("it never holds")
+    assert not [k for k in found if k[0] == "unknown-state-path" and "/when" in k[1]]  # read inside 'objet'
+    assert any(k[0] == "unknown-state-path" and "/effects/" in k[1] for k in found)  # effects are rejected

@@ -10,7 +10,7 @@ hold": the linter never claims impossibility it has not shown.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, TypeAlias
 
@@ -23,6 +23,19 @@ __all__ = ["MAX_BRANCHES", "Checker"]
 MAX_BRANCHES: Final = 512
 
 _Path: TypeAlias = tuple[str | int, ...]
+_KINDS: Final = ("integer", "boolean", "array", "object")
+"""The state types the runtime checks; any other member is compared on its value as it is."""
+
+
+def _under_unchecked(schema: Mapping[str, Any], tokens: Sequence[str]) -> bool:
+    """Whether a path the schema does not have lies inside a member of a type the runtime does not check."""
+    for depth in range(len(tokens) - 1, 0, -1):
+        parent = schema_at(schema, tokens[:depth])
+        if parent is not None:
+            return parent.get("type") not in _KINDS
+    return False
+
+
 _UNKNOWN: Final = "it can never hold given the state schema's bounds and enums"
 
 _NEGATE: Final = {"eq": "ne", "ne": "eq", "gt": "lte", "gte": "lt", "lt": "gte", "lte": "gt"}
@@ -150,6 +163,8 @@ class Checker:
         path = node.get("path")
         tokens = parse_pointer(path) if isinstance(path, str) else None
         target = schema_at(self.schema, tokens) if tokens else None
+        if tokens is not None and target is None and _under_unchecked(self.schema, tokens):
+            return fact  # inside a member whose type the runtime does not know: compared on the value itself
         if tokens is None or target is None:
             if positive:  # never resolves: false, so its negation holds
                 if self._explaining:
@@ -159,6 +174,8 @@ class Checker:
             return fact
         kind = target.get("type")
         key = str(path)
+        if kind not in _KINDS:  # an enum, or a type the runtime does not know: compared on the value itself
+            return self._unchecked(key, target, str(op), fact, positive=positive)
         if op in ("eq", "ne", "gt", "gte", "lt", "lte") and kind == "integer":
             return self._integer(key, target, op if positive else _NEGATE[op], value, fact)
         if op in ("eq", "ne") and kind == "boolean":
@@ -202,6 +219,23 @@ class Checker:
                 return None
             return fact
         return fact  # other combinations: not reasoned about, so assumed possible
+
+    def _unchecked(
+        self, key: str, target: Mapping[str, Any], op: str, fact: _Facts, *, positive: bool
+    ) -> _Facts | None:
+        """A member the runtime does not type: only an enum's options say what it can hold."""
+        options = target.get("enum")
+        if not positive or not isinstance(options, list):
+            return fact
+        if op in ("gt", "gte", "lt", "lte") and not any(_is_number(option) for option in options):
+            if self._explaining:
+                self._reason = f"`{key}` is one of {show(options)}, none a number, so {op} never holds"
+            return None
+        if op == "contains" and not any(isinstance(option, list) for option in options):
+            if self._explaining:
+                self._reason = f"`{key}` is one of {show(options)}, none a set, so contains never holds"
+            return None
+        return fact
 
     def _integer(self, key: str, target: Mapping[str, Any], op: str, value: Any, fact: _Facts) -> _Facts | None:
         minimum, maximum = target["minimum"], target["maximum"]

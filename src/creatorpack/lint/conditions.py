@@ -149,9 +149,11 @@ class _Fold:
             if not more:
                 yield first
                 continue
-            tail = (
-                f"; {more} more {self._uses} {key[1]} fail the same way until its state type is one the runtime knows"
+            uses = (
+                self._uses if more > 1 else self._uses.replace("comparisons", "comparison").replace("effects", "effect")
             )
+            fails = "fail" if more > 1 else "fails"
+            tail = f"; {more} more {uses} {key[1]} {fails} the same way until its state type is one the runtime knows"
             yield RawFinding(first.path, first.code, first.message + tail, first.target, first.occurrence)
 
     def _unknown_type(self, raw: Any) -> bool:
@@ -211,6 +213,8 @@ def _resolve(index: PackIndex, path: JsonPath, raw: Any, effect: bool) -> Raw | 
     for depth in range(len(tokens) - 1, 0, -1):  # a parent whose type the runtime does not know
         parent = schema_at(index.schema, tokens[:depth])
         if parent is not None and parent.get("type") not in (*_KNOWN_KINDS, None):
+            if not effect:  # a condition reads the value itself, whatever its type
+                return {}
             return RawFinding(
                 (*path, "path"),
                 "unknown-state-path",
@@ -232,7 +236,11 @@ def _check_comparison(index: PackIndex, path: JsonPath, leaf: Mapping[str, Any])
         yield target
         return
     kind = target.get("type")
-    if op in ORDER_OPS and kind != "integer":
+    if kind not in _KNOWN_KINDS and not isinstance(target.get("enum"), list):
+        return  # a type the runtime does not know (its own warning): the value itself is compared
+    if op in ORDER_OPS and kind is None and any(_number(option) for option in target["enum"]):
+        pass  # an enum with numbers: ordered by its value
+    elif op in ORDER_OPS and kind != "integer":
         yield RawFinding(
             (*path, "op"),
             "comparison-type-mismatch",
@@ -256,6 +264,10 @@ def _check_comparison(index: PackIndex, path: JsonPath, leaf: Mapping[str, Any])
         )
     elif op in ("eq", "ne"):
         yield from _check_equality(path, str(raw), target, value, str(op))
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _check_equality(path: JsonPath, raw: str, target: Mapping[str, Any], value: Any, op: str) -> Iterator[Raw]:
