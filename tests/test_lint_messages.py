@@ -636,6 +636,8 @@ def test_a_binding_meant_as_the_background_is_named(binding: Doc, message: str) 
     [
         {"asset_id": "quay_dusk", "role": "foreground"},  # another variant, which the contract does not show
         {"asset_id": "quay_dusk", "role": "character", "time_of_day": "dusk", "performance": {}},
+        {"asset_id": "quay_dusk", "role": "character", "time_of_day": "dusk"},
+        {"asset_id": "quay_dusk", "role": "cameo", "actor_id": "tobias", "time_of_day": "dusk"},
         {"asset_id": "quay_dusk", "role": "background", "time_of_day": "dusk"},
     ],
 )

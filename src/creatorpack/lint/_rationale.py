@@ -68,7 +68,8 @@ RATIONALES: Final[dict[str, str]] = {
         "A binding whose `role` is `background` is a BackgroundBinding, which hosts show behind the "
         "scene at its `time_of_day`; the contract accepts any other binding object, because the other "
         "variants are not shown. So a misspelt role (`backgorund`, `Background`), or another word for it (`backdrop`) "
-        "on a binding that has a background's `time_of_day` and no character's `performance`, is valid "
+        "on a binding that has a background's `time_of_day` and nothing of a character's (a `performance`, "
+        "an `actor_id`, the role `character`), is valid "
         "and never shown as a background. Other roles (`foreground`) without a `time_of_day` are left "
         "alone: the contract may have them."
     ),

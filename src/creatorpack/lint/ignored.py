@@ -57,7 +57,8 @@ def check_binding_roles(index: PackIndex) -> Iterator[Raw]:
         if role == "background":
             continue
         near = isinstance(role, str) and nearest(role, ("background",), loose=False) is not None
-        if not near and ("time_of_day" not in binding or "performance" in binding):
+        of_a_character = role == "character" or "performance" in binding or "actor_id" in binding
+        if not near and ("time_of_day" not in binding or of_a_character):
             continue
         named = f"binding role {show(role)} is not 'background'" if "role" in binding else "this binding has no role"
         why = (
@@ -65,10 +66,12 @@ def check_binding_roles(index: PackIndex) -> Iterator[Raw]:
             if near
             else (', yet it has a time_of_day, which only a background binding has; write "role": "background"')
         )
+        asset = binding.get("asset_id")
+        shown = show(asset) if isinstance(asset, str) else "its asset"
         yield RawFinding(
             ("presentation", "bindings", number, *(("role",) if "role" in binding else ())),
             "binding-role",
-            f"{named}, so hosts do not show {show(binding.get('asset_id'))} as a background{why}",
+            f"{named}, so hosts do not show {shown} as a background{why}",
         )
 
 
