@@ -121,20 +121,25 @@ RATIONALES: Final[dict[str, str]] = {
     ),
     "spoiler-title": (
         "Everything the reader view and the catalog show is public before anyone plays: the manifest's "
-        "title; the publication's tagline, description, creator credit, rights statement, content "
-        "warnings, genres, tags and target audience; the entries' titles; the visible and guided "
-        "achievements' titles and descriptions, and the titles of the badges they award; the reader "
-        "cards, and their relationships, revealed at the start of the default entry. Naming there, as "
-        "whole words, the title of a hidden achievement, of an ending or of a badge that only those "
-        "award gives it away. The message names the field and the item."
+        "title; the publication's tagline, description, creator credit, rights statement and tags; the "
+        "entries' titles; the visible and guided achievements' titles and descriptions, and the titles "
+        "of the badges they award; the reader cards, and their relationships, revealed at the start of "
+        "the default entry. Naming there, as whole words, the title of a hidden achievement, of an "
+        "ending or of a badge that only those award gives it away. Titles are matched however the text "
+        "spells them (case, curly quotes, spaces, accents, fullwidth letters, the title's own end "
+        "punctuation). A title of one word (or of one or two characters of a script written without "
+        "spaces) is sought only in a text that is that word and nothing more, such as a tag: in running "
+        "text such a word tells nothing. Genres, content warnings and audiences are a shared vocabulary "
+        "and are not read. The message names the field and the item."
     ),
     "spoiler-asset": (
         "Everyone sees the cover (`cover_asset_id`, `cover_motion_asset_id`) before playing. A "
         "`reward_only` asset is meant to be earned; an asset whose `reveal_when` does not hold at the "
         "start of the default entry is meant to be revealed by playing; the artwork of a hidden "
         "achievement or of an ending, and the front or effect mask of a badge that only those award, "
-        "show what readers should discover (art that a visible achievement or a listed badge also wears "
-        "does not). The message names the cover and each reason."
+        "show what readers should discover, unless readers have it at the start anyway (art that a "
+        "visible achievement or a listed badge also wears, or that is revealed at the start). The "
+        "message names the cover and each reason."
     ),
     "unused-asset": (
         "With `--assets`: an asset that nothing references (no `*_asset_id`, binding, cover, reward "

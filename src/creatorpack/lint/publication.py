@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -54,7 +55,9 @@ def _two_hashes(first: str, second: str, shown: int = 12) -> tuple[str, str]:
 
 
 _TEXTS: Final = ("tagline", "description", "creator_credit")
-_LISTS: Final = ("content_warnings", "genres", "tags", "target_audience")
+_LISTS: Final = ("tags",)
+"""Lists of free words; genres, content warnings and audiences are a shared vocabulary ("Mystery", "Family"),
+which a title may share without telling anything."""
 _COVERS: Final = ("cover_asset_id", "cover_motion_asset_id")
 _BADGE_ART: Final = (("front_asset_id", "front"), ("effect_mask_asset_id", "effect mask"))
 _SPACED: Final = re.compile(r"[^\W_\u2e80-\U0010ffff]")
@@ -135,9 +138,25 @@ def _secrets(index: PackIndex, progression: _Progression) -> dict[str, tuple[str
     ]
     secrets: dict[str, tuple[str, list[str]]] = {}
     for title, what in items:
-        if isinstance(title, str) and title.strip():
-            secrets.setdefault(title.strip().casefold(), (title.strip(), []))[1].append(what)
+        if isinstance(title, str) and (key := _fold(title).strip(_EDGES) or _fold(title)):
+            secrets.setdefault(key, (title.strip(), []))[1].append(what)
     return secrets
+
+
+_QUOTES: Final = str.maketrans({"\u2018": "'", "\u2019": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
+_EDGES: Final = " .,;:!?'\"()[]{}-\u2013\u2014\u2026\u00bf\u00a1"
+"""What a title may end or start with that a sentence naming it may not keep ("Home at Last!")."""
+
+
+def _fold(text: str) -> str:
+    """``text`` as titles are matched: NFKC (fullwidth, composed accents), straight quotes, one space, casefolded."""
+    return " ".join(unicodedata.normalize("NFKC", text).translate(_QUOTES).split()).casefold()
+
+
+def _short(title: str) -> bool:
+    """A title of one word (or of one or two characters of a script written without spaces): too common to seek."""
+    words = _WORD.findall(title)
+    return len(words) < 2 or (len(words) < 3 and all(_SPACED.fullmatch(w[0]) is None for w in words))
 
 
 _Text: TypeAlias = tuple[JsonPath, Any, tuple[str, str] | None]
@@ -196,9 +215,14 @@ class _Titles:
         return cls({w: tuple(t) for w, t in filed.items()}, tuple(t for t, found in words.items() if not found))
 
     def named(self, folded: str) -> set[str]:
-        """The titles that the casefolded text ``folded`` names as whole words."""
+        """The titles that the folded text ``folded`` names as whole words.
+
+        A short title (one word: "Home", "Mystery", "光") is named only by a text that is that title
+        and nothing more (a tag, a title); in running text such a word tells nothing.
+        """
         candidates = [*self.wordless, *(t for w in set(_WORD.findall(folded)) for t in self.by_word.get(w, ()))]
-        return {title for title in candidates if _names(folded, title)}
+        stripped = folded.strip(_EDGES)
+        return {t for t in candidates if (stripped == t if _short(t) else _names(folded, t))}
 
 
 def _names(text: str, title: str) -> bool:
@@ -281,7 +305,7 @@ def check_spoilers(index: PackIndex) -> Iterator[Raw]:
     secrets = _secrets(index, progression)
     titles = _Titles.of(list(secrets))
     for where, text, reveal in _shown_texts(index, progression):
-        named = titles.named(text.casefold()) if isinstance(text, str) else set()
+        named = titles.named(_fold(text)) if isinstance(text, str) else set()
         if not named:
             continue
         if reveal is not None and ((started := start()) is None or reveal[1] not in started.shown[reveal[0]]):
@@ -304,8 +328,11 @@ def check_spoilers(index: PackIndex) -> Iterator[Raw]:
             yield RawFinding(("publication", key), "cover-kind", wrong)
         ident = asset.get("id")
         reasons = ["is reward_only"] if asset.get("access") == "reward_only" else []
-        reasons += [f"is {what}" for what in art.get(str(ident), ())]
-        if (started := start()) is not None and ident not in started.assets:
+        started = start()
+        later = started is not None and ident not in started.assets
+        if later or started is None:  # art revealed at the start is the readers' already: it tells nothing
+            reasons += [f"is {what}" for what in art.get(str(ident), ())]
+        if later and started is not None:
             reasons.append(
                 f"is revealed only later (its reveal_when does not hold at the start of entry {started.entry!r})"
             )
