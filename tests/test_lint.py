@@ -32,6 +32,11 @@ def codes(doc: Doc, config: LintConfig | None = None) -> set[tuple[str, str]]:
     return {(f.code, f.pointer) for f in report.findings}
 
 
+def _scoped_to_an_unplayed_entry(doc: Doc) -> None:
+    doc["entries"].append({"id": "epilogue", "title": "Epilogue"})  # a pack entry that no runtime entry starts
+    doc["reader_cards"][1]["entry_ids"] = ["epilogue"]
+
+
 def setter(*steps: tuple[str, Any]) -> Callable[[Doc], None]:
     def change(doc: Doc) -> None:
         for pointer, value in steps:
@@ -127,6 +132,11 @@ CASES: list[tuple[str, str, Callable[[Doc], None]]] = [
     ),
     ("cover-kind", "/publication/cover_asset_id", setter(("/publication/cover_asset_id", "harbour_bell"))),
     ("binding-role", "/presentation/bindings/0/role", setter(("/presentation/bindings/0/role", "backgorund"))),
+    (
+        "unplayed-scope",
+        "/reader_cards/1/entry_ids",
+        _scoped_to_an_unplayed_entry,
+    ),
     (
         "increment-by-zero",
         "/runtime/rules/3/effects/0/by",

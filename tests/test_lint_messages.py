@@ -663,3 +663,18 @@ def test_comparisons_of_members_the_runtime_does_not_type_are_read_on_their_valu
     assert found[("comparison-type-mismatch", "/runtime/rules/1/when/op")].endswith("it never holds")
     assert not [k for k in found if k[0] == "unknown-state-path" and "/when" in k[1]]  # read inside 'objet'
     assert any(k[0] == "unknown-state-path" and "/effects/" in k[1] for k in found)  # effects are rejected
+
+
+def test_an_item_scoped_to_an_entry_no_session_starts_is_named() -> None:
+    doc = rich()
+    doc["entries"].append({"id": "epilogue", "title": "Epilogue"})  # a pack entry, no runtime entry
+    doc["reader_cards"][1]["entry_ids"] = ["epilogue"]
+    assert findings(doc)[("unplayed-scope", "/reader_cards/1/entry_ids")] == (
+        "this reader card belongs only to 'epilogue', which no runtime entry starts (runtime entries: "
+        "opening, return_visit): no session shows it"
+    )
+    doc["reader_cards"][1]["entry_ids"] = ["epilogue", "opening"]  # played in opening
+    assert "unplayed-scope" not in {code for code, _ in findings(doc)}
+    doc["runtime"]["entries"].append({"id": "epilogue", "initial_state": doc["runtime"]["entries"][0]["initial_state"]})
+    doc["reader_cards"][1]["entry_ids"] = ["epilogue"]
+    assert "unplayed-scope" not in {code for code, _ in findings(doc)}

@@ -64,6 +64,14 @@ RATIONALES: Final[dict[str, str]] = {
         "cover, or a still image or audio as the motion cover, is almost always the two ids swapped "
         "or the wrong asset picked."
     ),
+    "unplayed-scope": (
+        "A reader card, a casting, a content item or an illustration with `entry_ids` belongs to thos"
+        'e entries only (docs/runtime.md, "Entry scope"). A session starts at a runtime entry, which '
+        "`entry_ids` name by its id or by its pack entry's (the one with the same id, else the one at"
+        " the same position). A pack entry that no runtime entry pairs with (an `epilogue` written ah"
+        "ead of its runtime entry) starts no session, so an item scoped to it alone is valid and neve"
+        "r shown. Usually a runtime entry is missing, or the ids were renamed on one side only."
+    ),
     "binding-role": (
         "A binding whose `role` is `background` is a BackgroundBinding, which hosts show behind the "
         "scene at its `time_of_day`; the contract accepts any other binding object, because the other "

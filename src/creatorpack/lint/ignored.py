@@ -18,6 +18,7 @@ from creatorpack.lint._suggest import did_you_mean, nearest
 from creatorpack.lint.conditions import effect_rules
 from creatorpack.lint.index import PackIndex
 from creatorpack.lint.rules import Raw
+from creatorpack.play.program import entry_scopes
 from creatorpack.play.state import EFFECT_OPS
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "check_state_types",
     "check_unawarded_badges",
     "check_unplayable_endings",
+    "check_unplayed_scopes",
     "check_unrewarded_assets",
     "check_unused_observations",
 ]
@@ -73,6 +75,51 @@ def check_binding_roles(index: PackIndex) -> Iterator[Raw]:
             "binding-role",
             f"{named}, so hosts do not show {shown} as a background{why}",
         )
+
+
+_SCOPED: Final = (
+    ("reader_cards", "reader card"),
+    ("character_castings", "casting"),
+    ("content", "content item"),
+    ("illustrations", "illustration"),
+)
+
+
+def check_unplayed_scopes(index: PackIndex) -> Iterator[Raw]:
+    """An item whose ``entry_ids`` name only entries no session can start: it is never shown.
+
+    A pack entry without a runtime entry of its id (or at its position) starts no session, so an
+    item scoped to it alone belongs to no session (docs/runtime.md, "Entry scope").
+    """
+    runtime = index.pack.get("runtime")
+    entries = runtime.get("entries") if isinstance(runtime, Mapping) else None
+    pack_entries = index.pack.get("entries")
+    played = {
+        name
+        for names in entry_scopes(
+            [e for e in entries if isinstance(e, Mapping)] if isinstance(entries, list) else [],
+            [e for e in pack_entries if isinstance(e, Mapping)] if isinstance(pack_entries, list) else [],
+        ).values()
+        for name in names
+    }
+    known = (
+        played | {e.get("id") for e in pack_entries if isinstance(e, Mapping)}
+        if isinstance(pack_entries, list)
+        else played
+    )
+    for key, what in _SCOPED:
+        for number, item in index.items(key):
+            ids = item.get("entry_ids")
+            named = [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
+            if not named or any(i in played for i in named) or not all(i in known for i in named):
+                continue  # unscoped, played somewhere, or an unknown id (its own finding: unknown-reference)
+            listed = ", ".join(repr(i) for i in named)
+            yield RawFinding(
+                (key, number, "entry_ids"),
+                "unplayed-scope",
+                f"this {what} belongs only to {listed}, which no runtime entry starts (runtime entries: "
+                f"{', '.join(sorted(map(str, played))) or 'none'}): no session shows it",
+            )
 
 
 def check_rule_kinds(index: PackIndex) -> Iterator[Raw]:

@@ -36,6 +36,7 @@ from creatorpack.lint.ignored import (
     check_state_types,
     check_unawarded_badges,
     check_unplayable_endings,
+    check_unplayed_scopes,
     check_unrewarded_assets,
     check_unused_observations,
 )
@@ -100,6 +101,7 @@ _RUNTIME: Final[tuple[Check, ...]] = (
     check_effect_rule_members,
     check_state_types,
     check_unused_observations,
+    check_unplayed_scopes,
 )
 _PROGRESSION: Final[tuple[Check, ...]] = (*_RUNTIME, check_unawarded_badges, check_unplayable_endings)
 

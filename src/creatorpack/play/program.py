@@ -34,6 +34,7 @@ __all__ = [
     "Rule",
     "compile_program",
     "entry_id",
+    "entry_scopes",
     "is_condition",
     "relationship_ids",
     "scope",
@@ -380,13 +381,13 @@ def compile_program(pack: Mapping[str, Any]) -> Program:
         badges={b["id"]: b for b in progression.get("badges", [])},
         illustration_rules=illustration_rules,
         assets={a["id"]: a for a in pack.get("assets", [])},
-        scopes=_scopes(entries, [e for e in pack.get("entries", []) if isinstance(e, Mapping)]),
+        scopes=entry_scopes(entries, [e for e in pack.get("entries", []) if isinstance(e, Mapping)]),
         scoped={(str(r.kind), r.ident): r.entries for r in reveals if r.entries is not None},
         shared=_shared(reveals),
     )
 
 
-def _scopes(entries: Sequence[Mapping[str, Any]], named: Sequence[Mapping[str, Any]]) -> dict[str, frozenset[str]]:
+def entry_scopes(entries: Sequence[Mapping[str, Any]], named: Sequence[Mapping[str, Any]]) -> dict[str, frozenset[str]]:
     """Each runtime entry's id -> the names ``entry_ids`` may give it: its own id, and the pack entry's.
 
     The pack entry is the one with the same id; when no pack entry has it, the one at the same position.
