@@ -510,3 +510,25 @@ def test_a_null_where_a_string_belongs_is_named_once() -> None:
     pack["progression"]["achievements"][0]["artwork_asset_id"] = None
     (violation,) = creatorpack.validate(pack).violations
     assert violation.message.endswith("expected string, got null")
+
+
+def test_a_guided_achievement_without_its_guidance_is_told_of_it() -> None:
+    pack = example("0.5", "rich")
+    index, guided = next((i, a) for i, a in enumerate(pack["progression"]["achievements"]) if "guidance" in a)
+    del guided["guidance"]
+    (violation,) = creatorpack.validate(pack).violations
+    assert (violation.pointer, violation.code) == (f"/progression/achievements/{index}", "required")
+    assert violation.message.endswith(
+        "missing required property 'visibility'; or add 'guidance', which makes it another kind of object, "
+        "one without 'visibility'"
+    )
+
+
+def test_a_member_of_a_kind_the_object_cannot_be_is_not_suggested() -> None:
+    pack = example("0.5", "rich")
+    index, guided = next((i, a) for i, a in enumerate(pack["progression"]["achievements"]) if "guidance" in a)
+    guided["visiblity"] = "visible"  # a guided achievement has no visibility: adding it would not help
+    (violation,) = creatorpack.validate(pack).violations
+    assert violation.pointer == f"/progression/achievements/{index}/visiblity"
+    assert "did you mean" not in violation.message
+    assert "; remove it or use one of: id, title, description, when, artwork_asset_id, guidance" in violation.message

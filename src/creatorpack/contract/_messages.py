@@ -295,7 +295,29 @@ class _Objects:
             else:
                 message = f"{target.label}: missing required properties: {', '.join(show(n) for n in names)}"
             message = f"{message} ({because})" if because else message
-            yield RawFinding(path, code, message + self._misspelt(path, target, names))
+            yield RawFinding(
+                path, code, message + self._misspelt(path, target, names) + self._or_kind(path, target, names)
+            )
+
+    def _or_kind(self, path: JsonPath, target: _Object, missing: list[str]) -> str:
+        """``; or add 'guidance', which makes it another kind of object, one without 'visibility'``.
+
+        Said when exactly one member, added, turns the object into a kind that needs none of the
+        missing ones (a guided achievement whose ``guidance`` was deleted is told of it).
+        """
+        if not isinstance(target.value, Mapping) or _tagged(target.value):
+            return ""  # an object that names its kind (op, type, kind) is not told to become another
+        kinds = self._index.kinds_at(self._version, path)
+        mine = [kind for kind in kinds if set(missing) <= kind]
+        present = {k for k in target.value if isinstance(k, str)}
+        for kind in kinds:
+            if any(name in kind for name in missing) or not present <= kind:
+                continue
+            added = sorted(kind - present - set().union(*mine)) if mine else []
+            if len(added) == 1:
+                without = ", ".join(show(name) for name in missing)
+                return f"; or add {show(added[0])}, which makes it another kind of object, one without {without}"
+        return ""
 
     def _misspelt(self, path: JsonPath, target: _Object, missing: list[str]) -> str:
         """``; 'runtme' looks like a misspelling of 'runtime'`` for a member of an open object near a missing one.
@@ -330,10 +352,19 @@ class _Objects:
         if candidate is not None:
             return f"{start}; did you mean {show(candidate)}?"
         other = nearest(key, sorted(self._index.properties_at(self._version, path) - set(target.allowed)))
+        if other is not None and not self._fits(path, target, key, other):
+            other = None  # the object's other members rule that kind out: the suggestion would lead nowhere
         if other is not None:  # a member of another kind here: the errors above are of the kind it is not
             moot = self._moot(path, target, other)
             return f"{start}; did you mean {show(other)} (which makes it another kind of object{moot})?"
         return f"{start}; remove it or use one of: {known(target.allowed) or 'none'}"
+
+    def _fits(self, path: JsonPath, target: _Object, key: str, other: str) -> bool:
+        """Whether some kind of object that has ``other`` also has every other member the object has."""
+        present = (
+            {k for k in target.value if isinstance(k, str) and k != key} if isinstance(target.value, Mapping) else set()
+        )
+        return any(present <= kind for kind in self._index.kinds_with(self._version, path, other))
 
     def _moot(self, path: JsonPath, target: _Object, other: str) -> str:
         """Drop what only the kind the object is not requires; ``, one without 'visibility'`` names it."""

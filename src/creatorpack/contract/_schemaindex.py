@@ -60,6 +60,14 @@ class SchemaIndex:
             self._properties[key] = found
         return found
 
+    def kinds_at(self, version: str, path: JsonPath) -> tuple[frozenset[str], ...]:
+        """The property names of each kind of object (union branch) at ``path`` that lists properties."""
+        return tuple(
+            frozenset(node["properties"])
+            for _, node in self._nodes(f"pack-{version}.json", path)
+            if node.get("properties")
+        )
+
     def kinds_with(self, version: str, path: JsonPath, key: str) -> tuple[frozenset[str], ...]:
         """The property names of each kind of object (union branch) at ``path`` that declares ``key``.
 
