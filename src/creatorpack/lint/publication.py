@@ -150,6 +150,8 @@ _EDGES: Final = " .,;:!?'\"()[]{}-\u2013\u2014\u2026\u00bf\u00a1"
 
 def _fold(text: str) -> str:
     """``text`` as titles are matched: NFKC (fullwidth, composed accents), straight quotes, one space, casefolded."""
+    if text.isascii():  # most texts: NFKC and the quotes change nothing
+        return " ".join(text.split()).lower()
     return " ".join(unicodedata.normalize("NFKC", text).translate(_QUOTES).split()).casefold()
 
 
