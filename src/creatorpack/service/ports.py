@@ -401,10 +401,7 @@ class MemoryPackStore:
             )
             if pack is None or not live:
                 return False
-            self._seq += 1
-            self._close_listing(publication.pack_id)
-            if publication.listing is not None:
-                self._listings.append(_ListingVersion(publication.pack_id, self._seq, publication.listing))
+            self._relist(publication.pack_id, publication.listing)
             self._packs[pack.pack_id] = replace(
                 pack, published_revision=publication.revision, visibility=publication.visibility
             )
@@ -427,16 +424,19 @@ class MemoryPackStore:
             current = self._publications.pop(pack_id, None)
             if pack is None or current is None:
                 return None
-            self._seq += 1
-            self._close_listing(pack_id)
+            self._relist(pack_id, None)
             self._packs[pack_id] = replace(pack, published_revision=None, visibility="private")
             self._journal(PackEventKind.UNPUBLISH, pack_id, actor, when, current.revision)
             return current.revision
 
-    def _close_listing(self, pack_id: str) -> None:
+    def _relist(self, pack_id: str, listing: Listing | None) -> None:
+        """One tick of the catalog clock for the pack: its open listing ends, and ``listing`` (if any) begins."""
+        self._seq += 1
         self._listings = [
             replace(v, valid_to=self._seq) if v.pack_id == pack_id and v.valid_to is None else v for v in self._listings
         ]
+        if listing is not None:
+            self._listings.append(_ListingVersion(pack_id, self._seq, listing))
 
     def publication(self, pack_id: str) -> PublicationRecord | None:
         """See :meth:`PackStore.publication`."""
@@ -454,10 +454,7 @@ class MemoryPackStore:
             named = (publication.revision, publication.published)
             if current is None or (current.revision, current.published) != named:
                 return False
-            self._seq += 1
-            self._close_listing(publication.pack_id)
-            if publication.listing is not None:
-                self._listings.append(_ListingVersion(publication.pack_id, self._seq, publication.listing))
+            self._relist(publication.pack_id, publication.listing)
             self._publications[publication.pack_id] = replace(
                 current, reader=publication.reader, covers=publication.covers
             )

@@ -50,7 +50,7 @@ from creatorpack.service.ports import CatalogHit, CatalogKey, CatalogPage, Catal
 from creatorpack.service.store.database import Database
 from creatorpack.service.store.tables import catalog_clock, listing_terms, listing_texts, listings
 
-__all__ = ["SqlCatalogStore", "close_listing", "next_seq", "write_listing"]
+__all__ = ["SqlCatalogStore", "close_listing", "next_seq", "relist", "write_listing"]
 
 _FTS_INSERT: Final = text("INSERT INTO listings_fts(rowid, terms) VALUES (:id, :terms)")
 _VECTOR_UPDATE: Final = text(
@@ -75,6 +75,14 @@ def close_listing(conn: Connection, pack_id: str, seq: int) -> None:
     conn.execute(
         update(listings).where(listings.c.pack_id == pack_id, listings.c.valid_to.is_(None)).values(valid_to=seq)
     )
+
+
+def relist(conn: Connection, pack_id: str, listing: Listing | None) -> None:
+    """One tick of the catalog clock for the pack: its open listing ends, and ``listing`` (if any) begins."""
+    seq = next_seq(conn)
+    close_listing(conn, pack_id, seq)
+    if listing is not None:
+        write_listing(conn, pack_id, seq, listing)
 
 
 def write_listing(conn: Connection, pack_id: str, seq: int, listing: Listing) -> None:

@@ -22,7 +22,7 @@ from creatorpack.service.ports import (
     RevisionRecord,
     TokenRecord,
 )
-from creatorpack.service.store.catalog import close_listing, next_seq, write_listing
+from creatorpack.service.store.catalog import relist
 from creatorpack.service.store.database import Database
 from creatorpack.service.store.tables import (
     accounts,
@@ -237,10 +237,7 @@ class SqlPackStore:
             ).scalar()
             if locked is None or live is None:
                 return False
-            seq = next_seq(conn)
-            close_listing(conn, pack_id, seq)
-            if publication.listing is not None:
-                write_listing(conn, pack_id, seq, publication.listing)
+            relist(conn, pack_id, publication.listing)
             conn.execute(
                 update(packs)
                 .where(packs.c.pack_id == pack_id)
@@ -268,8 +265,7 @@ class SqlPackStore:
             ).scalar()
             if published is None:
                 return None
-            seq = next_seq(conn)
-            close_listing(conn, pack_id, seq)
+            relist(conn, pack_id, None)
             conn.execute(delete(publications).where(publications.c.pack_id == pack_id))
             conn.execute(
                 update(packs).where(packs.c.pack_id == pack_id).values(published_revision=None, visibility="private")
@@ -313,10 +309,7 @@ class SqlPackStore:
             when = conn.execute(select(publications.c.published).where(publications.c.pack_id == pack_id)).scalar()
             if _utc(when) != publication.published:  # published again meanwhile: the new publication stands
                 return False
-            seq = next_seq(conn)
-            close_listing(conn, pack_id, seq)
-            if publication.listing is not None:
-                write_listing(conn, pack_id, seq, publication.listing)
+            relist(conn, pack_id, publication.listing)
             conn.execute(
                 update(publications)
                 .where(publications.c.pack_id == pack_id)
