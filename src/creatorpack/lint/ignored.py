@@ -91,22 +91,10 @@ def check_unplayed_scopes(index: PackIndex) -> Iterator[Raw]:
     A pack entry without a runtime entry of its id (or at its position) starts no session, so an
     item scoped to it alone belongs to no session (docs/runtime.md, "Entry scope").
     """
-    runtime = index.pack.get("runtime")
-    entries = runtime.get("entries") if isinstance(runtime, Mapping) else None
-    pack_entries = index.pack.get("entries")
-    played = {
-        name
-        for names in entry_scopes(
-            [e for e in entries if isinstance(e, Mapping)] if isinstance(entries, list) else [],
-            [e for e in pack_entries if isinstance(e, Mapping)] if isinstance(pack_entries, list) else [],
-        ).values()
-        for name in names
-    }
-    known = (
-        played | {e.get("id") for e in pack_entries if isinstance(e, Mapping)}
-        if isinstance(pack_entries, list)
-        else played
-    )
+    pack_entries = [entry for _, entry in index.items("entries")]
+    runtime_entries = [entry for _, entry in index.items("runtime", "entries")]
+    played = {name for names in entry_scopes(runtime_entries, pack_entries).values() for name in names}
+    known = played | {entry.get("id") for entry in pack_entries}
     for key, what in _SCOPED:
         for number, item in index.items(key):
             ids = item.get("entry_ids")
