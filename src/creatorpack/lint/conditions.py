@@ -89,71 +89,46 @@ def _indexed(value: Any, tokens: Sequence[str]) -> JsonPath:
 
 def check_conditions(index: PackIndex) -> Iterator[Raw]:
     """Every comparison and observed condition fits the state schema and the observations."""
-    fold = _Fold(index, "comparisons of")
-    in_order = index.conditions()
-    if fold.active:  # the first use in the document is the one a folded finding shows
-        in_order = sorted(in_order, key=lambda found: _document_order(index.pack, found[0]))
-    for path, condition in in_order:
+    for path, condition in index.conditions():
         for leaf_path, leaf in _leaves(condition, path):
             if leaf.get("op") == "observed":
                 yield from _check_observed(index, leaf_path, leaf)
             elif leaf.get("op") in COMPARISON_OPS:
-                yield from fold.take(leaf.get("path"), _check_comparison(index, leaf_path, leaf))
-    yield from fold.rest()
-
-
-def _document_order(node: Any, path: JsonPath) -> tuple[int, ...]:
-    """``path`` as positions (a member's place among its object's members), which sort as the document reads."""
-    order: list[int] = []
-    for token in path:
-        if isinstance(node, Mapping):
-            order.append(list(node).index(token))
-            node = node[token]
-        else:
-            order.append(int(token))
-            node = node[token]
-    return tuple(order)
+                yield from _check_comparison(index, leaf_path, leaf)
 
 
 class _Fold:
-    """One type finding per state member of a type the runtime does not know, not one per use.
+    """One finding for the effects on a state member of a type the runtime does not know, not one per effect.
 
-    A typo in the state schema (``"integr"``) breaks every comparison of and effect on the member;
-    the first use's finding counts the others, so that the fix (in the schema) is one finding away.
+    A typo in the state schema (``"integr"``) has every effect on the member rejected; the first
+    effect's finding counts the others, so that the fix (in the schema) is one finding away.
     """
 
-    _CODES: Final = frozenset(["comparison-type-mismatch", "effect-type-mismatch"])
-
-    def __init__(self, index: PackIndex, uses: str) -> None:
+    def __init__(self, index: PackIndex) -> None:
         self._index = index
-        self._uses = uses
-        self.active = any(self._unknown_type(raw) for raw in state_paths(index.schema))
-        """Whether the state schema has a member of a type the runtime does not know."""
-        self._first: dict[tuple[str, str], RawFinding] = {}
-        self._more: dict[tuple[str, str], int] = {}
+        self._first: dict[str, RawFinding] = {}
+        self._more: dict[str, int] = {}
 
     def take(self, raw: Any, findings: Iterator[Raw]) -> Iterator[Raw]:
+        """Pass ``findings`` on, but keep back the effect-type-mismatch of such a member (the first is shown)."""
         for finding in findings:
-            if not self.active or finding.code not in self._CODES or not self._unknown_type(raw):
+            if finding.code != "effect-type-mismatch" or not self._unknown_type(raw):
                 yield finding
-                continue
-            key = (finding.code, str(raw))
-            if key in self._first:
-                self._more[key] = self._more.get(key, 0) + 1
+            elif str(raw) in self._first:
+                self._more[str(raw)] = self._more.get(str(raw), 0) + 1
             else:
-                self._first[key] = finding
+                self._first[str(raw)] = finding
 
     def rest(self) -> Iterator[Raw]:
-        for key, first in self._first.items():
-            more = self._more.get(key, 0)
+        """The kept-back first findings, each counting the others."""
+        for raw, first in self._first.items():
+            more = self._more.get(raw, 0)
             if not more:
                 yield first
                 continue
-            uses = (
-                self._uses if more > 1 else self._uses.replace("comparisons", "comparison").replace("effects", "effect")
-            )
+            uses = "effects on" if more > 1 else "effect on"
             fails = "fail" if more > 1 else "fails"
-            tail = f"; {more} more {uses} {key[1]} {fails} the same way until its state type is one the runtime knows"
+            tail = f"; {more} more {uses} {raw} {fails} the same way until its state type is one the runtime knows"
             yield RawFinding(first.path, first.code, first.message + tail, first.target, first.occurrence)
 
     def _unknown_type(self, raw: Any) -> bool:
@@ -313,7 +288,7 @@ def effect_rules(index: PackIndex) -> Iterator[tuple[int, Mapping[str, Any]]]:
 
 def check_effects(index: PackIndex) -> Iterator[Raw]:
     """Every effect of a known op has a path the state schema has, of the type the op needs."""
-    fold = _Fold(index, "effects on")
+    fold = _Fold(index)
     for number, rule in effect_rules(index):
         effects = rule.get("effects")
         for position, effect in enumerate(effects if isinstance(effects, list) else []):
