@@ -81,7 +81,7 @@ def test_explain_reads_the_pack_from_standard_input(tmp_path: Path) -> None:
     assert piped.stdout.startswith("# ")
     unknown = runner.invoke(app, ["lint", "-", "--explain", "first_lite"], input=text)
     assert unknown.exit_code == 2
-    assert "is no achievement, ending or rule of standard input" in unknown.output
+    assert "is no achievement, ending, rule or reveal of standard input" in unknown.output
     assert "did you mean 'first_light'?" in unknown.output
     empty = runner.invoke(app, ["lint", "-", "--explain", "first_light"], input="")
     assert empty.exit_code == 2
@@ -98,5 +98,5 @@ def test_explain_of_a_completion_a_rule_does_not_have_says_so(tmp_path: Path) ->
     result = runner.invoke(app, ["lint", str(path), "--explain", f"completion:{rule['id']}"])
     assert result.exit_code == 2
     assert f"rule {rule['id']!r} of {path} has no completion condition" in result.stderr
-    assert "is no achievement, ending or rule" not in result.stderr
+    assert "is no achievement, ending, rule or reveal" not in result.stderr
     assert f"explain {rule['id']!r} for its activation" in result.stderr

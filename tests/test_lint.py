@@ -209,6 +209,7 @@ def test_every_rule_is_documented_and_tested() -> None:
     tested |= {"unknown-progression-protocol"}  # 0.4 only: tests/test_lint_messages.py
     tested |= {"unplayable-ending"}  # 0.4 only: tests/test_lint_blind_spots.py
     tested |= {"rejected-rule"}  # a reachability result: tests/test_reachability.py
+    tested |= {"never-revealed"}  # a reachability result: tests/test_reach_reveals.py
     tested |= {
         "asset-file-missing",
         "asset-sha256-mismatch",

@@ -284,7 +284,7 @@ def test_script_comment_lines_are_skipped() -> None:
 def test_explain_of_an_unknown_id_says_so_at_once() -> None:
     result = runner.invoke(app, ["lint", str(RICH["0.5"]), "--explain", "keeper_of_the_lite"])
     assert result.exit_code == 2
-    assert "'keeper_of_the_lite' is no achievement, ending or rule" in result.output
+    assert "'keeper_of_the_lite' is no achievement, ending, rule or reveal" in result.output
     assert "did you mean 'keeper_of_the_light'?" in result.output
     assert "dark_harbour" in result.output  # the ids it could have been
 

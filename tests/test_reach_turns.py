@@ -109,6 +109,14 @@ def random_pack(seed: int) -> Doc:
     doc["progression"]["endings"] = endings[:1]
     for ending in doc["progression"]["endings"]:
         ending["when"] = _condition(rng, 2)
+    # Reveals are goals too: an asset and two reader cards, one of them scoped to the last entry at times.
+    doc["assets"][0]["reveal_when"] = _condition(rng, 2)
+    doc["reader_cards"] = [
+        {"id": f"c{k}", "kind": "actor", "display_name": "C", "introduction": "I.", "reveal_when": _condition(rng, 2)}
+        for k in range(2)
+    ]
+    if rng.random() < 0.5:
+        doc["reader_cards"][1]["entry_ids"] = [f"e{entries - 1}"]
     return doc
 
 
@@ -161,12 +169,17 @@ def _check_trace(analysis: Analysis, trace: Trace, layers: list[list[SessionStat
         assert any(_inside(analysis, session.state, box) for box in trace.after), session.state
 
 
+def _revealed(session: SessionState) -> set[str]:
+    return {f"{goal}:{i}" for kind, goal in _witness.REVEALS.items() for i in session.revealed.get(kind, ())}
+
+
 def _explore(engine: Engine, entry: str) -> tuple[list[SessionState], set[str]]:
     """Every session some sequence of turns from ``entry`` reaches, and every goal key reached on the way."""
     moves = _moves(engine)
     start, _ = engine.start(entry)
     reached = {f"achievement:{a}" for a in start.achievements} | {f"completion:{c}" for c in start.completed}
     reached |= {f"ending:{start.ending}"} if start.ending is not None else set()
+    reached |= _revealed(start)
     every = {_key(start): start}
     queue = [start]
     while queue:
@@ -180,6 +193,7 @@ def _explore(engine: Engine, entry: str) -> tuple[list[SessionState], set[str]]:
             reached.update(f"completion:{c}" for c in after.completed)
             if after.ending is not None:
                 reached.add(f"ending:{after.ending}")
+            reached |= _revealed(after)
             if _key(after) not in every:
                 every[_key(after)] = after
                 queue.append(after)

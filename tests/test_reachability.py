@@ -14,9 +14,9 @@ import pytest
 from typer.testing import CliRunner
 
 from creatorpack.cli import app
-from creatorpack.lint import LintConfig, LintReport, Witness, _reach, _witness, lint
+from creatorpack.lint import REVEAL_GOALS, LintConfig, LintReport, Witness, _reach, _witness, lint
 from creatorpack.lint._abstract import IntRange, analyse
-from creatorpack.play.engine import Engine
+from creatorpack.play.engine import Engine, Turn
 from creatorpack.testing import play
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -208,7 +208,25 @@ def _reached(doc: Doc, key: str, witness: Witness) -> bool:
         return last.ending == ident
     if kind == "rule":
         return ident in last.active_rules
+    if kind in REVEAL_GOALS:
+        return _revealed_on_the_last_turn(doc, kind, ident, witness)
     return ident in last.new_completed_rules
+
+
+def _revealed_on_the_last_turn(doc: Doc, kind: str, ident: str, witness: Witness) -> bool:
+    """Whether the witness's last turn reveals the item (its start, for no turns), read off the engine's sessions.
+
+    The engine's own sessions hold every reveal, a ``reward_only`` asset's too, which a turn's
+    result shows the reader only once it is earned.
+    """
+    engine = Engine(doc)
+    reveal = next(k for k, goal in _witness.REVEALS.items() if goal == kind)
+    session, _ = engine.start(witness.entry or engine.entry_ids()[0])
+    before: frozenset[str] = frozenset()
+    for turn in witness.turns:
+        before = session.revealed.get(reveal, frozenset())
+        session, _ = engine.advance(session, Turn(dict(turn)))
+    return ident in session.revealed.get(reveal, ()) and ident not in before
 
 
 @pytest.mark.parametrize(("name", "doc"), ALL, ids=[n for n, _ in ALL])

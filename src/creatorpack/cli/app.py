@@ -128,7 +128,8 @@ _Explain = Annotated[
         "--explain",
         help=(
             "Print turns that reach this achievement, ending or rule (active) id, or say why it is unreachable; "
-            "kind:ID names one kind (achievement:, ending:, rule:, completion: for a rule completing)."
+            "kind:ID names one kind (achievement:, ending:, rule:, completion: for a rule completing) or a reveal "
+            "(reader_card:, avatar:, image:, relationship:, asset:, visual_anchor:, casting:, deed:, knowledge:)."
         ),
     ),
 ]
@@ -308,7 +309,10 @@ def _no_witness(path: str, target: str, report: LintReport, config: LintConfig) 
     """Why ``--explain`` has no turns to print: a proof, lint errors that kept the search from running, or its bound."""
     reason = report.proofs.get(target)
     if reason is not None:
-        return f"{target!r} is unreachable: {reason}"
+        from creatorpack.lint.linter import REVEAL_GOALS  # noqa: PLC0415
+
+        never = "is never revealed" if target.partition(":")[0] in REVEAL_GOALS else "is unreachable"
+        return f"{target!r} {never}: {reason}"
     if not report.searched and report.errors:
         listed = "; ".join(f"{f.code} at {f.pointer or '/'}" for f in report.errors[:3])
         more = f" and {len(report.errors) - 3} more" if len(report.errors) > 3 else ""
@@ -334,7 +338,7 @@ def _named(path: str) -> str:
 def _check_explain_target(path: str, target: str, max_bytes: int) -> bytes:
     """The pack's bytes, read once so that ``-`` (standard input) works.
 
-    Exit at once: 2 when ``target`` is no achievement, ending or rule of the pack or the input
+    Exit at once: 2 when ``target`` is no achievement, ending, rule or reveal of the pack or the input
     cannot be read, 1 for an invalid pack.
     """
     stdin = sys.stdin.buffer.read(max_bytes + 1) if path == _output.STDIN else None
@@ -347,6 +351,8 @@ def _check_explain_target(path: str, target: str, max_bytes: int) -> bytes:
     if not report.valid or report.document is None:
         sys.stderr.write(_output.render([_output.from_report(path, report, None)], "text"))
         raise typer.Exit(1)
+    from creatorpack.lint.linter import REVEAL_GOALS, goals  # noqa: PLC0415 - lint loads the runtime
+
     pack = report.document
     progression = pack.get("progression") or {}
     runtime = pack.get("runtime") or {}
@@ -374,11 +380,18 @@ def _check_explain_target(path: str, target: str, max_bytes: int) -> bytes:
             err=True,
         )
         raise typer.Exit(2)
+    reveals = [key for key in goals(pack) if key.partition(":")[0] in REVEAL_GOALS]
+    if target in reveals:
+        return data
     listed = "; ".join(f"{kind}s: {suggest.known(ids)}" for kind, ids in known.items() if ids) or "it has none"
-    guess = suggest.nearest(target, [i for ids in known.values() for i in ids])
+    if kind in REVEAL_GOALS:  # a reveal of the wrong id: list the reveals, the ones a creator meant
+        of_kind = [key for key in reveals if key.startswith(f"{kind}:")]
+        listed = f"{kind.replace('_', ' ')}s revealed: {suggest.known(of_kind) if of_kind else 'none'}"
+    guess = suggest.nearest(target, [i for ids in known.values() for i in ids] + reveals)
     hint = f"; did you mean {guess!r}?" if guess else ""
     typer.echo(
-        f"creatorpack: {target!r} is no achievement, ending or rule of {_named(path)} ({listed}){hint}", err=True
+        f"creatorpack: {target!r} is no achievement, ending, rule or reveal of {_named(path)} ({listed}){hint}",
+        err=True,
     )
     raise typer.Exit(2)
 

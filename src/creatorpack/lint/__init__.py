@@ -13,11 +13,12 @@ from typing import Any
 
 from creatorpack.lint.assets import AssetFacts, AssetSource, DirectoryAssets, MemoryAssets, sniff
 from creatorpack.lint.config import LintConfigError, LintSettings, load_config
-from creatorpack.lint.linter import CHECKS, contract_findings, explain, lint
+from creatorpack.lint.linter import CHECKS, REVEAL_GOALS, contract_findings, explain, goals, lint
 from creatorpack.lint.rules import RULES, Finding, LintConfig, LintReport, Rule, Severity, Witness
 
 __all__ = [
     "CHECKS",
+    "REVEAL_GOALS",
     "RULES",
     "AssetFacts",
     "AssetSource",
@@ -33,6 +34,7 @@ __all__ = [
     "Witness",
     "contract_findings",
     "explain",
+    "goals",
     "lint",
     "load_config",
     "sniff",

@@ -112,6 +112,14 @@ RATIONALES: Final[dict[str, str]] = {
         '"Reachability, decided"), or by a search that explored every reachable state. The message '
         "says why."
     ),
+    "never-revealed": (
+        "An item with a `reveal_when` (a reader card, its avatar, image or relationships, an asset, a "
+        "visual anchor) or a casting, deed or knowledge with a `when` is shown once that condition "
+        "holds in a session of an entry it belongs to. No sequence of turns makes it hold there: "
+        "proved as for `unreachable`, and the message says why. The pack is valid, and the item is "
+        "shipped for nothing. A warning, because a creator may keep an item for a later revision. "
+        "Reveals that the search neither makes nor proves impossible are not reported."
+    ),
     "reachability-bound": (
         "The goal was neither proved unreachable nor reached within the search's bound of turns "
         "(`--max-states`; deterministic; the message says how many of them were played, and, when "

@@ -21,18 +21,31 @@ from typing import Any, Final
 from creatorpack.contract.findings import RawFinding
 from creatorpack.lint._abstract import Abstract, Analysis, analyse, holds, why_not
 from creatorpack.lint._turns import WORK, Trace, by_turn
-from creatorpack.lint._witness import GoalKind, Reached, Search, Target
+from creatorpack.lint._witness import REVEALS, GoalKind, Reached, Search, Target
 from creatorpack.play.engine import Engine
 
-__all__ = ["KINDS", "Outcome", "decide", "targets"]
+__all__ = ["KINDS", "REVEAL_KINDS", "Outcome", "decide", "targets"]
 
 KINDS: Final[Mapping[GoalKind, str]] = {
     "achievement": "achievement",
     "ending": "ending",
     "rule": "rule",
     "completion": "the completion of rule",
+    "reader_card": "reader card",
+    "avatar": "the avatar of reader card",
+    "image": "the image of reader card",
+    "relationship": "relationship",
+    "asset": "asset",
+    "visual_anchor": "visual anchor",
+    "casting": "casting",
+    "deed": "deed",
+    "knowledge": "knowledge",
 }
 """How a finding names each kind of goal."""
+
+REVEAL_KINDS: Final = frozenset(REVEALS.values())
+"""Goals that are an item being revealed. Lint reports those proved never revealed (``never-revealed``,
+a warning: the item is shipped for nothing) and is silent about those it leaves undecided."""
 
 SWEEP_SHARE: Final = 4
 """The breadth-first sweep first gets 1/SWEEP_SHARE of the budget, the goal-directed walk what it
@@ -53,7 +66,7 @@ class Outcome:
 
 
 def targets(engine: Engine) -> list[Target]:
-    """Every goal of a pack, in document order: achievements, endings, rules, rule completions."""
+    """Every goal of a pack, in document order: achievements, endings, rules, rule completions, reveals."""
     pack, program = engine.pack, engine.program
     progression = pack.get("progression") if isinstance(pack.get("progression"), Mapping) else {}
     assert isinstance(progression, Mapping)
@@ -75,6 +88,15 @@ def targets(engine: Engine) -> list[Target]:
         if rule.completion is not None:
             where = ("runtime", "rules", position, "completion")
             found.append(Target("completion", rule.id, where, program.conditions[rule.completion].source))
+    entries = engine.entry_ids()
+    for reveal in program.reveals:
+        scoped = (
+            None if reveal.entries is None else frozenset(e for e in entries if program.in_scope(reveal.entries, e))
+        )
+        if scoped is not None and not scoped:
+            continue  # scoped to no entry that is played: `unplayed-scope` says so
+        condition = program.conditions[reveal.when].source
+        found.append(Target(REVEALS[reveal.kind], reveal.ident, reveal.where, condition, scoped))
     return found
 
 
@@ -118,12 +140,17 @@ def decide(
         for target in search.open:
             if (reason := _turn_proof(target, analyses, traces)) is not None:
                 proofs[target.key] = reason
-            elif (turns := _earliest(target, analyses, traces)) is not None:
+            elif target.kind not in REVEAL_KINDS and (turns := _earliest(target, analyses, traces)) is not None:
                 earliest[target.key] = turns
     findings = _rejected(goals, analyses)
     for target in goals:
         name = f"{KINDS[target.kind]} {target.ident!r}"
-        if target.key in proofs:
+        if target.kind in REVEAL_KINDS:
+            if target.key in proofs:
+                findings.append(
+                    RawFinding(target.where, "never-revealed", f"{name} is never revealed: {proofs[target.key]}")
+                )
+        elif target.key in proofs:
             findings.append(RawFinding(target.where, "unreachable", f"{name} is unreachable: {proofs[target.key]}"))
         elif target.key not in search.found:
             message = _undecided(name, search, max_seconds, earliest.get(target.key))
@@ -191,18 +218,38 @@ def _earliest(target: Target, analyses: Sequence[Analysis], traces: Sequence[Tra
 def _proof(target: Target, analyses: Sequence[Analysis]) -> str | None:
     """Why no entry reaches ``target``, or ``None`` when the over-approximation allows it."""
     reasons: list[str] = []
-    for analysis in analyses:
+    mine = _in_scope(target, analyses)
+    for analysis in mine:
         reason = _blocked(target, analysis)
         if reason is None:
             return None
         reasons.append(reason)
-    return _every_entry(reasons, analyses)
+    return _every_entry(reasons, mine, scoped=len(mine) < len(analyses))
 
 
-def _every_entry(reasons: Sequence[str], analyses: Sequence[Analysis]) -> str | None:
-    """One reason for all entries: the common one, or the first entry's said to hold for the others too."""
+def _member(target: Target) -> str:
+    """The member that holds ``target``'s condition: ``when``, ``completion`` or ``reveal_when``."""
+    last = target.where[-1] if target.where else None
+    return last if isinstance(last, str) and (target.kind == "completion" or target.kind in REVEAL_KINDS) else "when"
+
+
+def _in_scope(target: Target, analyses: Sequence[Analysis]) -> list[Analysis]:
+    """The analyses of the entries in whose sessions ``target`` can be reached at all (its ``entry_ids``)."""
+    return [a for a in analyses if target.entries is None or a.entry in target.entries]
+
+
+def _every_entry(reasons: Sequence[str], analyses: Sequence[Analysis], *, scoped: bool = False) -> str | None:
+    """One reason for all entries: the common one, or the first entry's said to hold for the others too.
+
+    ``scoped``: the analyses are those of the entries an entry-scoped goal belongs to, which the reason names.
+    """
     if not reasons:
         return None
+    if scoped:
+        names = ", ".join(repr(a.entry) for a in analyses)
+        where = f"entry {names}, the only one" if len(analyses) == 1 else f"entries {names}, the only ones"
+        also = "" if len(set(reasons)) == 1 else f" (from {analyses[0].entry!r}; and from the others as well)"
+        return f"in sessions of {where} it belongs to (its `entry_ids`), {reasons[0]}{also}"
     if len(set(reasons)) == 1:
         return reasons[0]
     return f"from entry {analyses[0].entry!r}, {reasons[0]} (and from every other entry as well)"
@@ -211,8 +258,11 @@ def _every_entry(reasons: Sequence[str], analyses: Sequence[Analysis]) -> str | 
 def _turn_proof(target: Target, analyses: Sequence[Analysis], traces: Sequence[Trace | None]) -> str | None:
     """Why no entry reaches ``target`` by the boxes turn by turn, or ``None`` if some box allows it."""
     reasons: list[str] = []
-    member = "completion" if target.kind == "completion" else "when"
+    member = _member(target)
+    mine = _in_scope(target, analyses)
     for analysis, trace in zip(analyses, traces, strict=True):
+        if target.entries is not None and analysis.entry not in target.entries:
+            continue  # not among ``mine``
         if trace is None:
             return None
         boxes = trace.before if target.kind == "rule" else trace.after
@@ -225,7 +275,7 @@ def _turn_proof(target: Target, analyses: Sequence[Analysis], traces: Sequence[T
             f"its `{member}` holds in no state reachable turn by turn, every rule of a turn reading the same answers"
             + (f" ({moves}{back})" if moves else "")
         )
-    return _every_entry(reasons, analyses)
+    return _every_entry(reasons, mine, scoped=len(mine) < len(analyses))
 
 
 def _blocked(target: Target, analysis: Analysis) -> str | None:
@@ -239,8 +289,7 @@ def _blocked(target: Target, analysis: Analysis) -> str | None:
         return None
     on = holds(analysis, target.condition, analysis.after)
     if on is None:
-        member = "completion" if target.kind == "completion" else "when"
-        return f"its `{member}` never holds: {why_not(analysis, target.condition, analysis.after)}"
+        return f"its `{_member(target)}` never holds: {why_not(analysis, target.condition, analysis.after)}"
     if target.kind != "ending":
         return None
     program = analysis.program

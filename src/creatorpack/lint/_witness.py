@@ -36,11 +36,36 @@ from creatorpack.lint._abstract import Analysis, answerable
 from creatorpack.play.conditions import MISSING, compile_condition, json_equal, resolve
 from creatorpack.play.engine import Engine, SessionState, Turn
 from creatorpack.play.state import set_paths
+from creatorpack.play.views import RevealKind
 
-__all__ = ["FULL_BRANCHING", "SOLVE_NODES", "SOLVE_WORK", "GoalKind", "Reached", "Search", "Stop", "Target", "Walk"]
+__all__ = [
+    "FULL_BRANCHING",
+    "REVEALS",
+    "SOLVE_NODES",
+    "SOLVE_WORK",
+    "GoalKind",
+    "Reached",
+    "Search",
+    "Stop",
+    "Target",
+    "Walk",
+]
 
 FULL_BRANCHING: Final = 512
 """Most answer combinations per turn that the sweep tries exhaustively."""
+
+REVEALS: Final[Mapping[RevealKind, GoalKind]] = {
+    RevealKind.READER_CARDS: "reader_card",
+    RevealKind.AVATARS: "avatar",
+    RevealKind.IMAGES: "image",
+    RevealKind.RELATIONSHIPS: "relationship",
+    RevealKind.ASSETS: "asset",
+    RevealKind.VISUAL_ANCHORS: "visual_anchor",
+    RevealKind.CASTINGS: "casting",
+    RevealKind.DEEDS: "deed",
+    RevealKind.KNOWLEDGE: "knowledge",
+}
+"""The goal kind of each kind of reveal: an item is revealed (its ``reveal_when``, or a casting's ``when``, holds)."""
 
 SOLVE_NODES: Final = 300
 """Branch-and-bound nodes per goal and start when choosing one turn's answers for it."""
@@ -51,19 +76,39 @@ SOLVE_WORK: Final = 200_000
 MAX_WALK: Final = 32
 """A walk longer than this starts over from the start, so that witnesses stay short."""
 
-GoalKind: TypeAlias = Literal["achievement", "ending", "rule", "completion"]
+GoalKind: TypeAlias = Literal[
+    "achievement",
+    "ending",
+    "rule",
+    "completion",
+    "reader_card",
+    "avatar",
+    "image",
+    "relationship",
+    "asset",
+    "visual_anchor",
+    "casting",
+    "deed",
+    "knowledge",
+]
 Move: TypeAlias = dict[str, Any]
 _INF: Final = math.inf
+_NONE: Final[frozenset[str]] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """A goal: an achievement unlocks, an ending is reached, a rule is active, a rule completes."""
+    """A goal: an achievement unlocks, an ending is reached, a rule is active, a rule completes, an item is revealed.
+
+    ``entries``: the runtime entries in whose sessions it can be reached at all (``None``: every one);
+    an item scoped by ``entry_ids`` is revealed only in sessions of its entries.
+    """
 
     kind: GoalKind
     ident: str
     where: JsonPath
     condition: Mapping[str, Any]
+    entries: frozenset[str] | None = None
 
     @property
     def key(self) -> str:
@@ -177,6 +222,10 @@ class Search:
         keys += [f"achievement:{ident}" for ident in after.achievements[len(before.achievements) if before else 0 :]]
         keys += [f"ending:{after.ending}"] if after.ending is not None else []
         keys += [f"completion:{ident}" for ident in sorted(after.completed - (before.completed if before else set()))]
+        for kind, goal in REVEALS.items():  # reveals are sticky: a set that did not grow holds nothing new
+            now, then = after.revealed.get(kind, _NONE), before.revealed.get(kind, _NONE) if before else _NONE
+            if len(now) != len(then):
+                keys += [f"{goal}:{ident}" for ident in sorted(now - then)]
         default = steps.entry == self.default
         for key in keys:
             known = self.found.get(key)
@@ -251,7 +300,7 @@ class Search:
                 formulas = _bnb.Formulas(analysis, on, start.answers)
                 writers = effects.writers(formulas, start.completed)
                 for target in self.open:
-                    if target.key in self.found:
+                    if target.key in self.found or (target.entries is not None and start.entry not in target.entries):
                         continue
                     late = self.clock() > self.deadline
                     if work <= 0 or late:
@@ -270,16 +319,24 @@ class Search:
             pass
 
     def walk(self, starts: Sequence[SessionState]) -> None:
-        """Walk towards each open target, nearest first, from the first start that takes turns, while budget lasts."""
-        start = next((s for s in starts if s.ending is None), None)
-        if start is None:
+        """Walk towards each open target, nearest first, while budget lasts.
+
+        A walk starts from the first start that takes turns, or for a target scoped to other
+        entries, from the first of its entries' starts that does.
+        """
+        playable = [s for s in starts if s.ending is None]
+        if not playable:
             return
-        walk = Walk(self, start)
-        order = sorted(self.open, key=lambda t: self.distance(t.condition, start.state, want=True))
+        walks: dict[str, Walk] = {}
+        order = sorted(self.open, key=lambda t: self.distance(t.condition, playable[0].state, want=True))
         try:
             for target in order:
-                if target.key in self.found or math.isinf(self.distance(target.condition, start.state, want=True)):
+                start = next((s for s in playable if target.entries is None or s.entry in target.entries), None)
+                if start is None or target.key in self.found:
                     continue
+                if math.isinf(self.distance(target.condition, start.state, want=True)):
+                    continue
+                walk = walks.get(start.entry) or walks.setdefault(start.entry, Walk(self, start))
                 walk.towards(target)
                 if target.key not in self.found and walk.path.turns:
                     walk.restart()

@@ -47,6 +47,7 @@ from creatorpack.lint.rules import RULES, Finding, LintConfig, LintReport, Raw, 
 
 __all__ = [
     "CHECKS",
+    "REVEAL_GOALS",
     "RULES",
     "AssetCheck",
     "Check",
@@ -66,6 +67,7 @@ __all__ = [
     "check_unused_assets",
     "contract_findings",
     "explain",
+    "goals",
     "lint",
     "sniff",
 ]
@@ -151,7 +153,12 @@ def _decide(index: PackIndex, config: LintConfig) -> tuple[dict[str, Witness], d
     witnesses: dict[str, Witness] = {}
     proofs: dict[str, str] = {}
     for target in outcome.targets:
-        keys = (target.key, target.ident) if target.kind != "completion" else (target.key,)
+        # A bare id names an achievement, ending or rule; a completion or a reveal only by kind:ID.
+        keys = (
+            (target.key,)
+            if target.kind == "completion" or target.kind in _reach.REVEAL_KINDS
+            else (target.key, target.ident)
+        )
         reached = outcome.witnesses.get(target.key)
         for key in keys:
             if reached is not None and key not in witnesses and key not in proofs:
@@ -168,8 +175,32 @@ def _asset_source(assets: os.PathLike[str] | AssetSource | None) -> AssetSource 
     return DirectoryAssets(Path(assets))
 
 
+REVEAL_GOALS: Final = frozenset(
+    ["reader_card", "avatar", "image", "relationship", "asset", "visual_anchor", "casting", "deed", "knowledge"]
+)
+"""The kinds of goal that are an item being revealed (the ``kind:`` of their keys in :func:`goals`)."""
+
+
+def goals(document: Mapping[str, object]) -> tuple[str, ...]:
+    """The ``kind:id`` of every goal of a valid, playable pack, in document order (none for an unplayable one).
+
+    Kinds: ``achievement``, ``ending``, ``rule``, ``completion`` (a rule completing), and the
+    reveals ``reader_card``, ``avatar``, ``image``, ``relationship``, ``asset``, ``visual_anchor``,
+    ``casting``, ``deed`` and ``knowledge``. :func:`explain` and ``creatorpack lint --explain``
+    take these keys (and a bare id for an achievement, ending or rule).
+    """
+    from creatorpack.lint import _reach  # noqa: PLC0415 - the runtime is only needed here
+    from creatorpack.play.engine import Engine  # noqa: PLC0415
+
+    try:
+        engine = Engine(document)
+    except Exception:  # noqa: BLE001 - an unplayable pack has no goals
+        return ()
+    return tuple(target.key for target in _reach.targets(engine))
+
+
 def explain(source: Source, target: str, config: LintConfig | None = None) -> Witness | None:
-    """A sequence of turns that reaches the achievement, ending or rule ``target``, if one was found."""
+    """A sequence of turns that reaches ``target`` (an id or a ``kind:id`` of :func:`goals`), if one was found."""
     report = lint(source, config)
     return report.witnesses.get(target)
 

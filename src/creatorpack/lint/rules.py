@@ -79,6 +79,11 @@ RULES: Final = {
         Rule("never-holds", _E, "a condition that can never hold given the schema's bounds and enums"),
         Rule("unreachable", _E, "an achievement, ending or rule that no sequence of turns reaches"),
         Rule("reachability-bound", _W, "the reachability search hit its bound before deciding"),
+        Rule(
+            "never-revealed",
+            _W,
+            "a reader card, asset, casting or one of their parts that no sequence of turns reveals",
+        ),
         Rule("rejected-rule", _W, "an effect rule that a rejected increment undoes whenever it fires"),
         Rule("spoiler-title", _W, "public metadata names a hidden achievement's or an ending's title"),
         Rule(

@@ -14,7 +14,7 @@ from enum import StrEnum
 from operator import itemgetter
 from typing import Any
 
-from creatorpack._json import whole_number
+from creatorpack._json import JsonPath, whole_number
 from creatorpack.errors import ConditionError, NotPlayableError
 from creatorpack.play._watch import Heard, Watch, heard, watches
 from creatorpack.play.conditions import CompiledCondition, compile_condition, sub_condition
@@ -104,6 +104,7 @@ class Reveal:
     ident: str
     when: int
     entries: frozenset[str] | None = None  # the item's entry_ids: revealed only in sessions of those entries
+    where: JsonPath = ()  # where its condition is in the pack, for findings about it
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,34 +290,51 @@ def relationship_ids(card: Mapping[str, Any]) -> list[str]:
 
 def _card_reveals(table: _Conditions, pack: Mapping[str, Any]) -> list[Reveal]:
     reveals = []
-    for card in pack.get("reader_cards", []):
-        entries = scope(card)
-        reveals.append(Reveal(RevealKind.READER_CARDS, card["id"], table.add(card["reveal_when"]), entries))
-        for kind, part in ((RevealKind.AVATARS, card.get("avatar")), (RevealKind.IMAGES, card.get("image"))):
+    for at, card in enumerate(pack.get("reader_cards", [])):
+        entries, here = scope(card), ("reader_cards", at)
+        reveals.append(
+            Reveal(RevealKind.READER_CARDS, card["id"], table.add(card["reveal_when"]), entries, (*here, "reveal_when"))
+        )
+        for kind, name in ((RevealKind.AVATARS, "avatar"), (RevealKind.IMAGES, "image")):
+            part = card.get(name)
             if isinstance(part, Mapping) and isinstance(part.get("reveal_when"), Mapping):
-                reveals.append(Reveal(kind, card["id"], table.add(part["reveal_when"]), entries))
-        for ident, relation in zip(relationship_ids(card), card.get("relationships", []), strict=True):
-            reveals.append(Reveal(RevealKind.RELATIONSHIPS, ident, table.add(relation["reveal_when"]), entries))
+                part_at: JsonPath = (*here, name, "reveal_when")
+                reveals.append(Reveal(kind, card["id"], table.add(part["reveal_when"]), entries, part_at))
+        relations = card.get("relationships", [])
+        for position, (ident, relation) in enumerate(zip(relationship_ids(card), relations, strict=True)):
+            relation_at: JsonPath = (*here, "relationships", position, "reveal_when")
+            when = table.add(relation["reveal_when"])
+            reveals.append(Reveal(RevealKind.RELATIONSHIPS, ident, when, entries, relation_at))
     return reveals
 
 
 def _other_reveals(table: _Conditions, pack: Mapping[str, Any], version: str) -> list[Reveal]:
-    reveals = [Reveal(RevealKind.ASSETS, a["id"], table.add(a["reveal_when"])) for a in pack.get("assets", [])]
+    reveals = [
+        Reveal(RevealKind.ASSETS, a["id"], table.add(a["reveal_when"]), None, ("assets", at, "reveal_when"))
+        for at, a in enumerate(pack.get("assets", []))
+    ]
     anchors = pack.get("visual_anchors")
     # visual_anchors' shape is not shown: an anchor with an id and a well-formed reveal_when is tracked.
     reveals.extend(
-        Reveal(RevealKind.VISUAL_ANCHORS, anchor["id"], table.add(anchor["reveal_when"]))
-        for anchor in (anchors if isinstance(anchors, list) else [])
+        Reveal(
+            RevealKind.VISUAL_ANCHORS,
+            anchor["id"],
+            table.add(anchor["reveal_when"]),
+            None,
+            ("visual_anchors", at, "reveal_when"),
+        )
+        for at, anchor in enumerate(anchors if isinstance(anchors, list) else [])
         if isinstance(anchor, Mapping) and isinstance(anchor.get("id"), str) and is_condition(anchor.get("reveal_when"))
     )
     castings = pack.get("character_castings", []) if version != "0.3" else []  # a 0.4 addition
-    for casting in castings:
-        entries = scope(casting)
-        reveals.append(Reveal(RevealKind.CASTINGS, casting["id"], table.add(casting["when"]), entries))
-        parts = [(RevealKind.DEEDS, d) for d in casting.get("deeds", [])]
-        parts += [(RevealKind.KNOWLEDGE, k) for k in casting.get("knowledge", [])]
+    for at, casting in enumerate(castings):
+        entries, here = scope(casting), ("character_castings", at)
+        reveals.append(Reveal(RevealKind.CASTINGS, casting["id"], table.add(casting["when"]), entries, (*here, "when")))
+        parts = [(RevealKind.DEEDS, "deeds", i, d) for i, d in enumerate(casting.get("deeds", []))]
+        parts += [(RevealKind.KNOWLEDGE, "knowledge", i, k) for i, k in enumerate(casting.get("knowledge", []))]
         reveals.extend(
-            Reveal(kind, f"{casting['id']}/{part['id']}", table.add(part["when"]), entries) for kind, part in parts
+            Reveal(kind, f"{casting['id']}/{part['id']}", table.add(part["when"]), entries, (*here, name, i, "when"))
+            for kind, name, i, part in parts
         )
     return reveals
 
