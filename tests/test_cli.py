@@ -463,3 +463,31 @@ def test_every_cli_function_is_under_80_lines() -> None:
                 if node.end_lineno is not None and node.end_lineno - first + 1 >= 80:
                     long.append(f"{path.name}:{node.name}")
     assert long == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["play", "{pack}"],
+        ["upgrade", "{pack}", "--to", "0.5"],
+        ["diff", "{good}", "{pack}"],
+        ["lint", "{pack}", "--explain", "first_light"],
+    ],
+    ids=["play", "upgrade", "diff", "explain"],
+)
+def test_every_command_places_a_json_syntax_error_as_validate_does(tmp_path: Path, command: list[str]) -> None:
+    """A missing comma on line 3 is named at its line and column, with the fix, whichever command reads it."""
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(example("0.5", "rich"), indent=2), encoding="utf-8")
+    lines = good.read_text(encoding="utf-8").splitlines()
+    assert lines[1].endswith(",")
+    lines[1] = lines[1].rstrip(",")  # '"protocol_version": "0.5"' without its comma
+    pack = tmp_path / "broken.json"
+    pack.write_text("\n".join(lines), encoding="utf-8")
+    args = [part.format(pack=pack, good=good) for part in command]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert f"{pack}:3:3: invalid-json: invalid JSON: unexpected character, expected ',' or '}}'" in result.stderr
+    assert "a comma is missing before this" in result.stderr
+    validated = runner.invoke(app, ["validate", str(pack)])
+    assert f"{pack}:3:3: invalid-json" in validated.stdout

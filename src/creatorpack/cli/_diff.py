@@ -75,7 +75,7 @@ def _pack(path: Path) -> Mapping[str, Any]:
     try:
         report = validate(path)
     except DocumentError as exc:
-        raise CreatorpackError(f"{path}: {exc.code}: {exc}") from None
+        raise CreatorpackError(f"{_output.located(str(path), exc)}: {exc.code}: {exc}") from None
     if not report.valid or report.document is None:
         first = report.violations[0]
         count = len(report.violations)

@@ -181,6 +181,13 @@ def from_report(path: str, report: Report, data: bytes | None) -> FileResult:
     return FileResult(path, report.valid, report.version, findings, excerpts=_excerpts(data, _places(findings)))
 
 
+def located(path: str, error: DocumentError) -> str:
+    """``path:line:column`` where the error has a place (as ``validate`` prints it), else ``path``."""
+    if error.line is None:
+        return path
+    return f"{path}:{error.line}:{error.column}" if error.column is not None else f"{path}:{error.line}"
+
+
 def from_error(path: str, error: DocumentError, data: bytes | None = None) -> FileResult:
     """A :class:`FileResult` for an input that could not be read as a pack."""
     finding = Finding("", error.code, error.message, error.line, error.column)

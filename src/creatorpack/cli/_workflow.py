@@ -16,7 +16,7 @@ import orjson
 import typer
 
 from creatorpack.cli._files import write_atomically
-from creatorpack.cli._output import read_input
+from creatorpack.cli._output import located, read_input
 from creatorpack.cli._walk import mentions_protocol_version
 from creatorpack.contract.validation import MAX_BYTES, read_file
 from creatorpack.errors import CreatorpackError, DocumentError
@@ -73,7 +73,8 @@ def _upgrade_command(
     except CreatorpackError as exc:
         code = f"{exc.code}: " if isinstance(exc, DocumentError) else ""
         named = str(exc).startswith(f"{pack}:")  # a file that cannot be read is named by its message
-        typer.echo(f"creatorpack: {code}{exc}" if named else f"creatorpack: {pack}: {code}{exc}", err=True)
+        where = located(pack, exc) if isinstance(exc, DocumentError) else pack
+        typer.echo(f"creatorpack: {code}{exc}" if named else f"creatorpack: {where}: {code}{exc}", err=True)
         raise typer.Exit(2) from None
     target = Path(pack) if in_place else output
     write = result.valid or force

@@ -346,7 +346,7 @@ def _check_explain_target(path: str, target: str, max_bytes: int) -> bytes:
         data = _output.read_input(path, max_bytes, stdin)
         report = validate(data)
     except DocumentError as exc:
-        typer.echo(f"creatorpack: {path}: {exc.code}: {exc}", err=True)
+        typer.echo(f"creatorpack: {_output.located(path, exc)}: {exc.code}: {exc}", err=True)
         raise typer.Exit(exc.exit_code) from None
     if not report.valid or report.document is None:
         sys.stderr.write(_output.render([_output.from_report(path, report, None)], "text"))
@@ -469,7 +469,7 @@ def _play_command(
         sys.stderr.write(_output.render([result], "text"))
         raise typer.Exit(exc.exit_code) from None
     except DocumentError as exc:
-        typer.echo(f"creatorpack: {pack}: {exc.code}: {exc}", err=True)
+        typer.echo(f"creatorpack: {_output.located(pack, exc)}: {exc.code}: {exc}", err=True)
         raise typer.Exit(exc.exit_code) from None
     except CreatorpackError as exc:
         typer.echo(f"creatorpack: {exc}", err=True)

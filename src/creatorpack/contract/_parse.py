@@ -131,7 +131,22 @@ def _syntax_error(data: bytes | str, exc: orjson.JSONDecodeError) -> NotJSONErro
         reason = "NaN and Infinity are not JSON values"
     elif reason == "unexpected content after document":
         reason = "unexpected content after the JSON document"
-    return NotJSONError(f"invalid JSON: {reason}", line=line, column=column)
+    return NotJSONError(f"invalid JSON: {reason}{_hint(reason, text[at : at + 2])}", line=line, column=column)
+
+
+def _hint(reason: str, here: str) -> str:
+    """What a hand-written mistake at the error's position most likely is, and its fix ('' when unsure)."""
+    if here in ("//", "/*"):
+        return "; JSON has no comments: remove it"
+    if reason.endswith(("expected ',' or '}'", "expected ',' or ']'")) and here[:1] in ('"', "{", "["):
+        return "; a comma is missing before this"
+    if reason.startswith("unexpected character") and here[:1] == "'":
+        return "; JSON strings and keys take double quotes (\"), not single ones"
+    if reason.endswith("expected a string key") and (here[:1].isalpha() or here[:1] == "_"):
+        return '; a key is a string in double quotes, e.g. "key": value'
+    if reason == "unexpected control character in string" and here[:1] in ("\n", "\r", "\t"):
+        return "; a line break or tab inside a string is written \\n or \\t"
+    return ""
 
 
 def parse(data: bytes | str, *, max_bytes: int = MAX_BYTES, what: str = "document") -> Parsed:
