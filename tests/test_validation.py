@@ -340,6 +340,14 @@ def test_a_condition_member_of_another_op_names_the_op() -> None:
         ("/provenance/0/basis", "orignal", "enum", "did you mean 'original'?"),
         ("/runtime/observations/0/type", "bolean", "unknown-observation-type", "did you mean 'boolean'?"),
         ("/content/0/when/op", "containz", "unknown-op", "did you mean 'contains'?"),
+        # What an op is often written as, where the nearest spelling would mislead ('and' is nearer 'any').
+        ("/content/0/when/op", "and", "unknown-op", "did you mean 'all'?"),
+        ("/content/0/when/op", "OR", "unknown-op", "did you mean 'any'?"),
+        ("/content/0/when/op", "neq", "unknown-op", "did you mean 'ne'?"),
+        ("/content/0/when/op", "==", "unknown-op", "did you mean 'eq'?"),
+        ("/content/0/when/op", ">=", "unknown-op", "did you mean 'gte'?"),
+        ("/content/0/when/op", "greater_than", "unknown-op", "did you mean 'gt'?"),
+        ("/content/0/when/op", "in", "unknown-op", "did you mean 'contains'?"),
     ],
 )
 def test_enum_value_close_to_an_allowed_one_gets_a_suggestion(where: str, value: str, code: str, hint: str) -> None:

@@ -85,6 +85,24 @@ def _one_of(options: Sequence[Any]) -> str:
     return known(options, show)
 
 
+_OP_SYNONYMS: Final[Mapping[str, str]] = {
+    **dict.fromkeys(["and", "&&", "every", "both"], "all"),
+    **dict.fromkeys(["or", "||", "some", "either"], "any"),
+    **dict.fromkeys(["!", "negate"], "not"),
+    **dict.fromkeys(["==", "=", "equals", "equal", "is"], "eq"),
+    **dict.fromkeys(["!=", "<>", "neq", "not_equal", "not_equals", "notequal", "differs"], "ne"),
+    **dict.fromkeys([">", "greater", "greater_than", "more_than", "above"], "gt"),
+    **dict.fromkeys([">=", "ge", "greater_or_equal", "greater_than_or_equal", "at_least"], "gte"),
+    **dict.fromkeys(["<", "less", "less_than", "fewer_than", "below"], "lt"),
+    **dict.fromkeys(["<=", "le", "less_or_equal", "less_than_or_equal", "at_most"], "lte"),
+    **dict.fromkeys(["in", "has", "includes", "include", "member", "contain"], "contains"),
+    **dict.fromkeys(["answered", "observation", "answer", "asked"], "observed"),
+    **dict.fromkeys(["true", "false", "const", "constant", "bool", "boolean"], "literal"),
+}
+"""What a hand-written condition op most often means, where the nearest spelling would mislead
+(``neq`` is as near ``eq`` as ``ne``; ``and`` nearer ``any`` than ``all``)."""
+
+
 def _did_you_mean(value: Any, options: Iterable[Any]) -> str:
     if not isinstance(value, str):
         return ""
@@ -150,6 +168,9 @@ def _enum(e: _Error, elsewhere: str = "") -> Iterator[RawFinding]:
     options = e.details.get("options", [])
     hint = f"; {elsewhere}" if elsewhere else _did_you_mean(e.value, options)
     if e.tokens[:3] == ["$defs", "Condition", "then"] and e.tokens[-3:] == ["properties", "op", "enum"]:
+        meant = _OP_SYNONYMS.get(e.value.strip().lower()) if isinstance(e.value, str) and not elsewhere else None
+        if meant is not None and meant in options:
+            hint = f"; did you mean {show(meant)}?"
         yield e.finding(f"{show(e.value)} is not a condition op; use one of {_one_of(options)}", "unknown-op", hint)
     elif e.tokens[-4:] == ["Observation", "properties", "type", "enum"]:
         message = f"{show(e.value)} is not an observation type; use one of {_one_of(options)}"
