@@ -491,3 +491,22 @@ def test_every_command_places_a_json_syntax_error_as_validate_does(tmp_path: Pat
     assert "a comma is missing before this" in result.stderr
     validated = runner.invoke(app, ["validate", str(pack)])
     assert f"{pack}:3:3: invalid-json" in validated.stdout
+
+
+def test_sarif_uris_are_uri_references_that_name_the_file(tmp_path: Path) -> None:
+    """A file named with '#', '?', '%', ':', a space or a non-ASCII letter is percent-encoded (RFC 3986)."""
+    from urllib.parse import unquote, urlsplit
+
+    names = ["a#b.json", "q?x=1.json", "pct%41.json", "c:d.json", "sub dir/s p.json", "ünï.json"]
+    for name in names:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(json.dumps({"protocol_version": "0.5"}), encoding="utf-8")
+    result = runner.invoke(app, ["validate", "--format", "sarif", *(str(tmp_path / n) for n in names)])
+    (run,) = json.loads(result.stdout)["runs"]
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]}
+    assert {unquote(uri) for uri in uris} == {(tmp_path / n).as_posix() for n in names}
+    for uri in uris:
+        parts = urlsplit(uri)
+        assert (parts.scheme, parts.query, parts.fragment) == ("", "", ""), uri
+        assert " " not in uri, uri
+        assert uri.isascii(), uri

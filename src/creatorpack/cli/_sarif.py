@@ -6,6 +6,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
+from urllib.parse import quote
 
 import orjson
 
@@ -142,6 +143,7 @@ def render(results: Sequence[FileResult]) -> str:
 
 
 def _uri(path: str) -> str:
+    """The file as a SARIF ``artifactLocation.uri``: a URI reference (``#``, ``?``, ``%``, ``:``, spaces escaped)."""
     if path == "-":
         return "stdin"
-    return Path(path).as_posix()
+    return quote(Path(path).as_posix(), safe="/")
