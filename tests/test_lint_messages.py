@@ -88,6 +88,24 @@ def test_unknown_state_path_suggests_and_lists_nested_paths() -> None:
     assert set(findings(doc)) == {("unknown-state-path", "/runtime/rules/0/when/path")}  # not never-holds too
 
 
+@pytest.mark.parametrize(
+    ("written", "fix"),
+    [
+        ("harbour.storm_level", "; write it as '/harbour/storm_level'"),
+        ("#/harbour/storm_level", "; write it as '/harbour/storm_level'"),
+        ("$.harbour.storm_level", "; write it as '/harbour/storm_level'"),
+        ("$['harbour']['storm_level']", "; write it as '/harbour/storm_level'"),
+        ("trust", "; write it as '/trust'"),
+        ("harbour.storm_levl", "; did you mean '/harbour/storm_level'?"),  # the member it is nearest to
+    ],
+)
+def test_a_path_written_another_way_is_told_the_pointer_of_the_member_it_names(written: str, fix: str) -> None:
+    doc = rich()
+    doc["runtime"]["rules"][0]["when"] = {"op": "eq", "path": written, "value": 1}
+    message = findings(doc)[("path-not-pointer", "/runtime/rules/0/when/path")]
+    assert message == f"path {written!r} is not a JSON Pointer{fix}"
+
+
 def test_rule_kind_and_effect_op_suggest() -> None:
     doc = rich()
     doc["runtime"]["rules"][0]["kind"] = "guidence"

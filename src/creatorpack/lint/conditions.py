@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
@@ -175,11 +176,29 @@ def _kind(kind: object) -> str:
     return f"of type {show(kind)}, which the runtime does not know (unknown-state-type)"
 
 
+_NOT_POINTER: Final = re.compile(r"^(?:#|\$\.?|state\.)")
+
+
+def _pointer_fix(index: PackIndex, raw: str) -> str:
+    """How to write ``raw`` as the pointer it most likely means, checked against the state's members.
+
+    A URI fragment (``#/a/b``), a JSONPath (``$.a.b``) or a dotted path (``a.b``) become ``/a/b``;
+    when no member is there, the member nearest to that is suggested instead.
+    """
+    bare = _NOT_POINTER.sub("", raw.strip())
+    names = [name for name in re.split(r"[./\[\]'\"]+", bare) if name]
+    guess = pointer(tuple(names)) if names else f"/{raw}"
+    known = state_paths(index.schema)
+    if guess in known:
+        return f"; write it as {show(guess)}"
+    return index.suggester.suggest(guess, known) or f"; write it as {show(guess)}"
+
+
 def _resolve(index: PackIndex, path: JsonPath, raw: Any, effect: bool) -> Raw | Mapping[str, Any]:  # noqa: FBT001
     """The state schema at a condition's or effect's path, or the finding that it has none."""
     tokens = parse_pointer(raw) if isinstance(raw, str) else None
     if tokens is None or (effect and not tokens):
-        fix = f"; write it as '/{raw}'" if isinstance(raw, str) and raw else ""
+        fix = _pointer_fix(index, raw) if isinstance(raw, str) and raw else ""
         what = "a JSON Pointer to a state member" if effect else "a JSON Pointer"
         return RawFinding((*path, "path"), "path-not-pointer", f"path {show(raw)} is not {what}{fix}")
     target = schema_at(index.schema, tokens)
