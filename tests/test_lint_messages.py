@@ -106,6 +106,14 @@ def test_a_path_written_another_way_is_told_the_pointer_of_the_member_it_names(w
     assert message == f"path {written!r} is not a JSON Pointer{fix}"
 
 
+def test_an_enum_value_in_the_wrong_case_is_told_the_value_it_means() -> None:
+    doc = rich()
+    doc["runtime"]["state"]["schema"]["properties"]["mood"] = {"enum": ["calm", "stormy"]}
+    doc["runtime"]["rules"][0]["when"] = {"op": "eq", "path": "/mood", "value": "Stormy"}
+    message = findings(doc)[("value-out-of-range", "/runtime/rules/0/when/value")]
+    assert message == "'Stormy' is not one of /mood's values ['calm', 'stormy']; did you mean 'stormy'?"
+
+
 def test_rule_kind_and_effect_op_suggest() -> None:
     doc = rich()
     doc["runtime"]["rules"][0]["kind"] = "guidence"

@@ -257,14 +257,16 @@ def _check_comparison(index: PackIndex, path: JsonPath, leaf: Mapping[str, Any])
             (*path, "value"), "value-out-of-range", f"{show(value)} is not one of the set's values {enum}{hint}"
         )
     elif op in ("eq", "ne"):
-        yield from _check_equality(path, str(raw), target, value, str(op))
+        yield from _check_equality(index, path, str(raw), target, value, str(op))
 
 
 def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _check_equality(path: JsonPath, raw: str, target: Mapping[str, Any], value: Any, op: str) -> Iterator[Raw]:
+def _check_equality(
+    index: PackIndex, path: JsonPath, raw: str, target: Mapping[str, Any], value: Any, op: str
+) -> Iterator[Raw]:
     kind = target.get("type")
     where = (*path, "value")
     if kind == "integer":
@@ -295,7 +297,10 @@ def _check_equality(path: JsonPath, raw: str, target: Mapping[str, Any], value: 
         and isinstance(target.get("enum"), list)
         and not any(json_equal(value, option) for option in target["enum"])
     ):
-        yield RawFinding(where, "value-out-of-range", f"{show(value)} is not one of {raw}'s values {target['enum']}")
+        names = [option for option in target["enum"] if isinstance(option, str)]
+        hint = index.suggester.suggest(value, names, loose=True) if isinstance(value, str) else ""
+        message = f"{show(value)} is not one of {raw}'s values {target['enum']}{hint}"
+        yield RawFinding(where, "value-out-of-range", message)
 
 
 def effect_rules(index: PackIndex) -> Iterator[tuple[int, Mapping[str, Any]]]:
