@@ -13,6 +13,7 @@ import pytest
 
 from creatorpack.lint import LintConfig, MemoryAssets, lint
 from creatorpack.lint._suggest import Suggester, known_list, nearest
+from creatorpack.scaffold import files
 
 from .conftest import EXAMPLES, example, put
 
@@ -112,6 +113,31 @@ def test_an_enum_value_in_the_wrong_case_is_told_the_value_it_means() -> None:
     doc["runtime"]["rules"][0]["when"] = {"op": "eq", "path": "/mood", "value": "Stormy"}
     message = findings(doc)[("value-out-of-range", "/runtime/rules/0/when/value")]
     assert message == "'Stormy' is not one of /mood's values ['calm', 'stormy']; did you mean 'stormy'?"
+
+
+def test_a_pack_that_starts_in_an_ending_names_the_ending_and_the_entry() -> None:
+    """Every rule is unreachable then; each finding says which ending holds where, so the fix can be found."""
+    doc = json.loads(files("0.5")["pack.json"])
+    doc["runtime"]["entries"][0]["initial_state"]["doors_found"] = 1  # the ending's `when` is doors_found >= 1
+    report = lint(json.dumps(doc))
+    rules = [f for f in report.findings if f.code == "unreachable" and f.pointer.startswith("/runtime/rules/")]
+    assert rules
+    for finding in rules:
+        assert finding.message.endswith(
+            "is unreachable: ending 'through_the_door' holds at the start of entry 'opening' (on its initial_state), "
+            "so the session takes no turn"
+        )
+
+
+def test_a_value_that_never_changes_is_said_to_be_it() -> None:
+    doc = json.loads(files("0.5")["pack.json"])
+    doc["runtime"]["rules"][0]["effects"][0]["by"] = 0  # the only effect on /doors_found changes nothing
+    report = lint(json.dumps(doc))
+    [finding] = [f for f in report.findings if f.code == "unreachable"]
+    assert finding.message == (
+        "ending 'through_the_door' is unreachable: its `when` never holds: `/doors_found` is 0 in every reachable "
+        "state (effects of rule `find_the_door`), so `/doors_found` ≥ 1 never holds"
+    )
 
 
 def test_rule_kind_and_effect_op_suggest() -> None:

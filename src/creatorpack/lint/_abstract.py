@@ -652,9 +652,8 @@ class _Explainer:
         how += "".join(f"; rule `{w}` never changes the state: {refused[w].reason}" for w in writers if w in refused)
         ended = "; an ending stops the session first" if self.analysis.endings_bound else ""
         if isinstance(value, IntRange):
-            return (
-                f"`{path}` stays within {value.show()} in every reachable state ({how}{ended}), so {needs} never holds"
-            )
+            within = f"is {value.low}" if value.low == value.high else f"stays within {value.show()}"
+            return f"`{path}` {within} in every reachable state ({how}{ended}), so {needs} never holds"
         must = ", ".join(sorted(value.must)) or "nothing"
         may = ", ".join(sorted(value.may)) or "nothing"
         return f"`{path}` always holds {must} and can hold only {may} ({how}{ended}), so {needs} never holds"

@@ -278,12 +278,22 @@ def _turn_proof(target: Target, analyses: Sequence[Analysis], traces: Sequence[T
     return _every_entry(reasons, mine, scoped=len(mine) < len(analyses))
 
 
+def _ending_at_start(analysis: Analysis) -> str:
+    """Which ending holds at the start of ``analysis``'s entry, said so that the creator can find it."""
+    program = analysis.program
+    held = [g.id for g in program.endings if program.evaluators[g.when](analysis.initial, {})]
+    at = f"at the start of entry {analysis.entry!r} (on its initial_state)"
+    if len(held) == 1:
+        return f"ending {held[0]!r} holds {at}"
+    return f"the endings {', '.join(repr(h) for h in held)} hold {at}" if held else f"an ending holds {at}"
+
+
 def _blocked(target: Target, analysis: Analysis) -> str | None:
     if target.kind == "rule":
         if target.ident in analysis.completed:
             return "its completion already holds at the start, so it is completed before any turn and never active"
         if analysis.before is None:
-            return "an ending holds at the start, so the session takes no turn"
+            return f"{_ending_at_start(analysis)}, so the session takes no turn"
         if holds(analysis, target.condition, analysis.before) is None:
             return f"its `when` never holds before a turn: {why_not(analysis, target.condition, analysis.before)}"
         return None
