@@ -39,8 +39,10 @@ def test_script_parsing_names_the_line(tmp_path: Path) -> None:
     assert parse_script('{"observations": {"a": true}}\n\n{"illustration_matches": ["r"]}\n')[
         1
     ].illustration_matches == ("r",)
-    with pytest.raises(TurnError, match="script line 2: not JSON"):
+    with pytest.raises(TurnError, match=r"^script line 2, column 18: not JSON: unexpected end of data$"):
         parse_script('{}\n{"observations": \n')
+    with pytest.raises(TurnError, match=r"^script line 3, column 24: not JSON: invalid literal, expected 'true'$"):
+        parse_script('# a comment\n\n{"observations": {"a": tru}}\n')
     with pytest.raises(TurnError, match="script line 1: unknown turn member"):
         parse_script('{"observation": {}}')
     with pytest.raises(TurnError, match="script line 1: 'observations' must be an object"):
@@ -56,6 +58,16 @@ def test_play_names_the_turn_that_failed() -> None:
     with pytest.raises(SessionOverError, match="turn 3"):
         play(RICH["0.5"], [*turns, turns[-1]])
     with pytest.raises(TurnError, match="turn 1: unknown observation"):
+        play(RICH["0.5"], [{"observations": {"nope": True}}])
+
+
+def test_a_turn_the_pack_refuses_is_named_by_its_script_line() -> None:
+    """Comment and blank lines come before turns in a script: the message names the line to fix as well."""
+    script = parse_script('# my playthrough\n\n{"observations": {}}\n# then\n{"observations": {"nope": true}}\n')
+    assert script.lines == (3, 5)
+    with pytest.raises(TurnError, match=r"^script line 5 \(turn 2\): unknown observation 'nope'"):
+        play(RICH["0.5"], script)
+    with pytest.raises(TurnError, match=r"^turn 1: unknown observation 'nope'"):  # turns not read from a script
         play(RICH["0.5"], [{"observations": {"nope": True}}])
 
 
@@ -106,7 +118,7 @@ def test_cli_turn_after_the_ending_exits_2(tmp_path: Path) -> None:
     ("content", "words"),
     [
         ('{"observations": {"helped_stranger": "yes"}}\n', "answer true or false"),
-        ("not json\n", "script line 1: not JSON"),
+        ("not json\n", "script line 1, column 1: not JSON"),
         ('{"observations": {"ghost": true}}\n', "unknown observation 'ghost'"),
     ],
 )

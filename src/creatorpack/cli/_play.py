@@ -98,7 +98,7 @@ def scripted(
             try:
                 results.append(session.turn(turn.observations, turn.illustration_matches))
             except TurnError as exc:
-                raise type(exc)(f"turn {number}: {exc.message}", exc.problems) from None
+                raise type(exc)(f"{turns.where(number)}: {exc.message}", exc.problems) from None
     if save_to is not None:
         save_to(session.save())
     if fmt == "json":

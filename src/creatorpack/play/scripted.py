@@ -40,15 +40,23 @@ class Script(list[Turn]):
 
     ``entry`` comes from a ``# entry: ID`` line before the first turn (what ``creatorpack lint
     --explain`` writes for a witness that starts at another entry than the first), so the script
-    replays without ``--entry``; ``None`` when the script names none. A list, so code written for a
-    list of turns keeps working; list equality compares the turns only.
+    replays without ``--entry``; ``None`` when the script names none. ``lines`` are the script
+    lines of the turns (empty for a script not read from text), which messages name. A list, so
+    code written for a list of turns keeps working; list equality compares the turns only.
     """
 
-    __slots__ = ("entry",)
+    __slots__ = ("entry", "lines")
 
-    def __init__(self, turns: Iterable[Turn] = (), entry: str | None = None) -> None:
+    def __init__(self, turns: Iterable[Turn] = (), entry: str | None = None, lines: Sequence[int] = ()) -> None:
         super().__init__(turns)
         self.entry = entry
+        self.lines = tuple(lines)
+
+    def where(self, number: int) -> str:
+        """How a message names turn ``number`` (1-based): ``script line 4 (turn 1)``, or ``turn 1``."""
+        if 0 < number <= len(self.lines):
+            return f"script line {self.lines[number - 1]} (turn {number})"
+        return f"turn {number}"
 
     def __repr__(self) -> str:
         return f"Script({list(self)!r}, entry={self.entry!r})"
@@ -111,6 +119,7 @@ def parse_script(lines: Iterable[str] | str | bytes | Path) -> Script:
     elif not isinstance(lines, Iterable):
         raise TurnError(f"a script is text, a Path or lines of text, not {a_python_type(lines)}")
     turns: list[Turn] = []
+    at: list[int] = []
     entry: str | None = None
     for number, line in enumerate(lines, start=1):
         if not isinstance(line, str):
@@ -124,12 +133,13 @@ def parse_script(lines: Iterable[str] | str | bytes | Path) -> Script:
         try:
             data = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
-            raise TurnError(f"script line {number}: not JSON ({exc})") from None
+            raise TurnError(f"script line {number}, column {exc.colno}: not JSON: {exc.msg}") from None
         try:
             turns.append(Turn.from_json(data))
         except TurnError as exc:
             raise TurnError(f"script line {number}: {exc.message}") from None
-    return Script(turns, entry)
+        at.append(number)
+    return Script(turns, entry, at)
 
 
 def _entry_line(named: str, entry: str | None, number: int, *, started: bool) -> str:
@@ -176,5 +186,10 @@ def play(
         try:
             results.append(session.turn(raw if isinstance(raw, Turn) else Turn.from_json(raw)))
         except TurnError as exc:
-            raise type(exc)(f"turn {number}: {exc.message}", exc.problems) from None
+            raise type(exc)(f"{_where(turns, number)}: {exc.message}", exc.problems) from None
     return Playthrough(start, tuple(results), session)
+
+
+def _where(turns: Sequence[Any], number: int) -> str:
+    """Turn ``number`` as messages name it: by its script line when ``turns`` was read from a script."""
+    return turns.where(number) if isinstance(turns, Script) else f"turn {number}"
