@@ -198,6 +198,12 @@ CASES: list[tuple[str, str, Callable[[Doc], None]]] = [
         "/runtime/observations/5/id",
         lambda doc: doc["runtime"]["observations"].append({"type": "boolean", "id": "lit_lamp", "question": "Lit?"}),
     ),
+    ("rule-without-when", "/runtime/rules/3", lambda doc: doc["runtime"]["rules"][3].pop("when")),
+    (
+        "rule-without-when",
+        "/runtime/rules/3/whn",  # misspelt: pointed at the member that was meant
+        lambda doc: doc["runtime"]["rules"][3].update(whn=doc["runtime"]["rules"][3].pop("when")),
+    ),
     ("unrewarded-asset", "/assets/4/access", setter(("/assets/4/access", "reward_only"))),
     ("unawarded-badge", "/progression/badges/2/id", setter(("/progression/achievements/2/badge_id", None))),
 ]
@@ -238,6 +244,20 @@ def test_code_is_found_and_the_corrected_pack_is_clean(code: str, where: str, ch
     found = codes(broken, LintConfig(reachability=False))
     assert (code, where) in found, found
     assert codes(corrected, LintConfig(reachability=False)) == set()
+
+
+def test_a_rule_without_when_says_it_fires_on_every_turn_and_literal_true_is_left_alone() -> None:
+    doc = rich()
+    doc["runtime"]["rules"][3]["whn"] = doc["runtime"]["rules"][3].pop("when")
+    report = lint(json.dumps(doc), LintConfig(reachability=False))
+    [finding] = [f for f in report.findings if f.code == "rule-without-when"]
+    assert finding.message == (
+        "rule 'help_stranger' has no `when` (its 'whn' is not read), so the runtime fires it on every turn; "
+        'give it a `when`, or `{"op": "literal", "value": true}` to say that it fires on every turn'
+    )
+    del doc["runtime"]["rules"][3]["whn"]
+    doc["runtime"]["rules"][3]["when"] = {"op": "literal", "value": True}
+    assert codes(doc, LintConfig(reachability=False)) == set()
 
 
 def test_top_level_api() -> None:

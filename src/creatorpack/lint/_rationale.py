@@ -64,6 +64,13 @@ RATIONALES: Final[dict[str, str]] = {
         "cover, or a still image or audio as the motion cover, is almost always the two ids swapped "
         "or the wrong asset picked."
     ),
+    "rule-without-when": (
+        "The contract does not show an effect rule's shape, so a rule without `when` is valid, and "
+        "the runtime reads a missing `when` as always true: the rule fires, and its effects apply, on "
+        "every turn. That is rarely meant: the `when` was forgotten, or misspelt (`whn`, which "
+        "`ignored-member` names too). A rule meant to fire on every turn says so with "
+        '`{"op": "literal", "value": true}`, which this rule leaves alone.'
+    ),
     "unplayed-scope": (
         "A reader card, a casting, a content item or an illustration with `entry_ids` belongs to thos"
         'e entries only (docs/runtime.md, "Entry scope"). A session starts at a runtime entry, which '

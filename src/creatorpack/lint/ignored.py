@@ -30,6 +30,7 @@ __all__ = [
     "check_progression_protocol",
     "check_root_members",
     "check_rule_kinds",
+    "check_rules_without_when",
     "check_state_types",
     "check_unawarded_badges",
     "check_unplayable_endings",
@@ -153,6 +154,23 @@ def check_effect_rule_members(index: PackIndex) -> Iterator[Raw]:
                 hint = did_you_mean(member, _EFFECT_RULE_MEMBERS)
                 message = f"the runtime never reads {member!r} on an effect rule{hint}"
             yield RawFinding(("runtime", "rules", number, member), "ignored-member", message)
+
+
+def check_rules_without_when(index: PackIndex) -> Iterator[Raw]:
+    """An effect rule with no ``when``: the runtime fires it on every turn, which a forgotten ``when`` rarely means."""
+    for number, rule in effect_rules(index):
+        if "when" in rule:
+            continue
+        ident = rule.get("id")
+        named = f"rule {ident!r}" if isinstance(ident, str) else "this rule"
+        misspelt = nearest("when", [m for m in rule if isinstance(m, str) and m not in _EFFECT_RULE_MEMBERS])
+        unread = f" (its {misspelt!r} is not read)" if misspelt is not None else ""
+        message = (
+            f"{named} has no `when`{unread}, so the runtime fires it on every turn; give it a `when`, or "
+            '`{"op": "literal", "value": true}` to say that it fires on every turn'
+        )
+        where = ("runtime", "rules", number, misspelt) if misspelt is not None else ("runtime", "rules", number)
+        yield RawFinding(where, "rule-without-when", message)
 
 
 @functools.cache

@@ -70,6 +70,7 @@ RULES: Final = {
         Rule("effect-type-mismatch", _E, "an effect on the wrong type, or a set value outside its enum"),
         Rule("unknown-progression-protocol", _W, "a 0.4 progression protocol other than service.progression/1"),
         Rule("cover-kind", _W, "a cover that is not an image, or a motion cover that is a still image or audio"),
+        Rule("rule-without-when", _W, "an effect rule without a when, which the runtime fires on every turn"),
         Rule("unplayed-scope", _W, "an item whose entry_ids name only entries no session can start"),
         Rule("binding-role", _W, "a binding meant as the background whose role is not 'background'"),
         Rule("increment-by-zero", _W, "an increment by 0, which never changes its integer"),
