@@ -100,3 +100,22 @@ def test_explain_of_a_completion_a_rule_does_not_have_says_so(tmp_path: Path) ->
     assert f"rule {rule['id']!r} of {path} has no completion condition" in result.stderr
     assert "is no achievement, ending, rule or reveal" not in result.stderr
     assert f"explain {rule['id']!r} for its activation" in result.stderr
+
+
+def test_explain_of_an_id_under_the_wrong_kind_names_its_kind(tmp_path: Path) -> None:
+    pack = write(tmp_path / "rich.json", example("0.5", "rich"))
+    wrong = runner.invoke(app, ["lint", str(pack), "--explain", "ending:first_light"])
+    assert wrong.exit_code == 2
+    assert wrong.stderr == (
+        f"creatorpack: 'ending:first_light': 'first_light' of {pack} is no ending but an achievement; "
+        "explain 'achievement:first_light'\n"
+    )
+    misspelt = runner.invoke(app, ["lint", str(pack), "--explain", "achievment:first_light"])
+    assert misspelt.exit_code == 2
+    assert misspelt.stderr == (
+        "creatorpack: 'achievment:first_light': no goal is of kind 'achievment'; "
+        "did you mean 'achievement:first_light'?\n"
+    )
+    far = runner.invoke(app, ["lint", str(pack), "--explain", "reader_card:nobody"])
+    assert far.exit_code == 2
+    assert "did you mean" not in far.stderr  # 'reader_card:' alone makes no id near

@@ -383,17 +383,38 @@ def _check_explain_target(path: str, target: str, max_bytes: int) -> bytes:
     reveals = [key for key in goals(pack) if key.partition(":")[0] in REVEAL_GOALS]
     if target in reveals:
         return data
-    listed = "; ".join(f"{kind}s: {suggest.known(ids)}" for kind, ids in known.items() if ids) or "it has none"
-    if kind in REVEAL_GOALS:  # a reveal of the wrong id: list the reveals, the ones a creator meant
-        of_kind = [key for key in reveals if key.startswith(f"{kind}:")]
-        listed = f"{kind.replace('_', ' ')}s revealed: {suggest.known(of_kind) if of_kind else 'none'}"
-    guess = suggest.nearest(target, [i for ids in known.values() for i in ids] + reveals)
-    hint = f"; did you mean {guess!r}?" if guess else ""
-    typer.echo(
-        f"creatorpack: {target!r} is no achievement, ending, rule or reveal of {_named(path)} ({listed}){hint}",
-        err=True,
-    )
+    typer.echo(f"creatorpack: {_unknown_goal(target, known, reveals, _named(path))}", err=True)
     raise typer.Exit(2)
+
+
+def _unknown_goal(target: str, known: Mapping[str, list[str]], reveals: list[str], named: str) -> str:
+    """Why ``--explain`` cannot take ``target``, with the goal it most likely names."""
+    from creatorpack.lint.linter import REVEAL_GOALS  # noqa: PLC0415
+
+    kind, colon, ident = target.partition(":")
+    every = [f"{k}:{i}" for k, ids in known.items() for i in ids] + reveals
+    keys = {key.partition(":")[0] for key in every} | set(REVEAL_GOALS) | {*known, "completion"}
+    if colon and kind not in keys:  # a misspelt kind: the same id under the kind it is nearest to
+        near = suggest.nearest(kind, sorted(keys))
+        if near is not None and f"{near}:{ident}" in every:
+            return f"{target!r}: no goal is of kind {kind!r}; did you mean '{near}:{ident}'?"
+    elsewhere = [key for key in every if key.partition(":")[2] == ident and key != target] if colon else []
+    if elsewhere:
+        other = elsewhere[0].partition(":")[0].replace("_", " ")
+        article = "an" if other[0] in "aeiou" else "a"
+        return (
+            f"{target!r}: {ident!r} of {named} is no {kind.replace('_', ' ')} but {article} {other}; "
+            f"explain {elsewhere[0]!r}"
+        )
+    listed = "; ".join(f"{k}s: {suggest.known(ids)}" for k, ids in known.items() if ids) or "it has none"
+    guess = suggest.nearest(target, [i for ids in known.values() for i in ids] + reveals)
+    if kind in REVEAL_GOALS:  # a reveal of the wrong id: list the goals of that kind, the ones a creator meant
+        of_kind = [key for key in reveals if key.startswith(f"{kind}:")]
+        listed = f"goals of kind {kind}: {suggest.known(of_kind) if of_kind else 'none'}"
+        near = suggest.nearest(ident, [key.partition(":")[2] for key in of_kind])
+        guess = f"{kind}:{near}" if near is not None else None
+    hint = f"; did you mean {guess!r}?" if guess else ""
+    return f"{target!r} is no achievement, ending, rule or reveal of {named} ({listed}){hint}"
 
 
 @app.command("schema")
