@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from creatorpack import SessionOverError, TurnError
 from creatorpack.cli import app
+from creatorpack.scaffold import files
 from creatorpack.testing import parse_script, play
 
 from .conftest import EXAMPLES
@@ -343,3 +344,14 @@ def test_the_reader_panel_holds_only_what_the_reader_sees() -> None:
     for narrator_only in (*run.turns[0].instructions, *run.turns[0].active_rules):
         assert narrator_only not in shown
     assert reader_panel(run.last)["ending"] == "keeper_of_the_light"
+
+
+def test_cli_interactive_pack_that_starts_in_an_ending_shows_the_reader_once(tmp_path: Path) -> None:
+    doc = json.loads(files("0.5")["pack.json"])
+    doc["runtime"]["entries"][0]["initial_state"]["doors_found"] = 1  # its one ending holds at the start
+    pack = tmp_path / "ended.json"
+    pack.write_text(json.dumps(doc), encoding="utf-8")
+    result = runner.invoke(app, ["play", str(pack)], input="", env={"COLUMNS": "120"})
+    assert result.exit_code == 0, result.output
+    assert result.output.count("the reader sees") == 1
+    assert result.output.count("ENDING: ") == 1

@@ -471,7 +471,8 @@ def interactive(
     code = 0
     try:
         screen.opening(session, start)
-        screen.reader(start)
+        if not start.ending:  # an ending at the start showed the reader's view with the ending
+            screen.reader(start)
         how = _how_to_answer(engine, names)
         if how and not session.over:
             console.print(Text(how, style="dim"))
