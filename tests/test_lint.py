@@ -415,6 +415,21 @@ def test_asset_files(tmp_path: Path) -> None:
     assert ("unlisted-file", "") in found
 
 
+def test_an_asset_file_named_by_the_asset_id_is_told_how_to_name_it(tmp_path: Path) -> None:
+    doc = rich()
+    folder = _asset_dir(tmp_path, doc)
+    first = doc["assets"][0]
+    (folder / first["sha256"]).rename(folder / f"{first['id']}.png")
+    report = lint(doc, LintConfig(assets=folder, reachability=False, ignore=frozenset({"unused-asset"})))
+    missing = next(f for f in report.findings if f.code == "asset-file-missing")
+    assert missing.message == (
+        f"no file named {first['sha256']} (or by its uri) in {folder}; {first['id']}.png is there, named by the "
+        f"asset's id: rename it to {first['sha256']} (keeping its extension) or set the asset's `uri` to its name"
+    )
+    first["uri"] = f"{first['id']}.png"  # the second fix it names
+    assert codes(doc, LintConfig(assets=folder, reachability=False, ignore=frozenset({"unused-asset"}))) == set()
+
+
 @pytest.mark.parametrize("escape", ["absolute", "dotdot", "dotdot-inside"])
 def test_an_asset_uri_never_reads_a_file_outside_the_assets_dir(tmp_path: Path, escape: str) -> None:
     doc = rich()

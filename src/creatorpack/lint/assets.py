@@ -175,9 +175,16 @@ def check_asset_files(index: PackIndex, source: AssetSource) -> Iterator[Raw]:
         if found is not None:
             candidates = [found]
         if not candidates:
-            yield RawFinding(
-                ("assets", position), "asset-file-missing", f"no file named {sha} (or by its uri) in {source.label}"
+            ident = asset.get("id")
+            by_id = sorted(name for name in files if isinstance(ident, str) and PurePosixPath(name).stem == ident)
+            hint = (
+                f"; {by_id[0]} is there, named by the asset's id: rename it to {sha} (keeping its extension) "
+                "or set the asset's `uri` to its name"
+                if by_id and isinstance(sha, str)
+                else ""
             )
+            message = f"no file named {sha} (or by its uri) in {source.label}{hint}"
+            yield RawFinding(("assets", position), "asset-file-missing", message)
             continue
         name = candidates[0]
         named.add(PurePosixPath(name).name)
