@@ -140,6 +140,26 @@ def test_a_value_that_never_changes_is_said_to_be_it() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("condition", "message"),
+    [
+        ({"op": "eq", "path": "/trust", "value": 11}, "11 is outside /trust's range 0..10, so eq 11 never holds"),
+        (
+            {"op": "contains", "path": "/inventory", "value": "oil_cna"},
+            (
+                "'oil_cna' is not one of the set's values ['oil_can', 'logbook_page', 'brass_key'], so it never "
+                "holds; did you mean 'oil_can'?"
+            ),
+        ),
+    ],
+)
+def test_a_value_outside_its_member_is_one_finding_not_two(condition: Doc, message: str) -> None:
+    """The value is the mistake; a never-holds of the condition would only repeat it."""
+    doc = rich()
+    doc["runtime"]["rules"][0]["when"] = condition
+    assert findings(doc) == {("value-out-of-range", "/runtime/rules/0/when/value"): message}
+
+
 def test_rule_kind_and_effect_op_suggest() -> None:
     doc = rich()
     doc["runtime"]["rules"][0]["kind"] = "guidence"
@@ -170,7 +190,6 @@ def test_ignored_members_say_why() -> None:
     [
         ({"op": "gt", "path": "/trust", "value": 10}, "/runtime/rules/0/when", "`/trust` is at most 10"),
         ({"op": "lt", "path": "/trust", "value": 0}, "/runtime/rules/0/when", "`/trust` is at least 0"),
-        ({"op": "eq", "path": "/trust", "value": 11}, "/runtime/rules/0/when", "`/trust` is between 0 and 10"),
         (
             {
                 "op": "all",

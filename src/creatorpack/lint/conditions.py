@@ -254,7 +254,9 @@ def _check_comparison(index: PackIndex, path: JsonPath, leaf: Mapping[str, Any])
         enum = target["items"]["enum"]
         hint = index.suggester.suggest(value, enum, loose=True) if isinstance(value, str) else ""
         yield RawFinding(
-            (*path, "value"), "value-out-of-range", f"{show(value)} is not one of the set's values {enum}{hint}"
+            (*path, "value"),
+            "value-out-of-range",
+            f"{show(value)} is not one of the set's values {enum}, so it never holds{hint}",
         )
     elif op in ("eq", "ne"):
         yield from _check_equality(index, path, str(raw), target, value, str(op))
@@ -277,7 +279,9 @@ def _check_equality(
             )
         elif not target["minimum"] <= value <= target["maximum"]:
             bounds = f"{target['minimum']}..{target['maximum']}"
-            yield RawFinding(where, "value-out-of-range", f"{value} is outside {raw}'s range {bounds}")
+            holds = "never" if op == "eq" else "always"
+            message = f"{value} is outside {raw}'s range {bounds}, so {op} {value} {holds} holds"
+            yield RawFinding(where, "value-out-of-range", message)
     elif kind == "boolean" and not isinstance(value, bool):
         yield RawFinding(
             where, "comparison-type-mismatch", f"{raw} is a boolean; compare it with true or false, not {show(value)}"
@@ -407,8 +411,11 @@ def check_satisfiable(index: PackIndex) -> Iterator[Raw]:
             yield RawFinding(where, "never-holds", message)
 
 
+_OWN_FINDING: Final = frozenset(["comparison-type-mismatch", "value-out-of-range"])
+
+
 def _mismatched_leaf(index: PackIndex, where: JsonPath, leaf: Mapping[str, Any] | None) -> bool:
-    """Whether ``leaf`` (at ``where``) gets its own type finding (comparison-type- or observed-value-mismatch).
+    """Whether ``leaf`` (at ``where``) gets its own finding: a type mismatch, or a value outside its member's.
 
     One mistake is then one finding: the never-holds of the part would only repeat it.
     """
@@ -417,7 +424,7 @@ def _mismatched_leaf(index: PackIndex, where: JsonPath, leaf: Mapping[str, Any] 
     if leaf.get("op") == "observed":
         return any(True for _ in _check_observed(index, where, leaf))
     if leaf.get("op") in COMPARISON_OPS:
-        return any(f.code == "comparison-type-mismatch" for f in _check_comparison(index, where, leaf))
+        return any(f.code in _OWN_FINDING for f in _check_comparison(index, where, leaf))
     return False
 
 
