@@ -42,7 +42,8 @@ RATIONALES: Final[dict[str, str]] = {
     ),
     "value-out-of-range": (
         "Comparing with a value the state can never take (outside an integer's range, or not in a "
-        "set's enum) is almost always a typo."
+        "set's enum) is almost always a typo. It is reported once, here: the condition's `never-holds` "
+        "would only repeat it."
     ),
     "observed-value-mismatch": (
         "A boolean observation is answered true or false; a choice observation with one of its "
