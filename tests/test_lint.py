@@ -260,6 +260,24 @@ def test_a_rule_without_when_says_it_fires_on_every_turn_and_literal_true_is_lef
     assert codes(doc, LintConfig(reachability=False)) == set()
 
 
+def test_a_member_the_runtime_never_reads_is_placed_at_its_name() -> None:
+    """The name is the mistake (a typo, or a member of another version): the caret goes under it, not its value."""
+    doc = rich()
+    doc["runtime"]["rules"][3]["whn"] = doc["runtime"]["rules"][3].pop("when")
+    doc["x-extension"] = True
+    text = json.dumps(doc, indent=2)
+    report = lint(text, LintConfig(reachability=False))
+    lines = text.splitlines()
+    placed = {
+        (f.code, f.pointer): lines[f.line - 1][f.column - 1 :]
+        for f in report.findings
+        if f.line is not None and f.column is not None
+    }
+    assert placed[("ignored-member", "/runtime/rules/3/whn")].startswith('"whn": {')
+    assert placed[("rule-without-when", "/runtime/rules/3/whn")].startswith('"whn": {')
+    assert placed[("ignored-member", "/x-extension")].startswith('"x-extension": true')
+
+
 def test_top_level_api() -> None:
     import creatorpack
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 from creatorpack._json import JsonPath, show
-from creatorpack.contract.findings import RawFinding
+from creatorpack.contract.findings import RawFinding, Target
 from creatorpack.contract.schema import SUPPORTED_VERSIONS, document
 from creatorpack.lint._suggest import did_you_mean, nearest
 from creatorpack.lint.conditions import effect_rules
@@ -153,7 +153,7 @@ def check_effect_rule_members(index: PackIndex) -> Iterator[Raw]:
             else:
                 hint = did_you_mean(member, _EFFECT_RULE_MEMBERS)
                 message = f"the runtime never reads {member!r} on an effect rule{hint}"
-            yield RawFinding(("runtime", "rules", number, member), "ignored-member", message)
+            yield RawFinding(("runtime", "rules", number, member), "ignored-member", message, Target.KEY)
 
 
 def check_rules_without_when(index: PackIndex) -> Iterator[Raw]:
@@ -169,8 +169,10 @@ def check_rules_without_when(index: PackIndex) -> Iterator[Raw]:
             f"{named} has no `when`{unread}, so the runtime fires it on every turn; give it a `when`, or "
             '`{"op": "literal", "value": true}` to say that it fires on every turn'
         )
-        where = ("runtime", "rules", number, misspelt) if misspelt is not None else ("runtime", "rules", number)
-        yield RawFinding(where, "rule-without-when", message)
+        if misspelt is not None:
+            yield RawFinding(("runtime", "rules", number, misspelt), "rule-without-when", message, Target.KEY)
+        else:
+            yield RawFinding(("runtime", "rules", number), "rule-without-when", message)
 
 
 @functools.cache
@@ -196,7 +198,7 @@ def check_root_members(index: PackIndex) -> Iterator[Raw]:
             message = (
                 f"{member!r} is not a member of a {index.version} pack: it is ignored{did_you_mean(member, known)}"
             )
-        yield RawFinding((member,), "ignored-member", message)
+        yield RawFinding((member,), "ignored-member", message, Target.KEY)
 
 
 def _state_nodes(schema: Mapping[str, Any], at: JsonPath) -> Iterator[tuple[JsonPath, Mapping[str, Any]]]:
