@@ -8,6 +8,7 @@ import importlib
 import inspect
 import pkgutil
 import re
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -130,3 +131,8 @@ def test_errors_subclass_the_fitting_builtin() -> None:
     assert issubclass(creatorpack.UnknownVersionError, ValueError)
     assert creatorpack.DocumentError.exit_code == 2
     assert creatorpack.InvalidPackError.exit_code == 1
+
+
+def test_the_package_is_marked_typed() -> None:
+    """PEP 561: without py.typed a client's type checker sees every creatorpack name as Any."""
+    assert (Path(creatorpack.__file__).parent / "py.typed").is_file()
