@@ -195,6 +195,34 @@ def test_mapping_with_json_data_of_subclasses_tuples_and_big_integers_is_checked
     assert (violation.pointer, violation.code) == ("/manifest/revision", "maximum")
 
 
+def test_subclass_keys_are_read_in_an_invalid_pack_and_at_the_root() -> None:
+    """The schema validator takes no str subclass as a key: the document is read as plain types first."""
+
+    class Key(str):
+        pass
+
+    root = creatorpack.validate({Key("protocol_version"): "0.5"})
+    assert "missing required properties: 'manifest'" in root.violations[0].message
+    pack = example("0.5", "minimal")
+    pack["manifest"] = {Key("title"): Key("x")}
+    codes = {(v.pointer, v.code) for v in creatorpack.validate(pack).violations}
+    assert ("/manifest", "required") in codes
+
+
+@pytest.mark.parametrize("where", ["value", "key"])
+def test_a_lone_surrogate_is_not_json_data(where: str) -> None:
+    """Such text has no UTF-8 form: refused as the same text in bytes is (it was 'nested deeper than 254')."""
+    pack = example("0.5", "minimal")
+    if where == "value":
+        pack["manifest"]["title"] = "\ud800"
+    else:
+        pack["instructions"] = {"\ud800": "x"}
+    with pytest.raises(creatorpack.NotJSONDataError, match="lone surrogate") as caught:
+        creatorpack.validate(pack)
+    assert caught.value.pointer == ("/manifest/title" if where == "value" else "/instructions")
+    assert "deeper" not in str(caught.value)
+
+
 def test_deep_mapping_is_a_limit_error_not_a_type_error() -> None:
     pack = example("0.5", "minimal")
     deep: list[object] = []

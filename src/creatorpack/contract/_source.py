@@ -46,8 +46,7 @@ def read(source: object, max_bytes: int) -> tuple[bytes | str | None, _parse.Par
         data = read_file(source, max_bytes)
         return data, _parse.parse(data, max_bytes=max_bytes, what="file")
     if isinstance(source, Mapping):
-        document = source if isinstance(source, dict) else dict(source)
-        check_json_data(document)
+        document = check_json_data(source if isinstance(source, dict) else dict(source))
         return None, _parse.Parsed(document)
     raise SourceTypeError(
         f"cannot validate {a_python_type(source)}: pass bytes, str (JSON text), a pathlib.Path or a mapping"
@@ -83,11 +82,13 @@ def read_file(path: os.PathLike[str] | str, max_bytes: int = _parse.MAX_BYTES) -
     return data
 
 
-def check_json_data(value: dict[str, Any]) -> None:
-    """Raise :class:`NotJSONDataError` (or a depth :class:`LimitError`) unless ``value`` is JSON data.
+def check_json_data(value: dict[str, Any]) -> dict[str, Any]:
+    """``value`` if it is JSON data, else raise :class:`NotJSONDataError` (or a depth :class:`LimitError`).
 
     JSON data is dicts with str keys, lists (or tuples), str, int, bool, None and finite floats,
     subclasses included, nested at most :data:`~creatorpack.contract.validation.MAX_DEPTH` deep.
+    A document with tuples or subclasses is returned as a copy of plain dicts, lists, str, int and
+    float, which is what the schema validator reads.
     """
     try:
         orjson.dumps(value)  # native speed: wrong types, non-str keys, too deep
@@ -95,8 +96,23 @@ def check_json_data(value: dict[str, Any]) -> None:
         _find_bad(value)  # or an int beyond 64 bits, which is fine
     else:
         if _all_finite(value):  # orjson writes NaN and Infinity as null: look for them
-            return
+            return value
         _find_bad(value)
+    plain: dict[str, Any] = _plain(value)
+    return plain
+
+
+def _plain(node: Any) -> Any:
+    """A copy of JSON data (already checked) in plain types: subclasses and tuples become what they extend."""
+    if isinstance(node, Mapping):
+        return {str(key): _plain(child) for key, child in node.items()}
+    if isinstance(node, list | tuple):
+        return [_plain(child) for child in node]
+    if isinstance(node, bool) or node is None:
+        return node
+    if isinstance(node, str):
+        return str(node)
+    return int(node) if isinstance(node, int) else float(node)
 
 
 def _all_finite(root: dict[str, Any]) -> bool:
@@ -133,13 +149,37 @@ def _find_bad(root: Any) -> None:
                         pointer=pointer(path),
                         python_type=type(key).__name__,
                     )
+                if not _is_unicode(key):
+                    where = pointer(path) or "/"
+                    raise NotJSONDataError(
+                        f"{where}: the key {key!r} has a lone surrogate, which is not Unicode text; JSON text is UTF-8",
+                        pointer=pointer(path),
+                        python_type=type(key).__name__,
+                    )
                 stack.append(((*path, key), child))
         elif isinstance(node, list | tuple):
             stack.extend(((*path, index), child) for index, child in enumerate(node))
         elif isinstance(node, float) and not math.isfinite(node):
             _raise(path, node, "JSON has no NaN or Infinity")
+        elif isinstance(node, str) and not _is_unicode(node):
+            shown = repr(node) if len(repr(node)) <= 40 else repr(node)[:39] + "…"
+            raise NotJSONDataError(
+                f"{pointer(path) or '/'}: the string {shown} has a lone surrogate, which is not Unicode text; "
+                "JSON text is UTF-8",
+                pointer=pointer(path),
+                python_type=type(node).__name__,
+            )
         elif not isinstance(node, str | int | float) and node is not None:
             _raise(path, node, "JSON has objects, arrays, strings, numbers, booleans and null")
+
+
+def _is_unicode(text: str) -> bool:
+    """Whether ``text`` has no lone surrogate (which UTF-8, and so JSON text, cannot carry)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _raise(path: JsonPath, value: object, why: str) -> None:
