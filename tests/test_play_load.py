@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from creatorpack.cli import app
 from creatorpack.diff import migration_plan
 from creatorpack.errors import SessionLoadError
-from creatorpack.play import Engine
+from creatorpack.play import Engine, Turn
 from creatorpack.play.model import STATE_MEMBERS, state_members
 from creatorpack.testing import parse_script, play
 
@@ -208,3 +208,42 @@ def test_interactive_play_loads_and_saves(tmp_path: Path) -> None:
     assert "migrated the save from revision 3 to 4" in result.stdout
     assert json.loads(after.read_text())["state"]["courage"] == 3
     assert json.loads(after.read_text())["turn"] == 1
+
+
+def _saved_after_one_turn() -> tuple[Engine, dict[str, Any]]:
+    engine = Engine(example("0.5", "rich"))
+    state, _ = engine.start()
+    state, _ = engine.advance(state, Turn({"helped_stranger": True}))
+    return engine, state.to_json()
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda s: s.pop("ending"), "'ending' is missing"),
+        (lambda s: s.update(ending="no_such_ending"), "the saved ending 'no_such_ending' is not an ending of revision"),
+    ],
+    ids=["no-ending-member", "unknown-ending"],
+)
+def test_a_save_without_its_ending_or_with_an_unknown_one_is_refused(edit: Any, message: str) -> None:
+    engine, saved = _saved_after_one_turn()
+    edit(saved)
+    with pytest.raises(SessionLoadError, match=re.escape(message)):
+        engine.load(saved)
+
+
+def test_what_a_save_holds_that_no_turn_could_give_is_dropped_as_a_migration_drops_it() -> None:
+    """Answers outside their observation's domain and unknown achievements or badges: the session goes on without."""
+    engine, saved = _saved_after_one_turn()
+    clean = engine.load(copy.deepcopy(saved))
+    saved["answers"] = {"helped_stranger": "yes", "lamp_choice": "burnt"}
+    saved["unlocked_achievements"] = [*saved["unlocked_achievements"], "no_such_achievement"]
+    saved["badges"] = [*saved["badges"], "no_such_badge"]
+    loaded = engine.load(saved)
+    assert dict(loaded.answers) == {}
+    assert "no_such_achievement" not in loaded.achievements
+    assert "no_such_badge" not in loaded.badges
+    assert loaded.achievements == clean.achievements
+    # The next turn is the one a session without those answers takes.
+    unanswered = engine.load({**clean.to_json(), "answers": {}})
+    assert engine.advance(loaded, Turn({}))[0].state == engine.advance(unanswered, Turn({}))[0].state

@@ -55,7 +55,9 @@ def check_shape(saved: Any) -> None:
         raise _malformed("'revealed' must map kinds to arrays")
     if not all(isinstance(ident, str) for ids in saved["revealed"].values() for ident in ids):
         raise _malformed("'revealed' must map kinds to arrays of ids (strings)")
-    if saved.get("ending") is not None and not isinstance(saved.get("ending"), str):
+    if "ending" not in saved:
+        raise _malformed("'ending' is missing (null while the session goes on)")
+    if saved["ending"] is not None and not isinstance(saved["ending"], str):
         raise _malformed("'ending' must be a string or null")
     if not 0 <= saved["turn"] <= _MAX_TURN:
         raise _malformed(f"'turn' must be from 0 to {_MAX_TURN:,} (2^53 - 1, JSON's largest exact integer)")
@@ -75,7 +77,13 @@ def _malformed(what: str) -> SessionLoadError:
 
 
 def load(program: Program, saved: Mapping[str, Any]) -> SessionState:
-    """Restore a session saved with :meth:`SessionState.to_json`; raise :class:`SessionLoadError` if it cannot."""
+    """Restore a session saved with :meth:`SessionState.to_json`; raise :class:`SessionLoadError` if it cannot.
+
+    What this revision cannot hold is refused (a state that does not fit, an entry or an ending it
+    does not have) or, where the session can go on without it, dropped as a migration drops it:
+    answers a turn could not give, achievements and badges it does not have, reveals of items
+    scoped to other entries.
+    """
     check_shape(saved)
     if saved.get("pack_id") != program.pack_id:
         raise SessionLoadError(f"the session was saved from pack {saved.get('pack_id')!r}, not {program.pack_id!r}")
@@ -90,7 +98,11 @@ def load(program: Program, saved: Mapping[str, Any]) -> SessionState:
             )
         if entry not in program.entry_ids():
             raise SessionLoadError(f"the saved entry {entry!r} is not in revision {program.revision}")
-        answers = {k: v for k, v in saved["answers"].items() if k in program.observations}
+        ending = saved["ending"]
+        if ending is not None and ending not in {goal.id for goal in program.endings}:
+            raise SessionLoadError(f"the saved ending {ending!r} is not an ending of revision {program.revision}")
+        answers = {k: v for k, v in saved["answers"].items() if _answers(program.observations.get(k), v)}
+        achievements = {goal.id for goal in program.achievements}
         values = tuple(c(state, answers) for c in program.conditions)
         revealed = _revealed(program, saved["revealed"], entry, values)
         return SessionState(
@@ -102,13 +114,27 @@ def load(program: Program, saved: Mapping[str, Any]) -> SessionState:
             answers,
             frozenset(saved["completed_rules"]),
             revealed,
-            tuple(saved["unlocked_achievements"]),
-            tuple(saved["badges"]),
-            saved.get("ending"),
+            tuple(dict.fromkeys(a for a in saved["unlocked_achievements"] if a in achievements)),
+            tuple(dict.fromkeys(b for b in saved["badges"] if b in program.badges)),
+            ending,
             values,
         )
     except (KeyError, TypeError, AttributeError) as exc:
         raise SessionLoadError(f"the saved session is incomplete or malformed: {exc}") from None
+
+
+def _answers(observation: Mapping[str, Any] | None, answer: Any) -> bool:
+    """Whether a saved ``answer`` is one a turn can give ``observation`` (``None``: not in this revision).
+
+    Others are dropped as a migration drops them: the observation is then unanswered.
+    """
+    if observation is None:
+        return False
+    if observation.get("type") == "boolean":
+        return isinstance(answer, bool)
+    if observation.get("type") == "choice":
+        return isinstance(answer, str) and answer in observation.get("choices", {})
+    return True
 
 
 def _revealed(
