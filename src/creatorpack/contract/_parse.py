@@ -141,7 +141,7 @@ def _hint(reason: str, here: str) -> str:
     if reason.endswith(("expected ',' or '}'", "expected ',' or ']'")) and here[:1] in ('"', "{", "["):
         return "; a comma is missing before this"
     if reason.startswith("unexpected character") and here[:1] == "'":
-        return "; JSON strings and keys take double quotes (\"), not single ones"
+        return '; JSON strings and keys take double quotes ("), not single ones'
     if reason.endswith("expected a string key") and (here[:1].isalpha() or here[:1] == "_"):
         return '; a key is a string in double quotes, e.g. "key": value'
     if reason == "unexpected control character in string" and here[:1] in ("\n", "\r", "\t"):

@@ -48,6 +48,11 @@ __all__ = [
 
 
 _ABSENT: Final = object()  # a member the state does not have
+_NAMED: Final = 3
+"""Unknown illustration rule ids a refused turn names (with suggestions); the others are counted."""
+_LONGEST_ID: Final = 80
+"""The longest id a pack may have; an unknown id longer than this is shown by its first :data:`_ID_SHOWN` characters."""
+_ID_SHOWN: Final = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +77,7 @@ def check_turn(program: Program, turn: Turn) -> None:
         if observation is None:
             known = ", ".join(sorted(program.observations)) or "none"
             hint = _did_you_mean(ident, program.observations)
-            raise TurnError(f"unknown observation {ident!r}{hint}; this pack's observations: {known}")
+            raise TurnError(f"unknown observation {_shown_id(ident)}{hint}; this pack's observations: {known}")
         if observation.get("type") == "boolean" and not isinstance(answer, bool):
             raise TurnError(f"observation {ident!r} is a yes/no question: answer true or false, not {show(answer)}")
         if observation.get("type") == "choice":
@@ -82,13 +87,30 @@ def check_turn(program: Program, turn: Turn) -> None:
                 raise TurnError(
                     f"observation {ident!r} takes one of the choices {sorted(choices)}, not {show(answer)}{hint}"
                 )
+    _check_matches(program, turn.illustration_matches)
+
+
+def _check_matches(program: Program, matches: Sequence[str]) -> None:
+    """Raise :class:`TurnError` naming the first few unknown illustration rule ids and counting the rest.
+
+    Only the ids named get a suggestion, so a turn with thousands of unknown ids costs no more than one with three.
+    """
     known_rules = program.illustration_rule_ids
-    unknown = [m for m in turn.illustration_matches if m not in known_rules]
-    if unknown:
-        guesses = [(m, guess) for m in unknown if (guess := suggest.nearest(m, sorted(known_rules))) is not None]
-        hint = ", ".join(f"{guess!r}" + (f" for {m!r}" if len(unknown) > 1 else "") for m, guess in guesses)
-        hint = f" (did you mean {hint}?)" if hint else ""
-        raise TurnError(f"unknown illustration rule(s) {unknown}{hint}; this pack's rules: {sorted(known_rules)}")
+    unknown = list(dict.fromkeys(m for m in matches if m not in known_rules))
+    if not unknown:
+        return
+    named, rules = unknown[:_NAMED], sorted(known_rules)
+    guesses = [(m, guess) for m in named if (guess := suggest.nearest(m, rules)) is not None]
+    hint = ", ".join(f"{guess!r}" + (f" for {_shown_id(m)}" if len(unknown) > 1 else "") for m, guess in guesses)
+    hint = f" (did you mean {hint}?)" if hint else ""
+    listed = ", ".join(_shown_id(m) for m in named)
+    more = f" and {len(unknown) - len(named)} more" if len(unknown) > len(named) else ""
+    raise TurnError(f"unknown illustration rule(s) [{listed}]{more}{hint}; this pack's rules: {rules}")
+
+
+def _shown_id(ident: str) -> str:
+    """``ident`` quoted, cut to its first characters when it is longer than any id a pack may have."""
+    return repr(ident if len(ident) <= _LONGEST_ID else ident[:_ID_SHOWN] + "…")
 
 
 def _check_types(turn: Turn) -> None:
