@@ -171,6 +171,28 @@ def test_unknown_routes_and_methods(client: TestClient) -> None:
 
 
 @pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", f"/v1/sessions/{'0' * 32}/"),
+        ("POST", f"/v1/sessions/{'0' * 32}/turns/"),
+        ("GET", "/v1/health/"),
+        ("POST", "/v1/validate/"),
+        ("GET", "/v1/packs/moon.garden/revisions/1/"),
+        ("GET", "/v1/packs/moon.garden/reader/"),
+    ],
+)
+@pytest.mark.parametrize("token", [True, False], ids=["token", "anonymous"])
+def test_a_trailing_slash_is_an_unknown_route_never_a_redirect(
+    client: TestClient, method: str, path: str, *, token: bool
+) -> None:
+    headers = {"Host": "attacker.example", **JSON, **(issue(client) if token else {})}
+    response = client.request(method, path, content=b"{}", headers=headers, follow_redirects=False)
+    _assert_problem(response, 404)
+    assert "location" not in response.headers
+    assert response.json()["detail"] == "no such route"
+
+
+@pytest.mark.parametrize(
     ("method", "path", "allow"),
     [
         ("PUT", "/v1/validate", "POST"),

@@ -136,6 +136,7 @@ def create_app(
         lifespan=lifespan,
         docs_url=None,
         redoc_url=None,
+        redirect_slashes=False,  # a path with a trailing slash is an unknown route (404), not a redirect
     )
     app.state.services = services
     app.state.database = database
