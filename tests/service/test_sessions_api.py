@@ -158,12 +158,12 @@ def test_who_may_start_where(client: TestClient) -> None:
     assert start(client, "harbour", alice)["revision"] == 3  # unpublished: the latest live revision
     publish(client, "harbour", 2, alice)
     assert start(client, "harbour", alice, entry="late")["save"]["state"]["trust"] == 5
-    missing = client.post("/v1/packs/harbour/sessions", json={"entry": "nowhere"}, headers=alice)
-    assert (
-        problem(missing, 422, "not-playable")["detail"] == "no runtime entry 'nowhere'; the entries are opening, late"
-    )
-    missing = client.post("/v1/packs/harbour/sessions", json={"entry": "nowhere"}, headers=rita)
-    assert problem(missing, 422, "not-playable")["detail"] == "this pack has no entry 'nowhere'"
+    for who in (alice, host, rita):  # entry ids are public (the reader view lists them): everyone is told the same
+        missing = problem(
+            client.post("/v1/packs/harbour/sessions", json={"entry": "nowhere"}, headers=who), 422, "not-playable"
+        )
+        assert missing["detail"] == "no runtime entry 'nowhere'; the entries are opening, late"
+        assert missing["problems"] == []
     assert client.post("/v1/packs/harbour/sessions").status_code == 401
 
 
@@ -188,6 +188,53 @@ def test_turn_numbers_retries_and_the_ending(client: TestClient) -> None:
     assert over["detail"] == "the session reached the ending 'good' at turn 2; it takes no more turns"
     assert turn(client, sid, alice, 2, observations={"helped": True}).content == ended.content
     assert client.get(f"/v1/sessions/{sid}", headers=alice).json()["over"] is True
+
+
+@pytest.mark.parametrize(
+    ("number", "observations"),
+    [(7, {"helped": True}), (3, {"helped": True}), (2, {"way": "north"}), (1, {"way": "south"})],
+    ids=["later", "next", "last-with-another-body", "earlier"],
+)
+def test_an_ended_session_refuses_every_turn_but_the_retry_as_over(
+    client: TestClient, number: int, observations: dict[str, Any]
+) -> None:
+    alice = issue(client)
+    upload(client, harbour_bytes(), alice)
+    sid = start(client, "harbour", alice, entry="late")["session_id"]
+    assert turn(client, sid, alice, 1, observations={"way": "south"}).status_code == 200
+    ended = turn(client, sid, alice, 2, observations={"helped": True})
+    assert ended.json()["ending"] == "good"
+    over = problem(turn(client, sid, alice, number, observations=observations), 409, "session-over")
+    assert over["detail"] == "the session reached the ending 'good' at turn 2; it takes no more turns"
+    assert over["current_turn"] == 2
+    assert turn(client, sid, alice, 2, observations={"helped": True}).content == ended.content
+
+
+def test_a_turn_on_a_deleted_revision_is_a_documented_revision_conflict(client: TestClient) -> None:
+    alice = issue(client)
+    upload(client, harbour_bytes(1), alice)
+    upload(client, harbour_bytes(2), alice)
+    publish(client, "harbour", 1, alice)
+    sid = start(client, "harbour", alice, revision=2)["session_id"]
+    assert client.delete("/v1/packs/harbour/revisions/2", headers=alice).status_code == 204
+    conflict = problem(turn(client, sid, alice, 1, observations={"helped": True}), 409, "revision-conflict")
+    assert (conflict["reason"], conflict["latest_revision"]) == ("deleted", 2)
+    operation = client.get("/openapi.json").json()["paths"]["/v1/sessions/{session_id}/turns"]["post"]
+    assert "(revision-conflict)" in operation["responses"]["409"]["description"]
+
+
+def test_many_unknown_illustration_rules_get_a_short_answer(client: TestClient) -> None:
+    alice = issue(client)
+    upload(client, harbour_bytes(), alice)
+    sid = start(client, "harbour", alice)["session_id"]
+    matches = [f"no_such_rule_{i}" for i in range(50_000)]
+    refused = problem(turn(client, sid, alice, 1, illustration_matches=matches), 422, "invalid-turn")
+    assert refused["detail"].startswith(
+        "unknown illustration rule(s) ['no_such_rule_0', 'no_such_rule_1', 'no_such_rule_2'] and 49997 more; "
+    )
+    assert len(refused["detail"]) < 200
+    long = problem(turn(client, sid, alice, 1, observations={"x" * 100_000: True}), 422, "invalid-turn")
+    assert long["detail"].startswith(f"unknown observation '{'x' * 60}…'; ")
 
 
 def test_bad_observations_are_422_with_plays_message_and_change_nothing(client: TestClient) -> None:
@@ -233,6 +280,72 @@ def test_malformed_turns_are_400(client: TestClient, body: bytes, location: str)
     response = client.post(f"/v1/sessions/{sid}/turns", content=body, headers={**alice, **JSON})
     found = problem(response, 400, "invalid-request")
     assert found["errors"][0]["location"] == location
+
+
+@pytest.mark.parametrize(
+    ("body", "detail"),
+    [
+        (
+            b'{"turn": 1, "observations": {"helped": true, "helped": false}}',
+            "body: duplicate key 'helped' in /observations",
+        ),
+        (
+            b'{"turn": 1, "turn": 2, "observations": {"helped": true}}',
+            "body: duplicate key 'turn' in the top-level object",
+        ),
+        (
+            b'{"turn": 1, "illustration_matches": ["r1"], "observations": {}, "illustration_matches": []}',
+            "body: duplicate key 'illustration_matches' in the top-level object",
+        ),
+        (  # an escaped colon (the key 'helped:') makes the quick check unsure: the exact one still finds it
+            b'{"turn": 1, "observations": {"helped": true, "helped\\u003a": 1, "helped": true}}',
+            "body: duplicate key 'helped' in /observations",
+        ),
+        (b'{"turn": 1, "observations": {"way": NaN, "way": "south"}}', "body: duplicate key 'way' in /observations"),
+    ],
+    ids=["observation", "turn", "illustration_matches", "escaped-colon", "nan"],
+)
+def test_a_turn_that_repeats_a_key_is_400_and_changes_nothing(client: TestClient, body: bytes, detail: str) -> None:
+    alice = issue(client)
+    upload(client, harbour_bytes(), alice)
+    sid = start(client, "harbour", alice)["session_id"]
+    refused = problem(
+        client.post(f"/v1/sessions/{sid}/turns", content=body, headers={**alice, **JSON}), 400, "invalid-request"
+    )
+    assert refused["detail"] == detail
+    assert refused["errors"] == [{"location": "body", "message": refused["detail"].removeprefix("body: ")}]
+    assert client.get(f"/v1/sessions/{sid}", headers=alice).json()["turn"] == 0
+
+
+def test_keys_that_only_look_repeated_are_not(client: TestClient) -> None:
+    alice = issue(client)
+    upload(client, harbour_bytes(), alice)
+    sid = start(client, "harbour", alice)["session_id"]
+    for body, unknown in (
+        (b'{"turn": 1, "observations": {"helped": true, "helped\\u003a": true}}', "helped:"),
+        (b'{"turn": 1, "observations": {"helped": true, "turn": true}}', "turn"),
+    ):
+        refused = client.post(f"/v1/sessions/{sid}/turns", content=body, headers={**alice, **JSON})
+        assert problem(refused, 422, "invalid-turn")["detail"].startswith(f"unknown observation {unknown!r}")
+
+
+def test_session_and_publish_bodies_refuse_repeated_keys_too(client: TestClient) -> None:
+    alice = issue(client)
+    upload(client, harbour_bytes(), alice)
+    headers = {**alice, **JSON}
+    body = b'{"entry": "late", "entry": "opening"}'
+    refused = problem(client.post("/v1/packs/harbour/sessions", content=body, headers=headers), 400, "invalid-request")
+    assert refused["detail"] == "body: duplicate key 'entry' in the top-level object"
+    sid = start(client, "harbour", alice)["session_id"]
+    body = b'{"revision": 1, "revision": 1}'
+    migrate = client.post(f"/v1/sessions/{sid}/migrate", content=body, headers=headers)
+    assert (
+        problem(migrate, 400, "invalid-request")["detail"] == "body: duplicate key 'revision' in the top-level object"
+    )
+    published = client.post("/v1/packs/harbour/publish", content=body, headers=headers)
+    assert (
+        problem(published, 400, "invalid-request")["detail"] == "body: duplicate key 'revision' in the top-level object"
+    )
 
 
 def test_bodies_must_be_json_and_ids_well_formed(client: TestClient) -> None:
@@ -474,7 +587,7 @@ def test_migrate_by_plan_or_409_naming_each_value(client: TestClient) -> None:
         client.post(f"/v1/sessions/{reader}/migrate", json={"revision": 4}, headers=rita), 409, "migration-conflict"
     )
     assert "misfits" not in hidden
-    assert "trust" not in hidden["detail"]
+    assert hidden["detail"] == "the session cannot move to revision 4: 1 saved value no longer fits"
     reader_entries = client.get(f"/v1/sessions/{reader}/transcript", headers=rita).json()["entries"]
     assert all("migration" not in e for e in reader_entries)
 

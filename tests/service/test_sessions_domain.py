@@ -180,9 +180,11 @@ def test_entries_and_unplayable_starts(world: World) -> None:
     with pytest.raises(UnplayableError) as caught:
         world.sessions.start(ALICE, "harbour", entry="nowhere")
     assert caught.value.message == "no runtime entry 'nowhere'; the entries are opening, late"
+    assert caught.value.details == {"problems": []}
     with pytest.raises(UnplayableError) as caught:
         world.sessions.start(RITA, "harbour", entry="nowhere")
-    assert caught.value.message == "this pack has no entry 'nowhere'"
+    assert caught.value.message == "no runtime entry 'nowhere'; the entries are opening, late"
+    assert caught.value.details == {"problems": []}
     bad = harbour(2)
     bad["runtime"]["entries"][0]["initial_state"]["trust"] = 99
     world.submit(bad)
@@ -210,6 +212,17 @@ def test_turn_numbers_retries_and_the_ending(world: World) -> None:
         world.sessions.turn(ALICE, sid, 3, Turn({"helped": True}))
     assert over.value.details == {"current_turn": 2}
     assert world.sessions.turn(ALICE, sid, 2, Turn({"helped": True})) == ended  # the last turn still retries
+
+
+@pytest.mark.parametrize(("number", "observations"), [(7, {}), (3, {}), (2, {"way": "north"}), (1, {"way": "south"})])
+def test_an_ended_session_takes_no_turn_but_the_retry(world: World, number: int, observations: dict[str, Any]) -> None:
+    sid = world.sessions.start(ALICE, "harbour", entry="late").session_id
+    world.sessions.turn(ALICE, sid, 1, Turn({"way": "south"}))
+    ended = world.sessions.turn(ALICE, sid, 2, Turn({"helped": True}))
+    with pytest.raises(SessionEndedError, match="reached the ending 'good' at turn 2; it takes no more turns") as over:
+        world.sessions.turn(ALICE, sid, number, Turn(observations))
+    assert over.value.details == {"current_turn": 2}
+    assert world.sessions.turn(ALICE, sid, 2, Turn({"helped": True})) == ended
 
 
 def test_a_retry_is_the_same_body_in_any_key_order(world: World) -> None:
@@ -419,6 +432,22 @@ def test_migrate_refuses_naming_each_value_that_no_longer_fits(world: World) -> 
     assert world.store.session(sid) == before
 
 
+@pytest.mark.parametrize(
+    ("storm_maximum", "count"), [(3, "1 saved value no longer fits"), (0, "2 saved values no longer fit")]
+)
+def test_a_readers_refused_migration_counts_the_values_in_agreement(
+    world: World, storm_maximum: int, count: str
+) -> None:
+    pack = narrowed(2, 3)
+    pack["runtime"]["state"]["schema"]["properties"]["harbour"]["properties"]["storm"]["maximum"] = storm_maximum
+    world.submit(pack)
+    sid = world.sessions.start(ALICE_READER, "harbour", entry="late", revision=1).session_id
+    with pytest.raises(MigrationConflictError) as caught:
+        world.sessions.migrate(ALICE_READER, sid, 2)
+    assert caught.value.message == f"the session cannot move to revision 2: {count}"
+    assert "misfits" not in caught.value.details
+
+
 def test_readers_migrate_to_the_published_revision_only_and_misfits_stay_hidden(world: World) -> None:
     world.publish(1)
     world.submit(narrowed(2, 3, publishable=True))
@@ -429,7 +458,7 @@ def test_readers_migrate_to_the_published_revision_only_and_misfits_stay_hidden(
     world.publish(2)
     with pytest.raises(MigrationConflictError) as caught:
         world.sessions.migrate(RITA, sid, 2)
-    assert caught.value.message == "the session cannot move to revision 2: 1 saved value no longer fit"
+    assert caught.value.message == "the session cannot move to revision 2: 1 saved value no longer fits"
     assert "misfits" not in caught.value.details
     world.publish(3)
     moved = world.sessions.migrate(RITA, sid, 3)

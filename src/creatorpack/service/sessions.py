@@ -424,14 +424,10 @@ class Sessions:
             who = audience(token, owner)
             if number == session.turn and number > 0:
                 return self._replay(session, number, digest, who)
+            if _is_over(session):
+                raise _session_over(session)
             if number != session.turn + 1:
                 raise _turn_conflict(session, number)
-            ending = session.saved.get("ending")
-            if ending is not None:
-                raise SessionEndedError(
-                    f"the session reached the ending {ending!r} at turn {session.turn}; it takes no more turns",
-                    current_turn=session.turn,
-                )
             engine = self._engine(revision, owns=owner == token.account)
             try:
                 after, result = engine.step(self._state(session, engine), turn)
@@ -455,6 +451,8 @@ class Sessions:
     def _replay(self, session: SessionRecord, number: int, digest: str, who: Audience) -> TurnView:
         event = self._store.turn_event(session.id, number)
         if event is None or event.request_hash != digest:
+            if _is_over(session):
+                raise _session_over(session)
             raise TurnConflictError(
                 f"turn {number} was already played with another body; the next turn is {session.turn + 1}",
                 current_turn=session.turn,
@@ -662,6 +660,19 @@ def _session_view(session: SessionRecord, event: SessionEvent, who: Audience) ->
     return NarratorSession(session.id, session.pack_id, session.revision, entry, session.turn, narrator, session.saved)
 
 
+def _is_over(session: SessionRecord) -> bool:
+    """Whether the session reached an ending: it then takes no turn but a retry of its last one."""
+    return session.saved.get("ending") is not None
+
+
+def _session_over(session: SessionRecord) -> SessionEndedError:
+    """The refusal of any turn of an ended session but a retry of its last one: no other turn will do."""
+    return SessionEndedError(
+        f"the session reached the ending {session.saved['ending']!r} at turn {session.turn}; it takes no more turns",
+        current_turn=session.turn,
+    )
+
+
 def _turn_conflict(session: SessionRecord, number: int) -> TurnConflictError:
     return TurnConflictError(
         f"turn {number} is not the next turn: the session is at turn {session.turn}; post turn {session.turn + 1}",
@@ -670,21 +681,25 @@ def _turn_conflict(session: SessionRecord, number: int) -> TurnConflictError:
 
 
 def _unplayable(exc: NotPlayableError, engine: Engine, entry: str | None, who: Audience) -> UnplayableError:
+    """Why the session cannot start, as ``who`` may see it.
+
+    An unknown entry is named with the pack's entries to anyone (entry ids are public, as in the reader
+    view); the ``problems`` of an initial state that does not fit name state members: the narrator's side only.
+    """
+    if entry is not None and entry not in engine.entry_ids():
+        return UnplayableError(str(exc), problems=[])
     if who == "narrator":
         return UnplayableError(str(exc), problems=[{"pointer": p, "message": m} for p, m in exc.problems])
-    if entry is not None and entry not in engine.entry_ids():
-        return UnplayableError(f"this pack has no entry {entry!r}")
     return UnplayableError("this revision of the pack cannot be played")
 
 
 def _misfits(exc: SessionLoadError, session: SessionRecord, target: int, who: Audience) -> MigrationConflictError:
+    """The refused migration: each value that no longer fits for the narrator's side, their number for a reader."""
     misfits: Sequence[Any] = getattr(exc, "misfits", ())
     listed = [m.to_json() for m in misfits] or [{"pointer": p, "message": m} for p, m in exc.problems]
     if who == "reader":
         count = len(listed)
-        return MigrationConflictError(
-            f"the session cannot move to revision {target}: {count} saved value{'s' if count != 1 else ''} "
-            "no longer fit",
-            revision=session.revision,
-        )
+        values = "1 saved value no longer fits" if count == 1 else f"{count} saved values no longer fit"
+        message = f"the session cannot move to revision {target}: {values}"
+        return MigrationConflictError(message, revision=session.revision)
     return MigrationConflictError(str(exc), revision=session.revision, misfits=listed)

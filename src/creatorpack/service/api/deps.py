@@ -16,6 +16,7 @@ from pydantic import BaseModel, BeforeValidator, ValidationError
 from pydantic_core import PydanticCustomError
 from starlette.responses import Response
 
+from creatorpack.service.api.duplicates import duplicate_key, first_duplicate, may_repeat
 from creatorpack.service.api.errors import PROBLEM_MEDIA_TYPE
 from creatorpack.service.assets import Assets
 from creatorpack.service.auth import Auth
@@ -182,16 +183,22 @@ async def read_request(request: Request, model: type[Model], *, empty_ok: bool =
 
     Routes call it after their token check (a dependency), so an anonymous caller's body is never read,
     and a big one is refused with 413 as soon as it passes the limit, not after it was buffered whole.
+    A key repeated in an object is refused too, since the body would mean two things; the rare body that
+    may repeat one is searched in the checks' threads (:func:`cpu_bound`), never on the event loop.
     ``empty_ok``: an empty body is ``{}``.
     """
     body = await read_json_body(request, SMALL_BODY_BYTES)
     if empty_ok and not body.strip():
         body = b"{}"
     try:
-        return model.model_validate_json(body)
+        asked = model.model_validate_json(body)
     except ValidationError as exc:
         errors = [{**e, "loc": ("body", *e.get("loc", ()))} for e in exc.errors(include_url=False)]
         raise RequestValidationError(errors) from None
+    repeated = await cpu_bound(request, first_duplicate, body) if may_repeat(body) else None
+    if repeated is not None:
+        raise RequestValidationError([{"type": "duplicate_key", "loc": ("body",), "msg": duplicate_key(*repeated)}])
+    return asked
 
 
 def is_json_media(declared: str | None) -> bool:

@@ -56,7 +56,13 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
 _SESSION_ERRORS: Final = _errors(400, 401, 404)
 _PLAY_ERRORS: Final = {
     **_errors(400, 401, 404, 413, 415),
-    409: {**PROBLEM_RESPONSES[409], "description": "Not the next turn (turn-conflict); after the end (session-over)"},
+    409: {
+        **PROBLEM_RESPONSES[409],
+        "description": (
+            "Not the next turn (turn-conflict); after the end (session-over); "
+            "the session's revision was deleted (revision-conflict)"
+        ),
+    },
     422: {**PROBLEM_RESPONSES[422], "description": "The observations do not fit the pack (invalid-turn)"},
 }
 
