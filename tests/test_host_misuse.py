@@ -235,6 +235,11 @@ def test_lint_refuses_a_config_that_is_not_a_lint_config() -> None:
         ({"max_seconds": float("nan")}, ValueError, "max_seconds must be a finite number"),
         ({"ignore": "spoiler-title"}, TypeError, "ignore must be a set of codes, not a str"),
         ({"ignore": [3]}, TypeError, "ignore must hold codes"),
+        (
+            {"ignore": ["spoiler-titel"]},
+            ValueError,
+            "unknown rule code\\(s\\) 'spoiler-titel'; did you mean 'spoiler-title'",
+        ),
     ],
 )
 def test_a_lint_config_refuses_wrong_fields_at_once(fields: dict[str, Any], error: type, message: str) -> None:
@@ -341,3 +346,47 @@ def test_a_bound_missing_on_one_side_is_a_verdict_not_a_type_error() -> None:
     del new["runtime"]["state"]["schema"]["properties"]["trust"]["minimum"]  # not valid: the diff still answers
     [trust] = [m for m in diff(old, new).compatibility.members if m.key == "/trust"]
     assert (trust.level, trust.reason) == ("may_not_fit", "schema changed")
+
+
+def test_engine_calls_of_the_wrong_type_are_refused_by_name() -> None:
+    engine = Engine(json.loads(RICH.read_text()))
+    started = engine.start()
+    with pytest.raises(
+        TypeError, match=r"expected a SessionState, not a tuple: Engine.start returns \(state, result\)"
+    ):
+        engine.step(started, Turn({}))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="expected a SessionState, not None"):
+        engine.describe(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"expected a Turn or its JSON form \(a mapping\), not a list"):
+        engine.step(started[0], [])  # type: ignore[arg-type]
+    # The JSON form of a turn is read as Session.turn reads it.
+    _, result = engine.step(started[0], {"observations": {"helped_stranger": True}})
+    assert result.turn == 1
+    with pytest.raises(TypeError, match="turns must be a list of Turns"):
+        play(engine, None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="read a script with parse_script first"):
+        play(engine, '{"observations": {}}')  # type: ignore[arg-type]
+
+
+def test_a_turn_object_and_matches_beside_it_are_refused_not_dropped() -> None:
+    session = Session.start(json.loads(RICH.read_text()))
+    with pytest.raises(TypeError, match="a Turn carries its own illustration_matches"):
+        session.turn(Turn({}), ["ill_quay"])
+    assert session.state.turn == 0
+
+
+@pytest.mark.parametrize(
+    ("max_bytes", "error"), [(None, TypeError), (True, TypeError), (0, ValueError), (10**100, ValueError)]
+)
+def test_a_validator_refuses_a_bad_limit_when_made_not_when_used(max_bytes: Any, error: type) -> None:
+    with pytest.raises(error, match="max_bytes must be"):
+        creatorpack.Validator(max_bytes=max_bytes)
+
+
+def test_nan_and_infinity_are_shown_as_given_not_as_null() -> None:
+    from creatorpack._json import show
+
+    assert (show(float("nan")), show(float("inf")), show(float("-inf"))) == ("nan", "inf", "-inf")
+    session = Session.start(json.loads(RICH.read_text()))
+    with pytest.raises(TurnError, match="not nan"):
+        session.turn({"lamp_choice": float("nan")})  # type: ignore[dict-item]

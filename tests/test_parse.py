@@ -191,7 +191,7 @@ def test_missing_file_and_directory(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("source", "shown"),
-    [(42, "cannot validate an int: "), (None, "cannot validate a NoneType: "), ([1], "cannot validate a list: ")],
+    [(42, "cannot validate an int: "), (None, "cannot validate None: "), ([1], "cannot validate a list: ")],
 )
 def test_str_is_json_text_and_wrong_types_are_type_errors(source: object, shown: str) -> None:
     assert creatorpack.validate(json.dumps(VALID_03)).valid

@@ -6,6 +6,7 @@ types and values the same way.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, TypeAlias
 
@@ -108,7 +109,9 @@ def described(value: Any) -> str:
 
 
 def a_python_type(value: object) -> str:
-    """The Python type name of a value that is no JSON, with its article: ``an int``, ``a Decimal``."""
+    """The Python type name of a value that is no JSON, with its article: ``an int``, ``a Decimal``, ``None``."""
+    if value is None:
+        return "None"
     name = type(value).__name__
     return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
@@ -117,6 +120,8 @@ def show(value: Any, limit: int = 60) -> str:
     """A short rendering of a JSON value for messages: ``'fr'``, ``3``, ``true``, ``null``."""
     if isinstance(value, str):
         return repr(value if len(value) <= limit else value[: limit - 1] + "…")
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)  # nan, inf: orjson would write null, which is not what was given
     try:
         text = orjson.dumps(value).decode()
     except TypeError:

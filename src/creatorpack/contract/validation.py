@@ -14,6 +14,7 @@ their findings in the same text instead of reading the source again.
 from __future__ import annotations
 
 import functools
+import sys
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from typing import Any, Final
 
 import jsonschema_rs
 
-from creatorpack._json import json_type, pointer, show
+from creatorpack._json import a_python_type, json_type, pointer, show
 from creatorpack.contract import _messages, _parse, suggest
 from creatorpack.contract._schemaindex import SchemaIndex
 from creatorpack.contract._source import Source, read, read_file
@@ -122,6 +123,10 @@ class Validator:
     """
 
     def __init__(self, *, max_bytes: int = MAX_BYTES) -> None:
+        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int):
+            raise TypeError(f"max_bytes must be an int, not {a_python_type(max_bytes)}")
+        if not 1 <= max_bytes <= sys.maxsize - 1:
+            raise ValueError(f"max_bytes must be from 1 to {sys.maxsize - 1:,}, not {max_bytes:,}")
         self.max_bytes = max_bytes
         self._compiled: dict[str, Any] = {}
         self._lock = threading.Lock()

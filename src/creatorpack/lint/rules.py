@@ -16,6 +16,7 @@ from creatorpack._json import a_python_type
 from creatorpack.contract.findings import RawFinding
 from creatorpack.contract.validation import Report, Violation
 from creatorpack.lint._rationale import RATIONALES
+from creatorpack.lint._suggest import did_you_mean
 
 if TYPE_CHECKING:
     from os import PathLike
@@ -148,6 +149,10 @@ class LintConfig:
             raise TypeError(f"LintConfig.ignore must be a set of codes, not {a_python_type(ignore)} ({ignore!r})")
         if not all(isinstance(code, str) for code in ignore):
             raise TypeError(f"LintConfig.ignore must hold codes (strings): {sorted(map(repr, ignore))}")
+        unknown = sorted(set(ignore) - RULES.keys())
+        if unknown:
+            hint = did_you_mean(unknown[0], RULES)
+            raise ValueError(f"LintConfig.ignore: unknown rule code(s) {', '.join(map(repr, unknown))}{hint}")
         object.__setattr__(self, "ignore", frozenset(ignore))
         states: object = self.max_states
         if isinstance(states, bool) or not isinstance(states, int):

@@ -35,7 +35,11 @@ __all__ = [
 
 
 class Engine:
-    """A compiled pack, ready to play. Immutable; one engine serves any number of sessions."""
+    """A compiled pack, ready to play; one engine serves any number of sessions and threads.
+
+    Nothing it does changes it. Its attributes (``pack``, ``schema``, ``entries``, ``observations``,
+    ``program``) are the compiled pack's own, not copies: read them, never change them.
+    """
 
     def __init__(self, pack: Mapping[str, Any]) -> None:
         """Compile a pack that is already known to be valid (see :meth:`from_source`).
@@ -118,8 +122,9 @@ class Engine:
         nothing = Applied(initial, (), (), (), frozenset())
         return after, describe(self.program, blank, after, nothing, new_completed, None)
 
-    def step(self, session: SessionState, turn: Turn) -> tuple[SessionState, TurnResult]:
-        """Play one turn; raise :class:`TurnError` (changing nothing) for malformed input."""
+    def step(self, session: SessionState, turn: Turn | Mapping[str, Any]) -> tuple[SessionState, TurnResult]:
+        """Play one turn (a :class:`Turn` or its JSON form); :class:`TurnError` (changing nothing) for bad input."""
+        session, turn = _session(session), _turn(turn)
         after, applied, new_completed, illustration = step(self.program, session, turn)
         return after, describe(self.program, session, after, applied, new_completed, illustration)
 
@@ -136,6 +141,7 @@ class Engine:
 
         For a session just loaded or moved to another revision, whose last turn was played elsewhere.
         """
+        session = _session(session)
         nothing = Applied(session.state, (), (), (), frozenset())
         return describe(self.program, session, session, nothing, (), None)
 
@@ -154,6 +160,23 @@ class Engine:
         revision's state schema; what no longer fits is reported in the error.
         """
         return saves.load(self.program, saved)
+
+
+def _session(session: object) -> SessionState:
+    """``session`` if it is a :class:`SessionState`; else a ``TypeError`` that names what was given."""
+    if isinstance(session, SessionState):
+        return session
+    hint = ": Engine.start returns (state, result), pass the state" if isinstance(session, tuple) else ""
+    raise TypeError(f"expected a SessionState, not {a_python_type(session)}{hint}")
+
+
+def _turn(turn: object) -> Turn:
+    """``turn`` as a :class:`Turn`: one, or its JSON form (a mapping), as :meth:`Session.turn` takes it."""
+    if isinstance(turn, Turn):
+        return turn
+    if isinstance(turn, Mapping):
+        return Turn.from_json(turn)
+    raise TypeError(f"expected a Turn or its JSON form (a mapping), not {a_python_type(turn)}")
 
 
 class Session:
@@ -183,6 +206,8 @@ class Session:
         nothing. Turns on one session are played one at a time, whichever thread calls.
         """
         if isinstance(observations, Turn):
+            if illustration_matches:
+                raise TypeError("a Turn carries its own illustration_matches: give them in the Turn, not beside it")
             turn = observations
         else:
             answers: Any = {} if observations is None else observations

@@ -177,6 +177,10 @@ def play(
     the script's, and :class:`~creatorpack.errors.SessionOverError` for a turn after an ending,
     naming the turn.
     """
+    given: object = turns  # a caller may pass anything: refuse what is no list of turns by name
+    if isinstance(given, str | bytes) or not isinstance(given, Sequence):
+        hint = ": read a script with parse_script first" if isinstance(given, str | bytes) else ""
+        raise TypeError(f"turns must be a list of Turns (or their JSON form), not {a_python_type(given)}{hint}")
     session = Session.start(pack, script_entry(turns, entry))
     start = session.last
     if start is None:  # pragma: no cover - Session.start always records the start
