@@ -62,3 +62,12 @@ def test_an_unknown_id_of_at_most_80_characters_is_shown_whole(engine: Engine) -
     ident = "x" * 80
     assert refusal(engine, {ident: True}, []) == f"unknown observation {ident!r}; this pack's observations: helped, way"
     assert refusal(engine, {}, [ident]) == f"unknown illustration rule(s) [{ident!r}]; {RULES}"
+
+
+def test_a_pack_without_illustration_rules_says_so() -> None:
+    from .conftest import example
+
+    pack = example("0.5", "minimal")
+    assert not pack.get("presentation", {}).get("illustration_rules")
+    message = refusal(Engine.from_source(pack), {}, ["x"])
+    assert message == "unknown illustration rule(s) ['x']; this pack has no illustration rules"

@@ -105,7 +105,8 @@ def _check_matches(program: Program, matches: Sequence[str]) -> None:
     hint = f" (did you mean {hint}?)" if hint else ""
     listed = ", ".join(_shown_id(m) for m in named)
     more = f" and {len(unknown) - len(named)} more" if len(unknown) > len(named) else ""
-    raise TurnError(f"unknown illustration rule(s) [{listed}]{more}{hint}; this pack's rules: {rules}")
+    known = f"this pack's rules: {rules}" if rules else "this pack has no illustration rules"
+    raise TurnError(f"unknown illustration rule(s) [{listed}]{more}{hint}; {known}")
 
 
 def _shown_id(ident: str) -> str:
