@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from creatorpack.cli import app
 from creatorpack.lint import REVEAL_GOALS, RULES, Severity, _reach, _witness, goals, lint
-from creatorpack.play.engine import Engine, Turn
+from creatorpack.testing import play
 
 from .conftest import example
 
@@ -66,24 +66,45 @@ def test_a_reveal_that_holds_only_in_another_entry_is_never_revealed_in_its_own(
     assert report.witnesses["reader_card:wren"].entry == "return_visit"
 
 
-def test_every_reveal_of_the_rich_packs_is_decided_and_its_turns_reveal_it() -> None:
+def test_every_reveal_of_the_rich_packs_is_decided_and_its_turns_show_it() -> None:
+    """Each witness's last turn first shows the item to the reader, as `creatorpack play` shows it."""
     for version in ("0.3", "0.4", "0.5"):
         doc = example(version, "rich")
         keys = [key for key in goals(doc) if key.partition(":")[0] in REVEAL_GOALS]
         assert len(keys) > 10, version
         report = lint(json.dumps(doc))
-        engine = Engine(doc)
         for key in keys:
-            witness = report.witnesses[key]  # every one is revealed by some play
+            witness = report.witnesses[key]  # every one is shown by some play
             kind, _, ident = key.partition(":")
             reveal = next(k for k, goal in _witness.REVEALS.items() if goal == kind)
-            session, _ = engine.start(witness.entry or engine.entry_ids()[0])
-            before: frozenset[str] = frozenset()
-            for turn in witness.turns:
-                before = session.revealed.get(reveal, frozenset())
-                session, _ = engine.advance(session, Turn(dict(turn)))
-            assert ident in session.revealed[reveal], (version, key)
-            assert ident not in before, (version, key)  # its last turn reveals it: the witness is no longer than needed
+            run = play(json.dumps(doc), [{"observations": dict(t)} for t in witness.turns], entry=witness.entry)
+            if witness.turns:
+                assert ident in run.last.new_revealed.get(reveal, ()), (version, key)
+            else:
+                assert ident in run.start.revealed.get(reveal, ()), (version, key)
+
+
+def test_a_reward_only_asset_is_explained_by_the_turns_that_earn_it() -> None:
+    """Its `reveal_when` holds at the start, but the reader sees it only once its reward unlocks."""
+    doc = example("0.5", "rich")
+    asset = next(a for a in doc["assets"] if a["id"] == "badge_keeper_front")
+    assert asset.get("access") == "reward_only"
+    report = lint(json.dumps(doc))
+    witness = report.witnesses["asset:badge_keeper_front"]
+    assert witness.turns  # not at the start, where its reveal_when already holds
+    run = play(json.dumps(doc), [{"observations": dict(t)} for t in witness.turns], entry=witness.entry)
+    assert "badge_keeper_front" in run.last.new_revealed["assets"]
+
+
+def test_a_card_part_is_explained_by_the_turns_that_reveal_its_card() -> None:
+    doc = example("0.5", "rich")
+    card = next(c for c in doc["reader_cards"] if c["id"] == "mara")
+    card["reveal_when"] = {"op": "gte", "path": "/trust", "value": 1}  # its image shows from the start otherwise
+    card["image"]["reveal_when"] = {"op": "literal", "value": True}
+    report = lint(json.dumps(doc))
+    image, shown_card = report.witnesses["image:mara"], report.witnesses["reader_card:mara"]
+    assert image.turns
+    assert len(image.turns) == len(shown_card.turns)  # it shows with its card, not before
 
 
 def test_the_reveal_goals_are_the_search_s_reveal_kinds() -> None:

@@ -23,6 +23,7 @@ from creatorpack.lint._abstract import Abstract, Analysis, IntRange, Members, an
 from creatorpack.lint._turns import Trace, by_turn
 from creatorpack.play.conditions import resolve
 from creatorpack.play.engine import Engine, SessionState, Turn
+from creatorpack.play.step import shown
 from creatorpack.scaffold import files
 
 Doc = dict[str, Any]
@@ -169,8 +170,10 @@ def _check_trace(analysis: Analysis, trace: Trace, layers: list[list[SessionStat
         assert any(_inside(analysis, session.state, box) for box in trace.after), session.state
 
 
-def _revealed(session: SessionState) -> set[str]:
-    return {f"{goal}:{i}" for kind, goal in _witness.REVEALS.items() for i in session.revealed.get(kind, ())}
+def _revealed(engine: Engine, session: SessionState) -> set[str]:
+    """What the reader is shown (as play shows it), as goal keys."""
+    now = shown(engine.program, session)
+    return {f"{goal}:{i}" for kind, goal in _witness.REVEALS.items() for i in now.get(kind, ())}
 
 
 def _explore(engine: Engine, entry: str) -> tuple[list[SessionState], set[str]]:
@@ -179,7 +182,7 @@ def _explore(engine: Engine, entry: str) -> tuple[list[SessionState], set[str]]:
     start, _ = engine.start(entry)
     reached = {f"achievement:{a}" for a in start.achievements} | {f"completion:{c}" for c in start.completed}
     reached |= {f"ending:{start.ending}"} if start.ending is not None else set()
-    reached |= _revealed(start)
+    reached |= _revealed(engine, start)
     every = {_key(start): start}
     queue = [start]
     while queue:
@@ -193,7 +196,7 @@ def _explore(engine: Engine, entry: str) -> tuple[list[SessionState], set[str]]:
             reached.update(f"completion:{c}" for c in after.completed)
             if after.ending is not None:
                 reached.add(f"ending:{after.ending}")
-            reached |= _revealed(after)
+            reached |= _revealed(engine, after)
             if _key(after) not in every:
                 every[_key(after)] = after
                 queue.append(after)

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from creatorpack.cli import app
 from creatorpack.lint import REVEAL_GOALS, LintConfig, LintReport, Witness, _reach, _witness, lint
 from creatorpack.lint._abstract import IntRange, analyse
-from creatorpack.play.engine import Engine, Turn
+from creatorpack.play.engine import Engine
 from creatorpack.testing import play
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -214,19 +214,16 @@ def _reached(doc: Doc, key: str, witness: Witness) -> bool:
 
 
 def _revealed_on_the_last_turn(doc: Doc, kind: str, ident: str, witness: Witness) -> bool:
-    """Whether the witness's last turn reveals the item (its start, for no turns), read off the engine's sessions.
+    """Whether the reader is first shown the item after the witness's last turn (at the start, for no turns).
 
-    The engine's own sessions hold every reveal, a ``reward_only`` asset's too, which a turn's
-    result shows the reader only once it is earned.
+    Shown as play shows it (its ``revealed``): a ``reward_only`` asset once its reward unlocks, a
+    card's part once the card is revealed.
     """
-    engine = Engine(doc)
+    run = play(json.dumps(doc), [{"observations": dict(t)} for t in witness.turns], entry=witness.entry)
     reveal = next(k for k, goal in _witness.REVEALS.items() if goal == kind)
-    session, _ = engine.start(witness.entry or engine.entry_ids()[0])
-    before: frozenset[str] = frozenset()
-    for turn in witness.turns:
-        before = session.revealed.get(reveal, frozenset())
-        session, _ = engine.advance(session, Turn(dict(turn)))
-    return ident in session.revealed.get(reveal, ()) and ident not in before
+    if not witness.turns:
+        return ident in run.start.revealed.get(reveal, ())
+    return ident in run.last.new_revealed.get(reveal, ())
 
 
 @pytest.mark.parametrize(("name", "doc"), ALL, ids=[n for n, _ in ALL])

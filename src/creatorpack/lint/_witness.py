@@ -36,6 +36,7 @@ from creatorpack.lint._abstract import Analysis, answerable
 from creatorpack.play.conditions import MISSING, compile_condition, json_equal, resolve
 from creatorpack.play.engine import Engine, SessionState, Turn
 from creatorpack.play.state import set_paths
+from creatorpack.play.step import shown
 from creatorpack.play.views import RevealKind
 
 __all__ = [
@@ -94,6 +95,7 @@ GoalKind: TypeAlias = Literal[
 Move: TypeAlias = dict[str, Any]
 _INF: Final = math.inf
 _NONE: Final[frozenset[str]] = frozenset()
+_REVEAL_KINDS: Final = frozenset(REVEALS.values())
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +172,7 @@ class Search:
         self._played: dict[tuple[bytes, bytes], SessionState] = {}  # (state, move) -> the state after
         self._queue: deque[_Node] | None = None  # the sweep's frontier, kept so that it can resume
         self._seen: set[bytes] = set()
+        self._reveals = any(t.kind in _REVEAL_KINDS for t in targets)
 
     @property
     def open(self) -> list[Target]:
@@ -222,10 +225,13 @@ class Search:
         keys += [f"achievement:{ident}" for ident in after.achievements[len(before.achievements) if before else 0 :]]
         keys += [f"ending:{after.ending}"] if after.ending is not None else []
         keys += [f"completion:{ident}" for ident in sorted(after.completed - (before.completed if before else set()))]
-        for kind, goal in REVEALS.items():  # reveals are sticky: a set that did not grow holds nothing new
-            now, then = after.revealed.get(kind, _NONE), before.revealed.get(kind, _NONE) if before else _NONE
-            if len(now) != len(then):
-                keys += [f"{goal}:{ident}" for ident in sorted(now - then)]
+        if self._reveals and _may_show_more(before, after):
+            # What the reader is shown, as play shows it: a reward_only asset once its reward unlocks,
+            # a card's avatar, image or relationship once the card is revealed.
+            now = shown(self.engine.program, after)
+            then = shown(self.engine.program, before) if before is not None else {}
+            for kind, goal in REVEALS.items():
+                keys += [f"{goal}:{ident}" for ident in sorted(now.get(kind, _NONE) - then.get(kind, _NONE))]
         default = steps.entry == self.default
         for key in keys:
             known = self.found.get(key)
@@ -575,6 +581,15 @@ class Walk:
 
 
 # --- helpers -------------------------------------------------------------------------------------
+
+
+def _may_show_more(before: SessionState | None, after: SessionState) -> bool:
+    """Whether a turn may have shown the reader more: a reveal, or a reward that lets one show (reveals are sticky)."""
+    if before is None:
+        return True
+    grew = any(len(after.revealed.get(k, _NONE)) != len(before.revealed.get(k, _NONE)) for k in REVEALS)
+    rewarded = len(after.achievements) != len(before.achievements) or len(after.badges) != len(before.badges)
+    return grew or rewarded or after.ending != before.ending
 
 
 def _free(node: Any, observations: Mapping[str, Mapping[str, Any]], *, want: bool) -> Mapping[str, Any]:
