@@ -119,3 +119,16 @@ def test_explain_of_an_id_under_the_wrong_kind_names_its_kind(tmp_path: Path) ->
     far = runner.invoke(app, ["lint", str(pack), "--explain", "reader_card:nobody"])
     assert far.exit_code == 2
     assert "did you mean" not in far.stderr  # 'reader_card:' alone makes no id near
+
+
+def test_explain_of_a_reveal_without_its_kind_or_owner_names_the_key_it_means(tmp_path: Path) -> None:
+    pack = write(tmp_path / "rich.json", example("0.5", "rich"))
+    expected = {
+        "mara": "did you mean 'reader_card:mara'?",  # a card's id, without its kind
+        "deed:relit_the_lamp": "did you mean 'deed:cast_mara/relit_the_lamp'?",  # a deed without its casting
+        "cards:mara": "no goal is of kind 'cards'; did you mean 'reader_card:mara'?",
+    }
+    for target, told in expected.items():
+        result = runner.invoke(app, ["lint", str(pack), "--explain", target])
+        assert result.exit_code == 2, target
+        assert result.stderr.rstrip("\n").endswith(told), result.stderr

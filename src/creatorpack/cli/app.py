@@ -387,25 +387,33 @@ def _check_explain_target(path: str, target: str, max_bytes: int) -> bytes:
     raise typer.Exit(2)
 
 
+def _names_id(key: str, ident: str) -> bool:
+    """Whether goal ``key`` (``kind:id``) is of ``ident``, or of a part ``casting/ident`` or ``card/ident``."""
+    _, _, of = key.partition(":")
+    return of == ident or of.endswith(f"/{ident}")
+
+
 def _unknown_goal(target: str, known: Mapping[str, list[str]], reveals: list[str], named: str) -> str:
     """Why ``--explain`` cannot take ``target``, with the goal it most likely names."""
     from creatorpack.lint.linter import REVEAL_GOALS  # noqa: PLC0415
 
     kind, colon, ident = target.partition(":")
+    if not colon:
+        kind, ident = "", target
     every = [f"{k}:{i}" for k, ids in known.items() for i in ids] + reveals
     keys = {key.partition(":")[0] for key in every} | set(REVEAL_GOALS) | {*known, "completion"}
-    if colon and kind not in keys:  # a misspelt kind: the same id under the kind it is nearest to
+    same = [key for key in every if key != target and _names_id(key, ident)]
+    if kind and kind not in keys:  # a misspelt kind: the same id under the kind it is nearest to
         near = suggest.nearest(kind, sorted(keys))
-        if near is not None and f"{near}:{ident}" in every:
-            return f"{target!r}: no goal is of kind {kind!r}; did you mean '{near}:{ident}'?"
-    elsewhere = [key for key in every if key.partition(":")[2] == ident and key != target] if colon else []
-    if elsewhere:
-        other = elsewhere[0].partition(":")[0].replace("_", " ")
+        meant = f"{near}:{ident}" if near is not None and f"{near}:{ident}" in every else next(iter(same), None)
+        return f"{target!r}: no goal is of kind {kind!r}" + (f"; did you mean {meant!r}?" if meant else "")
+    if same and (not kind or same[0].startswith(f"{kind}:")):  # no kind, or a part's id without its owner's
+        return f"{target!r} is no achievement, ending, rule or reveal of {named}; did you mean {same[0]!r}?"
+    if same:
+        other = same[0].partition(":")[0].replace("_", " ")
         article = "an" if other[0] in "aeiou" else "a"
-        return (
-            f"{target!r}: {ident!r} of {named} is no {kind.replace('_', ' ')} but {article} {other}; "
-            f"explain {elsewhere[0]!r}"
-        )
+        wrong = kind.replace("_", " ")
+        return f"{target!r}: {ident!r} of {named} is no {wrong} but {article} {other}; explain {same[0]!r}"
     listed = "; ".join(f"{k}s: {suggest.known(ids)}" for k, ids in known.items() if ids) or "it has none"
     guess = suggest.nearest(target, [i for ids in known.values() for i in ids] + reveals)
     if kind in REVEAL_GOALS:  # a reveal of the wrong id: list the goals of that kind, the ones a creator meant
