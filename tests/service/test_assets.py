@@ -21,6 +21,8 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64 + b"png body"
 JPEG = b"\xff\xd8\xff\xe0" + b"jpeg body " * 20
 MP4 = b"\x00\x00\x00\x18ftypmp42" + bytes(range(256)) * 8
 WAV = b"RIFF\x24\x00\x00\x00WAVEfmt " + b"\x01" * 32
+LONG = "9" * 5000
+"""A ``Range`` number longer than ``int()`` converts (4300 digits)."""
 
 
 def sha(data: bytes) -> str:
@@ -265,6 +267,24 @@ def test_audio_and_video_answer_byte_ranges(client: TestClient) -> None:
     assert "accept-ranges" not in image.headers
 
 
+def test_over_long_range_numbers_are_past_the_end(client: TestClient) -> None:
+    """A ``Range`` number of more digits than ``int()`` converts is a number past the end, never a 500."""
+    alice = issue(client)
+    for data in (JPEG, MP4, PNG):
+        _put(client, data, alice)
+    _publish(client, alice, pack_with_assets())
+    path = "/v1/packs/moon.garden/assets/reel"
+    for header in (f"bytes={LONG}-", f"bytes={LONG}-{LONG}", f"bytes={'1' * 4301}-"):
+        past = client.get(path, headers={"Range": header})
+        assert (past.status_code, past.headers["content-range"]) == (416, f"bytes */{len(MP4)}"), header[:20]
+        assert past.json()["type"] == "urn:creatorpack:problem:range-not-satisfiable"
+        assert client.head(path, headers={"Range": header}).status_code == 416
+    for header, (start, stop) in {f"bytes=-{LONG}": (0, len(MP4)), f"bytes=5-{LONG}": (5, len(MP4))}.items():
+        part = client.get(path, headers={"Range": header})
+        assert (part.status_code, part.content) == (206, MP4[start:stop]), header[:20]
+        assert part.headers["content-range"] == f"bytes {start}-{stop - 1}/{len(MP4)}"
+
+
 @pytest.mark.parametrize(
     ("header", "expected"),
     [
@@ -275,13 +295,22 @@ def test_audio_and_video_answer_byte_ranges(client: TestClient) -> None:
         ("bytes=-30", (0, 10)),
         ("bytes=-", None),
         ("bytes=a-b", None),
+        ("bytes=0007-0008", (7, 9)),
+        (f"bytes=2-{LONG}", (2, 10)),  # an end past the end: to the end
+        (f"bytes=-{LONG}", (0, 10)),  # a suffix longer than the file: all of it
+        (f"bytes=-{'0' * 5000}3", (7, 10)),  # leading zeros are no length
+        (f"bytes={'0' * 5000}5-{'0' * 5000}7", (5, 8)),
+        (f"bytes={LONG}-{LONG[:-1]}", None),  # the end before the start: malformed
+        (f"bytes=2-{'0' * 5000}1", None),
     ],
 )
 def test_byte_range(header: str | None, expected: tuple[int, int] | None) -> None:
     assert byte_range(header, 10) == expected
 
 
-@pytest.mark.parametrize("header", ["bytes=10-", "bytes=-0", "bytes=20-30"])
+@pytest.mark.parametrize(
+    "header", ["bytes=10-", "bytes=-0", "bytes=20-30", f"bytes={LONG}-", f"bytes={LONG}-{LONG}", f"bytes=-{'0' * 5000}"]
+)
 def test_unsatisfiable_ranges(header: str) -> None:
     with pytest.raises(RangeNotSatisfiableError):
         byte_range(header, 10)

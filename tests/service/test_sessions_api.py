@@ -484,6 +484,10 @@ def test_session_assets_are_the_uploaded_files_in_byte_ranges(client: TestClient
     beyond = problem(client.get(path, headers={**rita, "Range": f"bytes={len(MP4)}-"}), 416, "range-not-satisfiable")
     assert beyond["detail"] == f"the range names no byte of the {len(MP4):,}-byte asset"
     assert client.get(path, headers={**rita, "Range": "bytes=0-9, 20-29"}).content == MP4  # several: all of it
+    long = "9" * 5000  # more digits than int() converts: past the end all the same
+    problem(client.get(path, headers={**rita, "Range": f"bytes={long}-"}), 416, "range-not-satisfiable")
+    assert client.get(path, headers={**rita, "Range": f"bytes=-{long}"}).content == MP4  # a suffix: all of it
+    assert client.get(path, headers={**rita, "Range": f"bytes=10-{long}"}).content == MP4[10:]
     etag = whole.headers["etag"]
     assert client.get(path, headers={**rita, "If-None-Match": etag, "Range": "bytes=0-9"}).status_code == 304
     # an image is never ranged

@@ -44,7 +44,11 @@ ASSET_TYPES: Final = ("image/png", "image/apng", "image/jpeg", "image/webp", "au
 _RANGED: Final = ("audio/", "video/")
 CHUNK_BYTES: Final = 1 << 20
 """How much of a file :meth:`Assets.stream` reads at a time."""
-_RANGE: Final = re.compile(r"bytes=(\d*)-(\d*)")
+_RANGE: Final = re.compile(r"bytes=([0-9]*)-([0-9]*)")  # ASCII digits, as RFC 9110 has them
+_DIGITS: Final = 18
+"""The most digits of a ``Range`` number read as such (well past :data:`MAX_ASSET_BYTES`)."""
+_FAR: Final = 10**_DIGITS
+"""What a longer ``Range`` number stands for: past the end of every file."""
 _SHA256: Final = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -112,17 +116,32 @@ def byte_range(header: str | None, size: int) -> tuple[int, int] | None:
     if match is None or (not match[1] and not match[2]):
         return None
     if not match[1]:  # the last N bytes
-        suffix = int(match[2])
+        suffix = _position(match[2])
         if suffix == 0:
             raise RangeNotSatisfiableError(size)
         return max(0, size - suffix), size
-    start = int(match[1])
-    stop = min(size, int(match[2]) + 1) if match[2] else size
-    if match[2] and int(match[2]) < start:
+    start = _position(match[1])
+    stop = min(size, _position(match[2]) + 1) if match[2] else size
+    if match[2] and _magnitude(match[2]) < _magnitude(match[1]):
         return None
     if start >= size:
         raise RangeNotSatisfiableError(size)
     return start, stop
+
+
+def _position(digits: str) -> int:
+    """A ``Range`` number; one of more than :data:`_DIGITS` digits is :data:`_FAR`, past the end of any file.
+
+    ``int()`` refuses strings of over 4300 digits (a 500), and no file is anywhere near that long.
+    """
+    significant = digits.lstrip("0")
+    return int(significant or "0") if len(significant) <= _DIGITS else _FAR
+
+
+def _magnitude(digits: str) -> tuple[int, str]:
+    """A key that orders ``Range`` numbers by value without converting them, however long they are."""
+    significant = digits.lstrip("0")
+    return len(significant), significant
 
 
 class Assets:
