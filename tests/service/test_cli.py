@@ -28,6 +28,8 @@ from tests.service.test_assets import JPEG, MP4, PNG, _put, pack_with_assets, sh
 
 WORKERS = 2  # several server processes share one database
 TOKEN = re.compile(r"cpt_[A-Za-z0-9_-]{43}\n")
+_NO_DATABASE = {"CREATORPACK_DATABASE_URL": "", "CREATORPACK_DATABASE_SCHEMA": "", "CREATORPACK_BLOB_URL": ""}
+"""The environment of a command on the embedded defaults under its ``--data-dir``."""
 
 
 def _env(settings: Settings) -> dict[str, str]:
@@ -91,6 +93,26 @@ def test_serve_refuses_a_port_out_of_range(tmp_path: Path, port: str) -> None:
     assert result.exit_code == 2
     assert "--port" in result.stderr
     assert not (tmp_path / "creatorpack.db").exists()  # refused before anything was set up
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e15", "99999999999999", "1e11", "-1", "3153600001"])
+def test_db_gc_refuses_a_grace_period_that_makes_no_date(tmp_path: Path, value: str) -> None:
+    """NaN, infinity, a negative number or more than 100 years: one line naming the option, exit 2, nothing opened."""
+    result = CliRunner().invoke(
+        cli_app, ["db", "gc", "--older-than", value, "--data-dir", str(tmp_path / "data")], env=_NO_DATABASE
+    )
+    assert result.exit_code == 2
+    assert (result.stdout, len(result.stderr.splitlines())) == ("", 1), result.stderr
+    assert result.stderr.startswith("creatorpack: --older-than is a number of seconds from 0 to 3153600000")
+    assert not (tmp_path / "data").exists()  # refused before anything was set up
+
+
+def test_db_gc_takes_a_grace_period_of_100_years(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        cli_app, ["db", "gc", "--older-than", "3153600000", "--data-dir", str(tmp_path)], env=_NO_DATABASE
+    )
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == "removed 0 blobs and 0 temporary files\n"
 
 
 def test_service_commands_do_not_load_the_web_stack() -> None:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EXIT_NOT_MIGRATED",
+    "MAX_GRACE_SECONDS",
     "db_gc",
     "db_refresh_views",
     "db_upgrade",
@@ -38,6 +39,8 @@ __all__ = [
 ]
 
 EXIT_NOT_MIGRATED: Final = 3
+MAX_GRACE_SECONDS: Final = 100 * 365 * 86_400
+"""The largest ``db gc --older-than``: 100 years (today less that is still a date, with room to spare)."""
 
 DataDir = Annotated[
     Path | None,
@@ -260,10 +263,30 @@ def db_upgrade(data_dir: DataDir = None) -> None:
         typer.echo(f"database migrated from {', '.join(sorted(before)) or 'nothing'} to migration {at}", err=True)
 
 
+def _grace_seconds(value: float) -> float:
+    """``--older-than`` as given, if it is a finite number of seconds from 0 to :data:`MAX_GRACE_SECONDS`.
+
+    Anything else is a usage error on one line (exit 2) before any store is opened: NaN and infinity
+    make no timedelta, and a larger value no date to compare write times with.
+    """
+    if not 0 <= value <= MAX_GRACE_SECONDS:  # NaN compares false both ways
+        typer.echo(
+            f"creatorpack: --older-than is a number of seconds from 0 to {MAX_GRACE_SECONDS} (100 years), "
+            f"not {value!r}",
+            err=True,
+        )
+        raise typer.Exit(2)
+    return value
+
+
 def db_gc(
     data_dir: DataDir = None,
     older_than: Annotated[
-        float, typer.Option(min=0, help="Keep unreferenced blobs younger than this many seconds.")
+        float,
+        typer.Option(
+            callback=_grace_seconds,
+            help=f"Keep unreferenced blobs younger than this many seconds (0 to {MAX_GRACE_SECONDS}).",
+        ),
     ] = 3600.0,
 ) -> None:
     """Delete blobs no revision references (orphans of interrupted uploads, deleted revisions), and stale temp files."""
