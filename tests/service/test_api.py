@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import datetime
+from typing import Any
 
 from fastapi.testclient import TestClient
 
@@ -15,7 +17,7 @@ from tests.service.conftest import JSON, issue, pack_bytes
 PROBLEM = "application/problem+json"
 
 
-def upload(client: TestClient, body: bytes, headers: dict[str, str]) -> object:
+def upload(client: TestClient, body: bytes, headers: dict[str, str]) -> Any:
     return client.post("/v1/packs", content=body, headers={**headers, **JSON})
 
 
@@ -71,6 +73,34 @@ def test_deleted_revision_numbers_are_never_reused(client: TestClient) -> None:
     assert same.status_code == 409
     assert client.delete("/v1/packs/moon.garden/revisions/1", headers=alice).status_code == 404
     assert client.post("/v1/packs", content=pack_bytes(revision=2), headers={**alice, **JSON}).status_code == 201
+
+
+def _blobs(client: TestClient) -> dict[str, datetime]:
+    """The blob store's sha256 and write times (the local store's mtimes)."""
+    return dict(client.app.state.services.packs._blobs.list())  # type: ignore[attr-defined]
+
+
+def test_refused_uploads_store_no_bytes(client: TestClient) -> None:
+    """A 404 or 409 upload leaves no blob (nothing for gc to sweep), and a retry of stored bytes writes none."""
+    alice, bob = issue(client, "alice"), issue(client, "bob")
+    for number in (1, 2, 5):
+        assert upload(client, pack_bytes(revision=number), alice).status_code == 201
+    assert client.delete("/v1/packs/moon.garden/revisions/2", headers=alice).status_code == 204
+    before = _blobs(client)
+    assert len(before) == 3
+    refused = {
+        "different": pack_bytes(revision=1, title="Other"),
+        "deleted": pack_bytes(revision=2, title="Other"),
+        "not-above-latest": pack_bytes(revision=4),
+    }
+    for reason, body in refused.items():
+        response = upload(client, body, alice)
+        assert (response.status_code, response.json()["reason"]) == (409, reason)
+        assert response.json()["latest_revision"] == 5
+    assert upload(client, pack_bytes(revision=6), bob).status_code == 404
+    again = upload(client, pack_bytes(revision=1), alice)
+    assert again.status_code == 200
+    assert _blobs(client) == before  # not one more blob, and not one rewritten
 
 
 def test_contract_invalid_is_422_with_the_errors(client: TestClient) -> None:

@@ -95,6 +95,38 @@ def test_another_account_cannot_see_or_touch_a_pack(packs: Packs) -> None:
         packs.delete("bob", "moon.garden", 1)
 
 
+def test_refused_and_repeated_uploads_put_no_blob(
+    packs: Packs, blobs: MemoryBlobStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ownership and the revision number are checked before the bytes go to the blob store."""
+    packs.submit("alice", pack_bytes(revision=1))
+    packs.submit("alice", pack_bytes(revision=2))
+    packs.submit("alice", pack_bytes(revision=5))
+    packs.delete("alice", "moon.garden", 2)
+    puts: list[bytes] = []
+
+    def counting_put(data: bytes) -> str:
+        puts.append(data)
+        return hashlib.sha256(data).hexdigest()
+
+    monkeypatch.setattr(blobs, "put", counting_put)
+    for body, reason in (
+        (pack_bytes(revision=1, title="Other"), "different"),
+        (pack_bytes(revision=2), "deleted"),
+        (pack_bytes(revision=3), "not-above-latest"),
+    ):
+        with pytest.raises(ConflictError) as caught:
+            packs.submit("alice", body)
+        assert (caught.value.reason, caught.value.details) == (reason, {"latest_revision": 5})
+    with pytest.raises(NotFoundError):
+        packs.submit("bob", pack_bytes(revision=6))
+    again = packs.submit("alice", pack_bytes(revision=1))
+    assert (again.created, again.revision.revision) == (False, 1)
+    assert puts == []
+    assert packs.submit("alice", pack_bytes(revision=6)).created
+    assert len(puts) == 1
+
+
 def test_invalid_unreadable_and_0_2_packs_are_refused(packs: Packs, blobs: MemoryBlobStore) -> None:
     doc = json.loads(pack_bytes())
     doc["manifest"]["revision"] = 0

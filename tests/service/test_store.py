@@ -26,6 +26,8 @@ from creatorpack.service.ports import (
     NewPublication,
     NewRevision,
     PackStore,
+    RevisionRecord,
+    RevisionSlot,
     SystemClock,
     TokenRecord,
 )
@@ -53,6 +55,22 @@ def test_deleting_says_whether_the_revision_is_published_or_missing(database: Da
     assert pack is not None
     assert [r.deleted for r in pack.revisions] == [None]
     assert [e.kind for e in store.events("moon.garden")] == ["upload", "publish"]
+
+
+@pytest.mark.parametrize("kind", ["sql", "memory"])
+def test_the_revision_slot_is_what_an_upload_would_meet(database: Database, kind: str) -> None:
+    store: PackStore = SqlPackStore(database) if kind == "sql" else MemoryPackStore()
+    assert store.revision_slot("moon.garden", 1) is None  # no such pack
+    assert store.add_revision("alice", new(1)) is AddOutcome.CREATED
+    assert store.add_revision("alice", new(3, "c" * 64)) is AddOutcome.CREATED
+    assert store.delete_revision("moon.garden", 1, NOW) is DeleteOutcome.DELETED
+    deleted = store.revision_slot("moon.garden", 1)
+    assert deleted is not None
+    assert (deleted.owner, deleted.latest_revision) == ("alice", 3)
+    assert deleted.existing == RevisionRecord("moon.garden", 1, "a" * 64, 10, "0.5", NOW, NOW)
+    assert store.revision_slot("moon.garden", 2) == RevisionSlot("alice", 3, None)
+    live = store.revision_slot("moon.garden", 3)
+    assert live == RevisionSlot("alice", 3, RevisionRecord("moon.garden", 3, "c" * 64, 10, "0.5", NOW))
 
 
 def test_migrations_match_the_tables_and_are_idempotent(database: Database) -> None:

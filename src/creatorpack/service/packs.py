@@ -1,8 +1,11 @@
 """Packs: check, submit, read, list and delete revisions; publish them; knows the library and the ports only.
 
-Submitting writes the bytes to the blob store first and then the rows in one transaction, so a crash
-in between leaves at most an orphan blob (swept by :meth:`Packs.collect_garbage`), never a row
-without its bytes.
+Submitting first reads whether the upload would be refused (another account's pack id, a revision
+number taken or not above the latest: nothing is written) or is a retry of the very same bytes
+(nothing is written either). Otherwise it writes the bytes to the blob store and then the rows in
+one transaction, so a crash in between leaves at most an orphan blob (swept by
+:meth:`Packs.collect_garbage`), never a row without its bytes; so does an upload refused by the
+transaction after a concurrent one got in first.
 
 Publishing lints the revision first (any error refuses it; warnings are returned), then stores, in
 one transaction, the published revision, its serialized reader view (:mod:`~creatorpack.service.reader`),
@@ -164,8 +167,12 @@ class Packs:
                 "it can still be validated and linted (use protocol_version 0.3 or later to store it)"
             )
         pack_id, number = str(manifest["pack_id"]), int(manifest["revision"])
+        sha256 = hashlib.sha256(body).hexdigest()
+        stored = self._stored_already(account, pack_id, number, sha256)
+        if stored is not None:
+            return Submitted(stored, created=False)
         digest = self._blobs.put(body)  # the bytes first: a crash after this leaves only an orphan blob
-        if digest != hashlib.sha256(body).hexdigest():
+        if digest != sha256:
             raise RuntimeError("the blob store returned a different sha256")  # pragma: no cover - a broken store
         new = NewRevision(pack_id, number, digest, len(body), str(report.version), self._clock.now(), token_id)
         outcome = self._store.add_revision(account, new)
@@ -177,7 +184,31 @@ class Packs:
             stored = self._store.revision(pack_id, number)
             if stored is not None:
                 return Submitted(stored, created=False)
-        raise _conflict(outcome, pack_id, number, self._store.pack(pack_id))
+        pack = self._store.pack(pack_id)
+        raise _conflict(outcome, pack_id, number, pack.latest_revision if pack is not None else 0)
+
+    def _stored_already(self, account: str, pack_id: str, number: int, sha256: str) -> RevisionRecord | None:
+        """The live revision if it holds these very bytes; 404 or 409 for an upload the store would refuse.
+
+        Read before any write, so that a refused upload leaves no blob behind and a retried one writes
+        none again. None: store it. ``add_revision`` still decides atomically (a race may then leave
+        an orphan blob, which gc sweeps).
+        """
+        slot = self._store.revision_slot(pack_id, number)
+        if slot is None:
+            return None
+        if slot.owner != account:
+            raise _no_pack(pack_id)
+        existing = slot.existing
+        if existing is None:
+            if number <= slot.latest_revision:
+                raise _conflict(AddOutcome.NOT_ABOVE_LATEST, pack_id, number, slot.latest_revision)
+            return None
+        if existing.deleted is not None:
+            raise _conflict(AddOutcome.DELETED, pack_id, number, slot.latest_revision)
+        if existing.sha256 != sha256:
+            raise _conflict(AddOutcome.DIFFERENT, pack_id, number, slot.latest_revision)
+        return existing
 
     def _checked(self, body: bytes) -> Report:
         try:
@@ -389,8 +420,7 @@ def _no_pack(pack_id: str) -> NotFoundError:
     return NotFoundError(f"no pack {pack_id!r} for this account")
 
 
-def _conflict(outcome: AddOutcome, pack_id: str, revision: int, pack: PackRecord | None) -> ConflictError:
-    latest = pack.latest_revision if pack is not None else 0
+def _conflict(outcome: AddOutcome, pack_id: str, revision: int, latest: int) -> ConflictError:
     messages = {
         AddOutcome.DIFFERENT: f"revision {revision} of {pack_id!r} exists with other bytes; raise manifest.revision",
         AddOutcome.DELETED: f"revision {revision} of {pack_id!r} was deleted and its number is not reused; "

@@ -54,6 +54,7 @@ __all__ = [
     "PackStore",
     "PublicationRecord",
     "RevisionRecord",
+    "RevisionSlot",
     "Scope",
     "SessionEvent",
     "SessionRecord",
@@ -123,6 +124,15 @@ class PackRecord:
     revisions: tuple[RevisionRecord, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class RevisionSlot:
+    """What an upload of one revision of an existing pack meets: the owner, the latest number, that revision if any."""
+
+    owner: str
+    latest_revision: int
+    existing: RevisionRecord | None  # deleted or not
+
+
 class AddOutcome(StrEnum):
     """What :meth:`PackStore.add_revision` found; the domain decides what each means to the caller."""
 
@@ -167,6 +177,14 @@ class PackStore(Protocol):
 
     def owned_revision(self, pack_id: str, revision: int) -> tuple[str, RevisionRecord] | None:
         """The pack's owner and one of its revisions (deleted or not), in one read; None if either is missing."""
+        ...
+
+    def revision_slot(self, pack_id: str, revision: int) -> RevisionSlot | None:
+        """The pack's owner, latest revision number and revision ``revision``, in one read; None if no such pack.
+
+        What :meth:`add_revision` would decide, read without writing: the domain refuses an upload
+        before it stores the bytes. Only a hint (``add_revision`` decides again, atomically).
+        """
         ...
 
     def delete_revision(self, pack_id: str, revision: int, when: datetime, actor: Actor | None = None) -> DeleteOutcome:
@@ -370,6 +388,14 @@ class MemoryPackStore:
         pack = self._packs.get(pack_id)
         found = self.revision(pack_id, revision)
         return (pack.owner, found) if pack is not None and found is not None else None
+
+    def revision_slot(self, pack_id: str, revision: int) -> RevisionSlot | None:
+        """See :meth:`PackStore.revision_slot`."""
+        pack = self._packs.get(pack_id)
+        if pack is None:
+            return None
+        existing = next((r for r in pack.revisions if r.revision == revision), None)
+        return RevisionSlot(pack.owner, pack.latest_revision, existing)
 
     def delete_revision(self, pack_id: str, revision: int, when: datetime, actor: Actor | None = None) -> DeleteOutcome:
         """See :meth:`PackStore.delete_revision`."""

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 import orjson
-from sqlalchemy import Connection, bindparam, delete, insert, select, update
+from sqlalchemy import Connection, and_, bindparam, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from creatorpack.service.ports import (
@@ -20,6 +20,7 @@ from creatorpack.service.ports import (
     PackRecord,
     PublicationRecord,
     RevisionRecord,
+    RevisionSlot,
     TokenRecord,
 )
 from creatorpack.service.store.catalog import relist
@@ -47,6 +48,16 @@ _OWNED_REVISION: Final = (
     .join(packs, packs.c.pack_id == revisions.c.pack_id)
     .join(accounts, accounts.c.id == packs.c.account_id)
     .where(revisions.c.pack_id == bindparam("pack_id"), revisions.c.revision == bindparam("revision"))
+)
+_REVISION_SLOT: Final = (
+    select(packs.c.latest_revision, accounts.c.name, revisions)
+    .select_from(packs)
+    .join(accounts, accounts.c.id == packs.c.account_id)
+    .outerjoin(
+        revisions,
+        and_(revisions.c.pack_id == packs.c.pack_id, revisions.c.revision == bindparam("revision")),
+    )
+    .where(packs.c.pack_id == bindparam("pack_id"))
 )
 _PUBLICATION: Final = (
     select(publications, accounts.c.name)
@@ -199,6 +210,15 @@ class SqlPackStore:
         with self._db.read() as conn:
             row = conn.execute(_OWNED_REVISION, {"pack_id": pack_id, "revision": revision}).one_or_none()
         return (row.name, _revision(row)) if row is not None else None
+
+    def revision_slot(self, pack_id: str, revision: int) -> RevisionSlot | None:
+        """See :meth:`~creatorpack.service.ports.PackStore.revision_slot`."""
+        with self._db.read() as conn:
+            row = conn.execute(_REVISION_SLOT, {"pack_id": pack_id, "revision": revision}).one_or_none()
+        if row is None:
+            return None
+        existing = _revision(row) if row.revision is not None else None
+        return RevisionSlot(row.name, int(row.latest_revision), existing)
 
     def delete_revision(self, pack_id: str, revision: int, when: datetime, actor: Actor | None = None) -> DeleteOutcome:
         """See :meth:`~creatorpack.service.ports.PackStore.delete_revision`."""
