@@ -160,6 +160,22 @@ def test_a_value_outside_its_member_is_one_finding_not_two(condition: Doc, messa
     assert findings(doc) == {("value-out-of-range", "/runtime/rules/0/when/value"): message}
 
 
+def test_ignoring_the_value_s_finding_keeps_the_condition_s_error() -> None:
+    """An impossible condition is never left without an error: with value-out-of-range ignored, never-holds stays."""
+    doc = rich()
+    doc["runtime"]["rules"][0]["when"] = {"op": "eq", "path": "/trust", "value": 11}
+    report = lint(json.dumps(doc), LintConfig(reachability=False, ignore=frozenset({"value-out-of-range"})))
+    assert [(f.code, f.pointer) for f in report.findings] == [("never-holds", "/runtime/rules/0/when")]
+    for code in ("comparison-type-mismatch", "observed-value-mismatch"):
+        doc["runtime"]["rules"][0]["when"] = (
+            {"op": "gt", "path": "/lamp_lit", "value": 1}
+            if code == "comparison-type-mismatch"
+            else {"op": "observed", "id": "helped_stranger", "value": "yes"}
+        )
+        found = lint(json.dumps(doc), LintConfig(reachability=False, ignore=frozenset({code})))
+        assert [f.code for f in found.findings] == ["never-holds"], code
+
+
 def test_rule_kind_and_effect_op_suggest() -> None:
     doc = rich()
     doc["runtime"]["rules"][0]["kind"] = "guidence"

@@ -17,6 +17,7 @@ from creatorpack.play.state import EFFECT_OPS, check_state, schema_at
 
 __all__ = [
     "EFFECT_OPS",
+    "LEAF_MISTAKES",
     "check_condition_refs",
     "check_conditions",
     "check_effects",
@@ -24,6 +25,7 @@ __all__ = [
     "check_satisfiable",
     "check_state_and_conditions",
     "effect_rules",
+    "one_per_mistake",
     "state_paths",
 ]
 
@@ -402,8 +404,6 @@ def check_satisfiable(index: PackIndex) -> Iterator[Raw]:
             where, reason = checker.explain(condition, path)
             if checker.unresolved or _reads_unknown_observation(index, condition):
                 continue  # an unknown path or observation id is its own finding (unknown-state-path, -reference)
-            if _mismatched_leaf(index, where, dict(_leaves(condition, path)).get(where)):
-                continue  # the part is a comparison of the wrong type: its own finding says it never holds
             if where == path:
                 message = f"{path[-1]} can never hold: {reason}; fix or remove it"
             else:
@@ -411,21 +411,19 @@ def check_satisfiable(index: PackIndex) -> Iterator[Raw]:
             yield RawFinding(where, "never-holds", message)
 
 
-_OWN_FINDING: Final = frozenset(["comparison-type-mismatch", "value-out-of-range"])
+LEAF_MISTAKES: Final = frozenset(["comparison-type-mismatch", "value-out-of-range", "observed-value-mismatch"])
+"""Findings at a comparison's member that say why it never holds, so that the never-holds of that comparison
+would only repeat them: lint reports the one that fixes it (see :func:`one_per_mistake`)."""
 
 
-def _mismatched_leaf(index: PackIndex, where: JsonPath, leaf: Mapping[str, Any] | None) -> bool:
-    """Whether ``leaf`` (at ``where``) gets its own finding: a type mismatch, or a value outside its member's.
+def one_per_mistake(raw: Sequence[Raw]) -> list[Raw]:
+    """``raw`` without each never-holds whose comparison has a finding of :data:`LEAF_MISTAKES` of its own.
 
-    One mistake is then one finding: the never-holds of the part would only repeat it.
+    Run after ignored codes are dropped: when that finding is ignored, the never-holds stays, so an
+    impossible condition is never left without an error.
     """
-    if leaf is None:
-        return False
-    if leaf.get("op") == "observed":
-        return any(True for _ in _check_observed(index, where, leaf))
-    if leaf.get("op") in COMPARISON_OPS:
-        return any(f.code in _OWN_FINDING for f in _check_comparison(index, where, leaf))
-    return False
+    leaves = {finding.path[:-1] for finding in raw if finding.code in LEAF_MISTAKES and finding.path}
+    return [f for f in raw if not (f.code == "never-holds" and f.path in leaves)]
 
 
 def _reads_unknown_observation(index: PackIndex, condition: Mapping[str, Any]) -> bool:

@@ -25,7 +25,7 @@ from creatorpack.lint.assets import (
     check_unused_assets,
     sniff,
 )
-from creatorpack.lint.conditions import check_satisfiable, check_state_and_conditions
+from creatorpack.lint.conditions import check_satisfiable, check_state_and_conditions, one_per_mistake
 from creatorpack.lint.ignored import (
     check_binding_roles,
     check_effect_ops,
@@ -143,7 +143,7 @@ def lint(source: Source, config: LintConfig | None = None, *, validator: Validat
     if searched:
         witnesses, proofs, extra = _decide(index, config)
         raw.extend(extra)
-    raw = [r for r in raw if r.code not in config.ignore]
+    raw = one_per_mistake([r for r in raw if r.code not in config.ignore])
     return LintReport(report, _locate_findings(raw, text), witnesses, proofs, searched=searched)
 
 
