@@ -98,6 +98,8 @@ def test_unknown_state_path_suggests_and_lists_nested_paths() -> None:
         ("$['harbour']['storm_level']", "; write it as '/harbour/storm_level'"),
         ("trust", "; write it as '/trust'"),
         ("harbour.storm_levl", "; did you mean '/harbour/storm_level'?"),  # the member it is nearest to
+        ("$.state.trust", "; write it as '/trust'"),  # every path starts in the state
+        ("state.harbour.storm_level", "; write it as '/harbour/storm_level'"),
     ],
 )
 def test_a_path_written_another_way_is_told_the_pointer_of_the_member_it_names(written: str, fix: str) -> None:

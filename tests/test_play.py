@@ -355,3 +355,13 @@ def test_cli_interactive_pack_that_starts_in_an_ending_shows_the_reader_once(tmp
     assert result.exit_code == 0, result.output
     assert result.output.count("the reader sees") == 1
     assert result.output.count("ENDING: ") == 1
+
+
+def test_play_takes_any_iterable_of_turns_and_a_script_counts_only_line_feeds() -> None:
+    turns = parse_script(SCRIPTS["0.5"])
+    assert play(RICH["0.5"], (turn for turn in turns)).ending == play(RICH["0.5"], turns).ending
+    text = '{"observations": {}}\n# a form feed \f and a U+2028 \u2028 here\n{"observations": {"nope": true}}\n'
+    script = parse_script(text)
+    assert script.lines == (1, 3)  # the form feed and U+2028 do not end a line, as an editor shows it
+    with pytest.raises(TurnError, match=r"^script line 3 \(turn 2\)"):
+        play(RICH["0.5"], script)

@@ -189,8 +189,10 @@ def _pointer_fix(index: PackIndex, raw: str) -> str:
     """
     bare = _NOT_POINTER.sub("", raw.strip())
     names = [name for name in re.split(r"[./\[\]'\"]+", bare) if name]
-    guess = pointer(tuple(names)) if names else f"/{raw}"
     known = state_paths(index.schema)
+    if len(names) > 1 and names[0] == "state" and pointer(tuple(names)) not in known:
+        names = names[1:]  # "$.state.trust": the state is where every path starts
+    guess = pointer(tuple(names)) if names else f"/{raw}"
     if guess in known:
         return f"; write it as {show(guess)}"
     return index.suggester.suggest(guess, known) or f"; write it as {show(guess)}"

@@ -106,16 +106,16 @@ def parse_script(lines: Iterable[str] | str | bytes | Path) -> Script:
     """
     if isinstance(lines, Path):
         try:
-            lines = lines.read_text(encoding="utf-8").splitlines()
+            lines = _lines(lines.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as exc:
             raise TurnError(f"cannot read the script {lines}: {exc}") from None
     elif isinstance(lines, bytes | bytearray):
         try:
-            lines = bytes(lines).decode("utf-8").splitlines()
+            lines = _lines(bytes(lines).decode("utf-8"))
         except UnicodeDecodeError as exc:
             raise TurnError(f"the script is not UTF-8 text: {exc}") from None
     elif isinstance(lines, str):
-        lines = lines.splitlines()
+        lines = _lines(lines)
     elif not isinstance(lines, Iterable):
         raise TurnError(f"a script is text, a Path or lines of text, not {a_python_type(lines)}")
     turns: list[Turn] = []
@@ -142,6 +142,11 @@ def parse_script(lines: Iterable[str] | str | bytes | Path) -> Script:
     return Script(turns, entry, at)
 
 
+def _lines(text: str) -> list[str]:
+    """The lines of a JSON Lines text: only a line feed ends one (a form feed or U+2028 stays inside its line)."""
+    return [line.removesuffix("\r") for line in text.split("\n")]
+
+
 def _entry_line(named: str, entry: str | None, number: int, *, started: bool) -> str:
     """The entry an ``# entry:`` line names, checked against where it stands and any earlier one."""
     if not named or len(named.split()) > 1:
@@ -166,7 +171,7 @@ def script_entry(turns: Sequence[Turn | Mapping[str, Any]], entry: str | None) -
 
 def play(
     pack: Engine | Source,
-    turns: Sequence[Turn | Mapping[str, Any]],
+    turns: Iterable[Turn | Mapping[str, Any]],
     *,
     entry: str | None = None,
 ) -> Playthrough:
@@ -178,9 +183,11 @@ def play(
     naming the turn.
     """
     given: object = turns  # a caller may pass anything: refuse what is no list of turns by name
-    if isinstance(given, str | bytes) or not isinstance(given, Sequence):
+    if isinstance(given, str | bytes) or not isinstance(given, Iterable):
         hint = ": read a script with parse_script first" if isinstance(given, str | bytes) else ""
         raise TypeError(f"turns must be a list of Turns (or their JSON form), not {a_python_type(given)}{hint}")
+    if not isinstance(turns, Sequence):  # a generator or another iterable of turns: read once, in order
+        turns = list(turns)
     session = Session.start(pack, script_entry(turns, entry))
     start = session.last
     if start is None:  # pragma: no cover - Session.start always records the start
