@@ -144,3 +144,14 @@ def test_explain_of_a_card_never_revealed_says_why(tmp_path: Path) -> None:
     result = runner.invoke(app, ["lint", str(pack), "--explain", "reader_card:wren"])
     assert result.exit_code == 1
     assert "'reader_card:wren' is never revealed: in sessions of entry 'opening'" in " ".join(result.stderr.split())
+
+
+def test_in_an_entry_that_starts_in_an_ending_only_what_holds_at_its_start_is_revealed() -> None:
+    """No turn is played there, so no answer is ever given: a reveal that waits for one is never revealed."""
+    doc = example("0.5", "rich")
+    doc["runtime"]["entries"][1]["initial_state"]["trust"] = 10  # an ending holds at the start of 'return_visit'
+    _wren(doc)["reveal_when"] = {"op": "observed", "id": "helped_stranger", "value": True}
+    _wren(doc)["entry_ids"] = ["return_visit"]
+    report = lint(json.dumps(doc))
+    [finding] = [f for f in report.findings if f.code == "never-revealed"]
+    assert "so the session takes no turn, and its `reveal_when` does not hold there" in finding.message

@@ -22,7 +22,9 @@ from creatorpack.contract.findings import RawFinding
 from creatorpack.lint._abstract import Abstract, Analysis, analyse, holds, why_not
 from creatorpack.lint._turns import WORK, Trace, by_turn
 from creatorpack.lint._witness import REVEALS, GoalKind, Reached, Search, Target
+from creatorpack.play.conditions import compile_condition
 from creatorpack.play.engine import Engine
+from creatorpack.play.state import set_paths
 
 __all__ = ["KINDS", "REVEAL_KINDS", "Outcome", "decide", "targets"]
 
@@ -288,6 +290,12 @@ def _ending_at_start(analysis: Analysis) -> str:
     return f"the endings {', '.join(repr(h) for h in held)} hold {at}" if held else f"an ending holds {at}"
 
 
+def _at_start(analysis: Analysis, condition: Mapping[str, Any]) -> bool:
+    """Whether ``condition`` holds at the start of ``analysis``'s entry, before any answer is given."""
+    sets = set_paths(analysis.program.schema)
+    return compile_condition(condition, set_paths=sets).evaluate(analysis.initial, {})
+
+
 def _blocked(target: Target, analysis: Analysis) -> str | None:
     if target.kind == "rule":
         if target.ident in analysis.completed:
@@ -297,6 +305,9 @@ def _blocked(target: Target, analysis: Analysis) -> str | None:
         if holds(analysis, target.condition, analysis.before) is None:
             return f"its `when` never holds before a turn: {why_not(analysis, target.condition, analysis.before)}"
         return None
+    if analysis.before is None and not _at_start(analysis, target.condition):
+        member = _member(target)
+        return f"{_ending_at_start(analysis)}, so the session takes no turn, and its `{member}` does not hold there"
     on = holds(analysis, target.condition, analysis.after)
     if on is None:
         return f"its `{_member(target)}` never holds: {why_not(analysis, target.condition, analysis.after)}"
