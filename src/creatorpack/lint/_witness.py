@@ -172,7 +172,7 @@ class Search:
         self._played: dict[tuple[bytes, bytes], SessionState] = {}  # (state, move) -> the state after
         self._queue: deque[_Node] | None = None  # the sweep's frontier, kept so that it can resume
         self._seen: set[bytes] = set()
-        self._reveals = any(t.kind in _REVEAL_KINDS for t in targets)
+        self._reveals = {t.key for t in targets if t.kind in _REVEAL_KINDS}  # those not yet witnessed
 
     @property
     def open(self) -> list[Target]:
@@ -225,7 +225,7 @@ class Search:
         keys += [f"achievement:{ident}" for ident in after.achievements[len(before.achievements) if before else 0 :]]
         keys += [f"ending:{after.ending}"] if after.ending is not None else []
         keys += [f"completion:{ident}" for ident in sorted(after.completed - (before.completed if before else set()))]
-        if self._reveals and _may_show_more(before, after):
+        if self._reveals and _may_show_more(before, after):  # reveals without a default-entry witness yet
             # What the reader is shown, as play shows it: a reward_only asset once its reward unlocks,
             # a card's avatar, image or relationship once the card is revealed.
             now = shown(self.engine.program, after)
@@ -241,6 +241,8 @@ class Search:
                 self._open.pop(key, None)
             if default and key.startswith("rule:"):
                 unsettled.discard(key[5:])
+            if default:
+                self._reveals.discard(key)
 
     # --- phase 1: the sweep -------------------------------------------------------------------
 
