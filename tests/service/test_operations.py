@@ -277,7 +277,7 @@ def test_a_schema_postgresql_takes_unquoted_is_a_setting(name: str) -> None:
     assert Settings.from_env({"CREATORPACK_DATABASE_SCHEMA": name}).database_schema == name
 
 
-@pytest.mark.parametrize("name", ["my$schema", "données", "_x1"])
+@pytest.mark.parametrize("name", ["my$schema", "données", "_x1", "Données", "Äb"])
 def test_a_schema_postgresql_takes_unquoted_is_migrated_into(tmp_path: Path, name: str) -> None:
     if not POSTGRES_URL:
         pytest.skip(NO_POSTGRES)

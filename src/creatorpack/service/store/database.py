@@ -147,13 +147,18 @@ class Database:
         """On PostgreSQL, refuse a ``search_path`` schema that does not exist (tables would fail to be created)."""
         if self.is_sqlite or not self.schema:
             return
-        name = self.schema.lower()  # unquoted in search_path, so folded as PostgreSQL folds it
+        name = _folded(self.schema)  # unquoted in search_path, so folded as PostgreSQL folds it
         found = conn.execute(text("SELECT 1 FROM pg_namespace WHERE nspname = :name"), {"name": name}).first()
         if found is None:
             raise SchemaMissingError(
                 f"schema {name!r} does not exist in {shown_url(self.engine.url)}: create it (CREATE SCHEMA "
                 f"{name}) or unset CREATORPACK_DATABASE_SCHEMA"
             )
+
+
+def _folded(name: str) -> str:
+    """An unquoted identifier as PostgreSQL stores it: ASCII letters lower-cased, every other letter kept."""
+    return "".join(c.lower() if c.isascii() else c for c in name)
 
 
 def _config() -> Any:
