@@ -261,3 +261,15 @@ def test_the_journal_records_every_change_with_account_token_time_and_revision(c
     rest = client.get("/v1/packs/moon.garden/events", params={"after": first["next"]}, headers=alice).json()
     assert [e["id"] for e in rest["events"]] == ids[2:]
     assert client.get("/v1/packs/moon.garden/events", params={"limit": 0}, headers=alice).status_code == 400
+
+
+def test_the_retry_of_a_published_revision_says_it_is_published(client: TestClient) -> None:
+    """Same bytes again: 200 and nothing changes, and the answer describes the revision as it is."""
+    alice = issue(client)
+    body = pack_bytes()
+    _upload(client, body, alice)
+    _publish(client, alice)
+    again = client.post("/v1/packs", content=body, headers={**alice, **JSON})
+    assert again.status_code == 200
+    assert again.json()["published"] is True
+    assert again.json() == client.get("/v1/packs/moon.garden", headers=alice).json()["revisions"][0]

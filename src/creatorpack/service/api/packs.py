@@ -58,12 +58,17 @@ def _location(record: RevisionRecord) -> str:
 async def upload(request: Request, token: Creator) -> Response:
     """Store the pack as revision ``manifest.revision`` of ``manifest.pack_id`` (same bytes again: 200)."""
     body = await read_json_body(request)
-    submit = services(request).packs.submit
-    done = await cpu_bound(
-        request, lambda: submit(token.account, body, token_id=token.id), size=len(body), lane="uploads"
-    )
-    headers = {"Location": _location(done.revision), "ETag": f'"{done.revision.sha256}"'}
-    return json_response(_revision_json(done.revision), 201 if done.created else 200, headers)
+    packs = services(request).packs
+
+    def store() -> tuple[RevisionRecord, PackRecord | None, bool]:
+        done = packs.submit(token.account, body, token_id=token.id)
+        # A retry of a stored revision says whether it is the published one, as the pack's own read does.
+        record = None if done.created else packs.pack(token.account, done.revision.pack_id)
+        return done.revision, record, done.created
+
+    revision, record, created = await cpu_bound(request, store, size=len(body), lane="uploads")
+    headers = {"Location": _location(revision), "ETag": f'"{revision.sha256}"'}
+    return json_response(_revision_json(revision, record), 201 if created else 200, headers)
 
 
 @router.get("/{pack_id}", response_model=Pack, responses={400: PROBLEM_RESPONSES[400], **_AUTH_ERRORS})
