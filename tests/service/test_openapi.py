@@ -107,3 +107,11 @@ def test_only_routes_that_serve_byte_ranges_list_416(stateless_client: TestClien
         for method, operation in operations.items():
             responses = operation["responses"]
             assert ("416" in responses) == ("206" in responses), (method, path)
+
+
+def test_a_served_file_is_declared_of_any_media_type_not_json() -> None:
+    """The asset routes answer with the file's sniffed type (image/png, video/mp4, ...), never JSON."""
+    paths = json.loads(openapi_json())["paths"]
+    for path in ("/v1/packs/{pack_id}/assets/{asset_id}", "/v1/sessions/{session_id}/assets/{asset_id}"):
+        for status in ("200", "206"):
+            assert list(paths[path]["get"]["responses"][status]["content"]) == ["*/*"], (path, status)

@@ -33,9 +33,11 @@ Sha256 = Annotated[str, Path(pattern=r"^[0-9a-f]{64}$", description="The file's 
 AssetId = Annotated[str, Path(pattern=ID_PATTERN, max_length=80, description="The asset's id in the pack")]
 _OWNER_SCOPES: Final = ("creator", "admin")
 _FILE: Final[dict[str, Any]] = {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}
+_SERVED: Final[dict[str, Any]] = {"*/*": {"schema": {"type": "string", "format": "binary"}}}
+"""A served file is of the media type its bytes were sniffed as (image/png, audio/mpeg, ...)."""
 FILE_RESPONSES: Final[dict[int | str, dict[str, Any]]] = {
-    200: {"description": "The file", "content": _FILE},
-    206: {"description": "A byte range of an audio or video file", "content": _FILE},
+    200: {"description": "The file, of the media type its bytes were sniffed as", "content": _SERVED},
+    206: {"description": "A byte range of an audio or video file", "content": _SERVED},
     304: {"description": "Not modified (If-None-Match matched the ETag)"},
     **RANGE_RESPONSES,
 }
@@ -108,6 +110,7 @@ async def upload(request: Request, sha256: Sha256, _token: Creator) -> Response:
 @router.get(
     "/packs/{pack_id}/assets/{asset_id}",
     responses=file_responses({k: PROBLEM_RESPONSES[k] for k in (400, 401, 404)}),
+    response_class=Response,  # not JSON: the file, of its own media type
     openapi_extra=ANONYMOUS,
 )
 def fetch(

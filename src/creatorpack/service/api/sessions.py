@@ -145,6 +145,7 @@ async def migrate(request: Request, session_id: SessionId, token: Player) -> Res
 @router.get(
     "/sessions/{session_id}/assets/{asset_id}",
     responses=file_responses(_SESSION_ERRORS),
+    response_class=Response,  # not JSON: the file, of its own media type
 )
 def asset(
     request: Request,
