@@ -510,3 +510,15 @@ def test_sarif_uris_are_uri_references_that_name_the_file(tmp_path: Path) -> Non
         assert (parts.scheme, parts.query, parts.fragment) == ("", "", ""), uri
         assert " " not in uri, uri
         assert uri.isascii(), uri
+
+
+def test_a_directory_walk_skips_json_that_only_mentions_protocol_version(tmp_path: Path) -> None:
+    """A pack's JSON Schema (README: `creatorpack schema 0.5 > pack-0.5.schema.json`) is no pack to check."""
+    (tmp_path / "pack.json").write_text(json.dumps(example("0.5", "minimal")), encoding="utf-8")
+    (tmp_path / "pack-0.5.schema.json").write_text(json.dumps(schema.bundle("0.5")), encoding="utf-8")
+    (tmp_path / "broken.json").write_text('{"protocol_version": "0.5",', encoding="utf-8")  # a broken pack
+    result = runner.invoke(app, ["validate", str(tmp_path)])
+    assert result.exit_code == 2, result.output  # the broken pack is reported, not skipped
+    assert "broken.json:1:" in result.stdout
+    assert "schema.json" not in result.stdout
+    assert "skipped 1 JSON file without protocol_version" in result.stderr

@@ -10,7 +10,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-__all__ = ["SKIPPED_DIRS", "Expansion", "expand", "git_ignored", "mentions_protocol_version"]
+import orjson
+
+__all__ = [
+    "SKIPPED_DIRS",
+    "Expansion",
+    "declares_protocol_version",
+    "expand",
+    "git_ignored",
+    "mentions_protocol_version",
+]
 
 SKIPPED_DIRS: Final = frozenset({"node_modules"})
 """Directories never walked (besides hidden ones, whose names start with a dot)."""
@@ -82,11 +91,27 @@ def mentions_protocol_version(data: bytes) -> bool:
     return any(marker in data for marker in _MARKERS)
 
 
+def declares_protocol_version(data: bytes) -> bool:
+    """Whether ``data`` is a JSON object with a root ``protocol_version`` member, or may be a broken one.
+
+    Text that cannot be parsed counts when it mentions ``protocol_version`` (in UTF-8, UTF-16 or
+    UTF-32, which a pack must not be in), so that a broken pack is reported rather than skipped; a
+    JSON file that only mentions it elsewhere (a JSON Schema of packs, say) is not a pack.
+    """
+    if not mentions_protocol_version(data):
+        return False
+    try:
+        document = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return True
+    return isinstance(document, dict) and "protocol_version" in document
+
+
 def _is_pack(path: Path, max_bytes: int) -> bool:
     """Whether a walked file declares a ``protocol_version`` (unreadable files are kept: they are reported)."""
     try:
         with path.open("rb") as handle:
-            return mentions_protocol_version(handle.read(max_bytes + 1))
+            return declares_protocol_version(handle.read(max_bytes + 1))
     except OSError:
         return True
 

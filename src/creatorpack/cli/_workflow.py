@@ -17,7 +17,7 @@ import typer
 
 from creatorpack.cli._files import write_atomically
 from creatorpack.cli._output import located, read_input
-from creatorpack.cli._walk import mentions_protocol_version
+from creatorpack.cli._walk import declares_protocol_version
 from creatorpack.contract.validation import MAX_BYTES, read_file
 from creatorpack.errors import CreatorpackError, DocumentError
 
@@ -195,13 +195,7 @@ def is_pack_file(path: str, max_bytes: int = MAX_BYTES) -> bool:
         data = read_file(path, max_bytes)
     except DocumentError:
         return True  # too large, or gone: let the command report it
-    if not mentions_protocol_version(data):
-        return False
-    try:
-        document = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return True
-    return isinstance(document, dict) and "protocol_version" in document
+    return declares_protocol_version(data)
 
 
 def _hook_for(app: typer.Typer) -> Any:
