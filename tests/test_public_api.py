@@ -8,6 +8,8 @@ import importlib
 import inspect
 import pkgutil
 import re
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -136,3 +138,13 @@ def test_errors_subclass_the_fitting_builtin() -> None:
 def test_the_package_is_marked_typed() -> None:
     """PEP 561: without py.typed a client's type checker sees every creatorpack name as Any."""
     assert (Path(creatorpack.__file__).parent / "py.typed").is_file()
+
+
+def test_the_documented_submodules_are_reached_after_a_plain_import() -> None:
+    """README and docs call `creatorpack.testing.play` and `creatorpack.scaffold.files` after `import creatorpack`."""
+    code = (
+        "import creatorpack\n"
+        "print(creatorpack.testing.play.__name__, creatorpack.scaffold.files.__name__, creatorpack.diff.diff.__name__)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout) == (0, "play files diff\n"), done.stderr

@@ -43,7 +43,13 @@ _LAZY = {
 }
 
 
+_SUBMODULES = frozenset(["diff", "play", "scaffold", "testing"])
+"""Subpackages reachable after a plain ``import creatorpack`` (``creatorpack.testing.play``), loaded on first use."""
+
+
 def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return importlib.import_module(f"creatorpack.{name}")
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'creatorpack' has no attribute {name!r}")
