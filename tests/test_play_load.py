@@ -247,3 +247,23 @@ def test_what_a_save_holds_that_no_turn_could_give_is_dropped_as_a_migration_dro
     # The next turn is the one a session without those answers takes.
     unanswered = engine.load({**clean.to_json(), "answers": {}})
     assert engine.advance(loaded, Turn({}))[0].state == engine.advance(unanswered, Turn({}))[0].state
+
+
+def test_a_save_of_a_pack_edited_under_the_same_revision_number_says_what_moved(tmp_path: Path) -> None:
+    """A draft edited without a new revision number: the save still moves by the plan, and play says so."""
+    saved = tmp_path / "save.json"
+    first = _write(tmp_path / "first.jsonl", _lines()[:1])
+    assert _invoke(str(RICH), "--script", str(first), "--save-to", str(saved)).exit_code == 0
+    draft = json.loads(_grown(tmp_path).read_text())
+    draft["manifest"]["revision"] -= 1  # the same number as the save's
+    path = tmp_path / "draft.json"
+    path.write_text(json.dumps(draft))
+    empty = _write(tmp_path / "empty.jsonl", ['{"observations": {}}'])
+    result = _invoke(str(path), "--load", str(saved), "--script", str(empty), "-f", "json")
+    assert result.exit_code == 0, result.output
+    steps = json.loads(result.stdout)["migration"]["steps"]
+    assert [(s["action"], s["pointer"]) for s in steps] == [("add", "/state/courage")]
+    text = _invoke(str(path), "--load", str(saved), "--script", str(empty))
+    assert text.stdout.startswith(
+        "migrated the save within revision 3 (the pack changed under the same revision number)\n  add /state/courage"
+    )

@@ -37,7 +37,7 @@ _QUIT: Final = frozenset({"q", "quit", "exit"})
 
 @dataclass(frozen=True, slots=True)
 class Loaded:
-    """A session restored from a save: the session, how it shows now, and its migration (None: same revision)."""
+    """A session restored from a save: the session, how it shows now, and its migration (None: nothing moved)."""
 
     session: Session
     start: TurnResult
@@ -53,7 +53,8 @@ def load(engine: Engine, saved: Any) -> Loaded:
     from creatorpack.diff import load_migrating  # noqa: PLC0415 - the diff loads only for --load
 
     session, report = load_migrating(engine, saved)
-    moved = report.from_revision != report.to_revision
+    # A save of the same revision number moves too when the pack was edited without a new number.
+    moved = report.from_revision != report.to_revision or bool(report.steps)
     return Loaded(session, engine.describe(session.state), report.to_json() if moved else None)
 
 
@@ -113,7 +114,12 @@ def scripted(
 
 
 def _migration_summary(migration: Mapping[str, Any]) -> str:
-    head = f"migrated the save from revision {migration['from_revision']} to {migration['to_revision']}"
+    old, new = migration["from_revision"], migration["to_revision"]
+    head = (
+        f"migrated the save from revision {old} to {new}"
+        if old != new
+        else f"migrated the save within revision {new} (the pack changed under the same revision number)"
+    )
     steps = [f"  {s['action']} {s['pointer']}: {s['detail']}" for s in migration["steps"]]
     return "\n".join([head + ("" if steps else ": as it was"), *steps])
 
