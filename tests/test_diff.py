@@ -602,3 +602,42 @@ def test_a_save_of_a_pack_the_new_revision_renamed_cannot_move() -> None:
     ]
     with pytest.raises(MigrationError, match="1 value no longer fits"):
         migration_plan(old, new).apply(saved)
+
+
+def test_a_reveal_scoped_away_from_a_saves_entry_is_dropped_by_the_plan_as_load_drops_it() -> None:
+    """Narrowing `entry_ids` takes a revealed card out of saves of the other entries: by plan, one drop step each."""
+    old = example("0.5", "rich")
+    session = Session.start(old)  # entry 'opening', where every card is revealed at the start
+    session.turn({"helped_stranger": True})
+    saved = session.save()
+    assert "wren" in saved["revealed"]["reader_cards"]
+    new = copy.deepcopy(old)
+    new["manifest"]["revision"] += 1
+    wren = next(card for card in new["reader_cards"] if card["id"] == "wren")
+    wren["entry_ids"] = ["return_visit"]
+    verdict = migration_plan(old, new).check(saved)
+    assert verdict.level == "by_plan"
+    [step] = [s for s in verdict.steps if "wren" in s.detail]
+    assert (step.action, step.pointer) == (
+        "drop",
+        f"/revealed/reader_cards/{saved['revealed']['reader_cards'].index('wren')}",
+    )
+    assert step.detail == "'wren' belongs to other entries than 'opening' in revision 4 (entry_ids)"
+    moved, _ = migration_plan(old, new).apply(saved)
+    assert Session.load(new, moved).save()["revealed"] == moved["revealed"]  # the plan drops what load drops
+    [member] = [m for m in compatibility(old, new).members if m.key == "revealed/reader_cards"]
+    assert (member.level, member.reason) == (
+        "by_plan",
+        "dropped from saves of the entries it no longer belongs to: wren (no longer in opening)",
+    )
+
+
+def test_a_card_part_taken_away_is_said_so_not_the_card() -> None:
+    old = example("0.5", "rich")
+    saved = Session.start(old).save()
+    assert "mara" in saved["revealed"].get("images", [])
+    new = copy.deepcopy(old)
+    new["manifest"]["revision"] += 1
+    del next(card for card in new["reader_cards"] if card["id"] == "mara")["image"]
+    [step] = [s for s in migration_plan(old, new).check(saved).steps if s.pointer.startswith("/revealed/images")]
+    assert step.detail == "reader card 'mara' has no image with a reveal_when in revision 4"

@@ -18,11 +18,11 @@ from typing import Any, Final, Literal
 from creatorpack._json import whole_number
 from creatorpack.diff._json import items_by_id, kind_of, pointer, require_packs
 from creatorpack.diff.errors import MigrationError
-from creatorpack.errors import SessionLoadError
+from creatorpack.errors import NotPlayableError, SessionLoadError
 from creatorpack.play.conditions import json_equal
 from creatorpack.play.engine import REVEAL_KINDS
 from creatorpack.play.model import STATE_MEMBERS, state_members
-from creatorpack.play.program import relationship_ids
+from creatorpack.play.program import compile_program, relationship_ids
 from creatorpack.play.saves import check_shape
 from creatorpack.play.state import check_state
 
@@ -228,7 +228,27 @@ def compatibility(old: Mapping[str, Any], new: Mapping[str, Any]) -> Compatibili
         if gone and kind != "ending":
             reason = "dropped from saves: " + ", ".join(gone)
             members.append(MemberVerdict("ids", kind, "by_plan", reason))
+    members += _narrowed_scopes(old, new, old_ids)
     return Compatibility(tuple(members))
+
+
+def _narrowed_scopes(
+    old: Mapping[str, Any], new: Mapping[str, Any], old_ids: Mapping[str, list[Any]]
+) -> Iterator[MemberVerdict]:
+    """Reveals the new revision scopes away from an entry (``entry_ids``) that saves of it may hold: dropped."""
+    before, after = _scoped(old), _scoped(new)
+    entries = set(_entries(new))
+    for kind in REVEAL_KINDS:
+        narrowed = []
+        for ident in old_ids.get(f"revealed/{kind}", []):
+            scope = after.get((kind, ident))
+            if scope is not None and ident is not None and not entries <= scope:
+                was = before.get((kind, ident), frozenset(_entries(old)))
+                if was - scope:
+                    narrowed.append(f"{ident} (no longer in {', '.join(sorted(was - scope))})")
+        if narrowed:
+            reason = "dropped from saves of the entries it no longer belongs to: " + ", ".join(narrowed)
+            yield MemberVerdict("ids", f"revealed/{kind}", "by_plan", reason)
 
 
 def _static(old: Any, new: Any, at: tuple[str, ...], initials: Mapping[str, Any]) -> Iterator[MemberVerdict]:
@@ -407,6 +427,8 @@ class MigrationPlan:
     initials: Mapping[str, Any]
     observations: Mapping[str, Mapping[str, Any]]
     ids: Mapping[str, frozenset[str]] = field(repr=False)
+    scoped: Mapping[tuple[str, str], frozenset[str]] = field(default_factory=dict, repr=False)
+    """(reveal kind, id) -> the runtime entries an item scoped by ``entry_ids`` belongs to in the new revision."""
 
     def check(self, saved: Mapping[str, Any]) -> SaveVerdict:
         """Whether ``saved`` loads as it is, by the plan (which steps), or not (which values)."""
@@ -460,7 +482,7 @@ class MigrationPlan:
         for key in ("completed_rules", "unlocked_achievements", "badges"):
             moved[key] = self._keep(saved[key], key, (key,), steps)
         moved["revealed"] = {
-            kind: self._keep(ids, f"revealed/{kind}", ("revealed", kind), steps) if kind in REVEAL_KINDS else ids
+            kind: self._keep_revealed(kind, ids, entry, steps) if kind in REVEAL_KINDS else ids
             for kind, ids in saved["revealed"].items()
         }
         ending = saved.get("ending")
@@ -471,6 +493,27 @@ class MigrationPlan:
                 )
             )
         return copy.deepcopy(moved), tuple(steps), tuple(misfits)  # shares nothing with the caller's save
+
+    def _keep_revealed(self, kind: str, ids: Sequence[Any], entry: str, steps: list[Step]) -> list[Any]:
+        """The saved reveals of ``kind`` the new revision shows in a session of ``entry``; drop steps for the rest."""
+        known, kept = self.ids[f"revealed/{kind}"], []
+        for index, ident in enumerate(ids):
+            where = pointer(("revealed", kind, index))
+            scope = self.scoped.get((kind, ident))
+            if ident not in known:
+                steps.append(Step("drop", where, self._gone(kind, ident)))
+            elif scope is not None and entry not in scope:
+                why = f"{ident!r} belongs to other entries than {entry!r} in revision {self.new_revision} (entry_ids)"
+                steps.append(Step("drop", where, why))
+            else:
+                kept.append(ident)
+        return kept
+
+    def _gone(self, kind: str, ident: Any) -> str:
+        """Why a saved reveal is not in the new revision: the item, or only a card's part, is gone."""
+        if kind in ("avatars", "images") and ident in self.ids["revealed/reader_cards"]:
+            return f"reader card {ident!r} has no {kind[:-1]} with a reveal_when in revision {self.new_revision}"
+        return f"{ident!r} is not in revision {self.new_revision}"
 
     def _keep(self, ids: Sequence[Any], kind: str, at: tuple[str, ...], steps: list[Step]) -> list[Any]:
         known = self.ids[kind]
@@ -576,4 +619,18 @@ def migration_plan(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> Mig
         initials=_entries(new),
         observations={k: v for k, (_, v) in items_by_id(_get(new, "runtime", "observations")).items()},
         ids={kind: frozenset(i for i in found if isinstance(i, str)) for kind, found in ids.items()},
+        scoped=_scoped(new),
     )
+
+
+def _scoped(pack: Mapping[str, Any]) -> dict[tuple[str, str], frozenset[str]]:
+    """(reveal kind, id) -> the runtime entries of a valid pack that an item scoped by ``entry_ids`` belongs to."""
+    try:
+        program = compile_program(pack)
+    except (NotPlayableError, KeyError, TypeError, ValueError):
+        return {}  # a pack that cannot be played has no sessions to scope
+    entries = program.entry_ids()
+    return {
+        (str(kind), ident): frozenset(e for e in entries if program.in_scope(scope, e))
+        for (kind, ident), scope in program.scoped.items()
+    }
