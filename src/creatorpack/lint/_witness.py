@@ -32,7 +32,7 @@ import orjson
 
 from creatorpack._json import JsonPath, parse_pointer
 from creatorpack.lint import _bnb
-from creatorpack.lint._abstract import Analysis, answerable
+from creatorpack.lint._abstract import Analysis, answerable, holds
 from creatorpack.play.conditions import MISSING, compile_condition, json_equal, resolve
 from creatorpack.play.engine import Engine, SessionState, Turn
 from creatorpack.play.state import set_paths
@@ -73,6 +73,15 @@ SOLVE_NODES: Final = 300
 
 SOLVE_WORK: Final = 200_000
 """Branch-and-bound nodes the whole phase of one-turn answers may take (a count, so the same everywhere)."""
+
+SUBGOALS: Final = 3
+"""How many rules deep a walk goes after prerequisites (a rule's ``when`` before the rule) when stuck."""
+
+PREREQUISITES: Final = 3
+"""Rules whose ``when`` a stuck walk tries to bring about, per stuck turn (the nearest to firing first)."""
+
+DETOURS: Final = 12
+"""Walks towards prerequisites that a walk towards one target may take in all."""
 
 MAX_WALK: Final = 32
 """A walk longer than this starts over from the start, so that witnesses stay short."""
@@ -329,8 +338,8 @@ class Search:
     def walk(self, starts: Sequence[SessionState]) -> None:
         """Walk towards each open target, nearest first, while budget lasts.
 
-        A walk starts from the first start that takes turns, or for a target scoped to other
-        entries, from the first of its entries' starts that does.
+        A walk starts from the first start that takes turns and from which the target is not out of
+        reach (for a target scoped to other entries, the first of its entries' starts that is so).
         """
         playable = [s for s in starts if s.ending is None]
         if not playable:
@@ -339,10 +348,8 @@ class Search:
         order = sorted(self.open, key=lambda t: self.distance(t.condition, playable[0].state, want=True))
         try:
             for target in order:
-                start = next((s for s in playable if target.entries is None or s.entry in target.entries), None)
+                start = next((s for s in playable if self._within_reach(target, s)), None)
                 if start is None or target.key in self.found:
-                    continue
-                if math.isinf(self.distance(target.condition, start.state, want=True)):
                     continue
                 walk = walks.get(start.entry) or walks.setdefault(start.entry, Walk(self, start))
                 walk.towards(target)
@@ -351,6 +358,19 @@ class Search:
                     walk.towards(target)
         except Stop:
             pass
+
+    def _within_reach(self, target: Target, start: SessionState) -> bool:
+        """Whether a walk from ``start`` may reach ``target``: its entry's, and not out of reach from there.
+
+        Out of reach: a distance without end, or a condition the entry's over-approximation rules out
+        (a member only another entry sets, say).
+        """
+        if target.entries is not None and start.entry not in target.entries:
+            return False
+        if math.isinf(self.distance(target.condition, start.state, want=True)):
+            return False
+        analysis = self.analyses.get(start.entry)
+        return analysis is None or holds(analysis, target.condition, analysis.after) is not None
 
     def harvest(self, session: SessionState, path: Reached) -> tuple[SessionState, Reached] | None:
         """Play one turn whose answers reach every open target that answers alone can reach from ``session``."""
@@ -487,6 +507,7 @@ class Walk:
         self.session = start
         self.path = Reached(start.entry, [])
         self.visited = {_key(start)}  # the states this walk has stood on since it last started over
+        self.detours = DETOURS  # walks towards prerequisites left to the current target
         program = search.engine.program
         self.helpers: dict[tuple[tuple[str, ...], Any], list[Any]] = {}
         for rule in program.rules:
@@ -504,15 +525,24 @@ class Walk:
                     rules.append(rule)
         self.conditions = program.conditions
 
-    def towards(self, target: Target) -> None:
-        """Play greedy turns towards ``target`` while they bring it closer."""
+    def towards(self, target: Target, depth: int = 0) -> None:
+        """Play greedy turns towards ``target`` while they bring it closer.
+
+        When no turn does, the walk first brings closer the ``when`` of a rule that would (a
+        prerequisite: the firewood before the fire), at most :data:`SUBGOALS` rules deep; at
+        ``depth`` > 0 ``target`` is such a rule's ``when``, met once answers alone can make it hold.
+        """
         search = self.search
+        if not depth:
+            self.detours = DETOURS
         if len(self.path.turns) >= MAX_WALK or self.session.ending is not None:
             self.restart()
         stalls = 0
         self.harvest()
         while target.key not in search.found and stalls < 2:
             before = search.distance(target.condition, self.session.state, want=True)
+            if depth and before == 0:
+                return
             best: tuple[float, SessionState, Reached] | None = None
             for move in self._moves(target):
                 after, steps = search.play(self.session, move, self.path)
@@ -525,6 +555,9 @@ class Walk:
                     best = (score, after, steps)
                 if score < before:
                     break
+            if (best is None or best[0] >= before) and depth < SUBGOALS and self._prerequisite(target, depth):
+                stalls = 0
+                continue
             if best is None:
                 return
             stalls = stalls + 1 if best[0] >= before else 0
@@ -535,6 +568,32 @@ class Walk:
             if len(self.path.turns) >= 2 * MAX_WALK:
                 return
 
+    def _prerequisite(self, target: Target, depth: int) -> bool:
+        """Walk towards the ``when`` of a rule that would bring ``target`` closer; whether one now holds.
+
+        The rules nearest to firing are tried first, :data:`PREREQUISITES` of them, and a walk takes
+        at most :data:`DETOURS` such detours per target, so that a big pack's walk stays bounded by
+        work, not only by the turns it plays.
+        """
+        search, state = self.search, self.session.state
+        candidates: list[tuple[float, int, Any]] = []
+        for tokens, change in dict.fromkeys(search.needs(target.condition, state, want=True)):
+            for rule in self.helpers.get((tokens, change), ()):
+                if rule.id in self.session.completed:
+                    continue
+                gap = search.distance(self.conditions[rule.when].source, state, want=True)
+                if 0 < gap < _INF:
+                    candidates.append((gap, len(candidates), rule))
+        for _, _, rule in sorted(candidates)[:PREREQUISITES]:
+            if self.detours <= 0:
+                return False
+            self.detours -= 1
+            when = self.conditions[rule.when].source
+            self.towards(Target("rule", f"~{rule.id}", (), when), depth + 1)
+            if search.distance(when, self.session.state, want=True) == 0:
+                return True
+        return False
+
     def restart(self) -> None:
         """Go back to the start."""
         self.session, self.path = self.start, Reached(self.start.entry, [])
@@ -542,15 +601,7 @@ class Walk:
 
     def harvest(self) -> None:
         """One turn that answers for every open target that answers alone can reach from here."""
-        reached = self.search.harvest(self.session, self.path)
-        if (
-            reached is not None
-            and reached[0].ending is None
-            and len(reached[1].turns) < MAX_WALK
-            and _key(reached[0]) not in self.visited
-        ):
-            self.session, self.path = reached
-            self.visited.add(_key(self.session))
+        self.search.harvest(self.session, self.path)
 
     def _moves(self, target: Target) -> Iterator[Move]:
         """This turn's candidate answers: all helpers at once, then each helper alone."""
