@@ -479,3 +479,27 @@ def test_a_rule_that_never_changes_the_state_is_a_warning_at_its_increment() -> 
     )
     # The rule is still active (its `when` holds); only its effects never apply.
     assert "rule:buy_sword" in report.witnesses
+
+
+def test_a_purchase_refused_after_an_earlier_rule_of_the_turn_writes_the_purse_is_found() -> None:
+    """The toll fires only when 2 coins are left; the rules before it may spend 5 or earn 1 the same turn: 0..3.
+
+    A rule's `when` reads the state before the turn, and the rules before it in the list may move the
+    purse before its increment applies; both are followed, so the refusal is seen (it was judged on
+    every value the purse takes in the turn, 0..6, which 5 coins fit).
+    """
+    doc = unaffordable()
+    earn: Doc = {"kind": "effect", "id": "earn", "when": {"op": "observed", "id": "found_key", "value": True}}
+    earn["effects"] = [{"op": "increment", "path": "/coins", "by": 1, "limit": 6}]
+    toll: Doc = {"kind": "effect", "id": "toll", "when": {"op": "eq", "path": "/coins", "value": 2}}
+    toll["effects"] = [
+        {"op": "increment", "path": "/coins", "by": -5, "overflow": "reject"},
+        {"op": "add", "path": "/pack", "value": "rope"},
+    ]
+    doc["runtime"]["rules"] += [earn, toll]
+    report = _report(doc)
+    [refused] = [f for f in report.findings if f.code == "rejected-rule" and "toll" in f.message]
+    assert refused.message == (
+        "rule 'toll' never changes the state: its increment of `/coins` by -5 is always rejected (`/coins` is 0..3 "
+        "when it applies, and must stay within 0..20)"
+    )

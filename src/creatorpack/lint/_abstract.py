@@ -330,6 +330,7 @@ def _turn(
     """
     working = list(before)
     touched: set[int] = set()
+    shift: dict[int, IntRange] = {}  # per integer, the net change the rules before this one may have made
     for rule, effects in rules:
         if not effects:
             continue
@@ -337,7 +338,22 @@ def _turn(
         allowed = checker.refine(before, when, want=True)
         if allowed is None:
             continue
-        refusal = _always_rejected(checker, rule.effects, effects, lambda i: working[i] if i in touched else allowed[i])  # noqa: B023 - called at once
+
+        def seen(i: int, allowed: Abstract = allowed) -> Value:
+            """What variable ``i`` may hold when this rule applies.
+
+            Its values where the rule's ``when`` holds (read before the turn), moved by what the rules
+            before it may have done this turn, within what the turn so far allows.
+            """
+            if i not in touched:
+                return allowed[i]
+            held, moved, so_far = allowed[i], shift.get(i), working[i]
+            if isinstance(held, IntRange) and isinstance(moved, IntRange) and isinstance(so_far, IntRange):
+                low, high = max(held.low + moved.low, so_far.low), min(held.high + moved.high, so_far.high)
+                return IntRange(low, high) if low <= high else so_far
+            return so_far
+
+        refusal = _always_rejected(checker, rule.effects, effects, seen)
         if refusal is not None:
             refused[rule.id] = refusal
             continue
@@ -350,12 +366,16 @@ def _turn(
                 or checker.refine(after, program.conditions[rule.completion].source, want=True) is None
             )
         )
+        applied = {i: seen(i) for i, _ in effects}  # before any of this rule's effects
         for i, effect in effects:
             if must:
                 working[i] = _apply(effect, working[i])
             else:
-                seen = working[i] if i in touched else allowed[i]
-                working[i] = working[i].join(_apply(effect, seen))  # type: ignore[arg-type]
+                applied[i] = _apply(effect, applied[i])
+                working[i] = working[i].join(applied[i])  # type: ignore[arg-type]
+            if effect.op == "increment" and effect.by:
+                moved = shift.get(i, IntRange(0, 0))
+                shift[i] = IntRange(moved.low + min(0, effect.by), moved.high + max(0, effect.by))
             touched.add(i)
     return tuple(working)
 
