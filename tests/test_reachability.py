@@ -503,3 +503,22 @@ def test_a_purchase_refused_after_an_earlier_rule_of_the_turn_writes_the_purse_i
         "rule 'toll' never changes the state: its increment of `/coins` by -5 is always rejected (`/coins` is 0..3 "
         "when it applies, and must stay within 0..20)"
     )
+
+
+def test_a_goal_each_entry_blocks_for_a_reason_of_its_own_gets_each_reason() -> None:
+    """The first entry's reason is not said to hold for the others: each entry is named with its own."""
+    doc = rich05()
+    doc["progression"]["achievements"][0]["when"] = {
+        "op": "all",
+        "conditions": [
+            {"op": "eq", "path": "/harbour/ferry_running", "value": True},  # false from 'opening' on
+            {"op": "eq", "path": "/lamp_lit", "value": False},  # true from 'return_visit' on
+        ],
+    }
+    [finding] = [f for f in _report(doc).findings if f.code == "unreachable"]
+    assert finding.message == (
+        "achievement 'first_light' is unreachable: from entry 'opening', its `when` never holds: "
+        "`/harbour/ferry_running` is always false: no effect changes it, so `/harbour/ferry_running` = true never "
+        "holds; from entry 'return_visit', its `when` never holds: `/lamp_lit` is always true: no effect changes "
+        "it, so `/lamp_lit` = false never holds"
+    )

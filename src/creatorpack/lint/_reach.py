@@ -49,6 +49,9 @@ REVEAL_KINDS: Final = frozenset(REVEALS.values())
 """Goals that are an item being revealed. Lint reports those proved never revealed (``never-revealed``,
 a warning: the item is shipped for nothing) and is silent about those it leaves undecided."""
 
+NAMED_ENTRIES: Final = 3
+"""Entries whose reasons a finding gives one by one when they differ (past them, the first entry's)."""
+
 SWEEP_SHARE: Final = 4
 """The breadth-first sweep first gets 1/SWEEP_SHARE of the budget, the goal-directed walk what it
 needs of the rest, and the sweep resumes with whatever the walk leaves."""
@@ -241,20 +244,23 @@ def _in_scope(target: Target, analyses: Sequence[Analysis]) -> list[Analysis]:
 
 
 def _every_entry(reasons: Sequence[str], analyses: Sequence[Analysis], *, scoped: bool = False) -> str | None:
-    """One reason for all entries: the common one, or the first entry's said to hold for the others too.
+    """One reason for all entries: the common one, or each entry's own (the first's, past :data:`NAMED_ENTRIES`).
 
     ``scoped``: the analyses are those of the entries an entry-scoped goal belongs to, which the reason names.
     """
     if not reasons:
         return None
+    if len(set(reasons)) == 1:
+        why = reasons[0]
+    elif len(reasons) <= NAMED_ENTRIES:  # each entry's own reason: one entry's is rarely another's
+        why = "; ".join(f"from entry {a.entry!r}, {reason}" for a, reason in zip(analyses, reasons, strict=True))
+    else:
+        why = f"from entry {analyses[0].entry!r}, {reasons[0]} (and from each other entry for a reason of its own)"
     if scoped:
         names = ", ".join(repr(a.entry) for a in analyses)
         where = f"entry {names}, the only one" if len(analyses) == 1 else f"entries {names}, the only ones"
-        also = "" if len(set(reasons)) == 1 else f" (from {analyses[0].entry!r}; and from the others as well)"
-        return f"in sessions of {where} it belongs to (its `entry_ids`), {reasons[0]}{also}"
-    if len(set(reasons)) == 1:
-        return reasons[0]
-    return f"from entry {analyses[0].entry!r}, {reasons[0]} (and from every other entry as well)"
+        return f"in sessions of {where} it belongs to (its `entry_ids`), {why}"
+    return why
 
 
 def _turn_proof(target: Target, analyses: Sequence[Analysis], traces: Sequence[Trace | None]) -> str | None:
