@@ -641,3 +641,14 @@ def test_a_card_part_taken_away_is_said_so_not_the_card() -> None:
     del next(card for card in new["reader_cards"] if card["id"] == "mara")["image"]
     [step] = [s for s in migration_plan(old, new).check(saved).steps if s.pointer.startswith("/revealed/images")]
     assert step.detail == "reader card 'mara' has no image with a reveal_when in revision 4"
+
+
+def test_a_bound_written_as_a_whole_float_is_the_same_bound() -> None:
+    """`"maximum": 10.0` is the integer bound 10, as the runtime reads it: no difference."""
+    old = example("0.5", "rich")
+    new = copy.deepcopy(old)
+    new["runtime"]["state"]["schema"]["properties"]["trust"]["maximum"] = 10.0
+    assert diff(old, new).changes == ()
+    new["runtime"]["state"]["schema"]["properties"]["trust"]["maximum"] = 9.0
+    [change] = diff(old, new).changes
+    assert (change.kind, change.detail) == ("rebounded", "integer 0..10 -> integer 0..9")

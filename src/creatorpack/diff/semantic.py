@@ -149,12 +149,17 @@ def _describe(node: Any) -> str:
     """A short description of a state schema node: ``integer 0..10``, ``set of {a, b}``, ..."""
     kind = kind_of(node)
     if kind == "integer":
-        return f"integer {node.get('minimum')}..{node.get('maximum')}"
+        return f"integer {_number(node.get('minimum'))}..{_number(node.get('maximum'))}"
     if kind == "set":
         return "set of {" + ", ".join(map(str, node.get("items", {}).get("enum", []))) + "}"
     if kind == "enum":
         return "one of {" + ", ".join(map(str, node["enum"])) + "}"
     return kind
+
+
+def _number(value: Any) -> Any:
+    """A bound as the runtime reads it: ``10.0`` is ``10`` (a whole float is the same bound)."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 def _same_values(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
