@@ -502,7 +502,7 @@ class MigrationPlan:
             scope = self.scoped.get((kind, ident))
             if ident not in known:
                 steps.append(Step("drop", where, self._gone(kind, ident)))
-            elif scope is not None and entry not in scope:
+            elif scope is not None and entry in self.initials and entry not in scope:  # (a gone entry: a misfit)
                 why = f"{ident!r} belongs to other entries than {entry!r} in revision {self.new_revision} (entry_ids)"
                 steps.append(Step("drop", where, why))
             else:
