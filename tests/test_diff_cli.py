@@ -119,3 +119,17 @@ def test_bad_save_and_format_exit_2(tmp_path: Path) -> None:
     assert "not a saved session" in result.stderr
     result = runner.invoke(app, ["diff", RICH, RICH, "--format", "sarif"])
     assert result.exit_code == 2
+
+
+def test_a_save_verdict_shows_the_value_an_added_member_gets(tmp_path: Path) -> None:
+    new = example("0.5", "rich")
+    new["manifest"]["revision"] = 4
+    schema = new["runtime"]["state"]["schema"]
+    schema["properties"]["courage"] = {"type": "integer", "minimum": 0, "maximum": 5}
+    schema["required"].append("courage")
+    for entry in new["runtime"]["entries"]:
+        entry["initial_state"]["courage"] = 3
+    path = _write(tmp_path, "new.json", new)
+    save = _save_file(tmp_path, {"met_mara": True})
+    result = runner.invoke(app, ["diff", RICH, path, "--save", save])
+    assert "  add /state/courage: a new member: the entry's initial_state value (3)" in result.stdout

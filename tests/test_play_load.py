@@ -88,7 +88,7 @@ def test_a_save_of_another_revision_is_migrated_by_the_diffs_plan(tmp_path: Path
     text = _invoke(str(new), "--load", str(saved), "--script", str(empty))
     assert text.exit_code == 0
     assert text.stdout.startswith(
-        f"migrated the save from revision 3 to 4\n  add /state/courage: {report.steps[0].detail}\nturn 1: state"
+        f"migrated the save from revision 3 to 4\n  add /state/courage: {report.steps[0].detail} (3)\nturn 1: state"
     )
 
 

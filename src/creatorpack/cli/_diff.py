@@ -122,6 +122,11 @@ def _text(result: Any, verdict: Any, old: Path, new: Path) -> str:
         lines.append(f"  {len(compat.members) - len(shown)} other member(s) unchanged: fit")
     if verdict is not None:
         lines.append(f"this save: {_LEVELS[verdict.level]}")
-        lines += [f"  {step.action} {step.pointer}: {step.detail}" for step in verdict.steps]
+        lines += [f"  {step.action} {step.pointer}: {step.detail}{_added(step)}" for step in verdict.steps]
         lines += [f"  does not fit {misfit.pointer}: {misfit.message}" for misfit in verdict.misfits]
     return "\n".join(lines) + "\n"
+
+
+def _added(step: Any) -> str:
+    """`` (value)`` for an ``add`` step: what it puts in the save, as JSON."""
+    return f" ({orjson.dumps(step.value).decode()})" if step.action == "add" else ""

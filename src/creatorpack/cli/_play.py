@@ -120,7 +120,10 @@ def _migration_summary(migration: Mapping[str, Any]) -> str:
         if old != new
         else f"migrated the save within revision {new} (the pack changed under the same revision number)"
     )
-    steps = [f"  {s['action']} {s['pointer']}: {s['detail']}" for s in migration["steps"]]
+    steps = [
+        f"  {s['action']} {s['pointer']}: {s['detail']}" + (f" ({_json(s['value'])})" if s["action"] == "add" else "")
+        for s in migration["steps"]
+    ]
     return "\n".join([head + ("" if steps else ": as it was"), *steps])
 
 
