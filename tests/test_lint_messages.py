@@ -767,3 +767,12 @@ def test_an_item_scoped_to_an_entry_no_session_starts_is_named() -> None:
     doc["runtime"]["entries"].append({"id": "epilogue", "initial_state": doc["runtime"]["entries"][0]["initial_state"]})
     doc["reader_cards"][1]["entry_ids"] = ["epilogue"]
     assert "unplayed-scope" not in {code for code, _ in findings(doc)}
+
+
+def test_a_member_whose_type_is_a_list_of_types_is_compared_as_the_runtime_does() -> None:
+    """`"type": ["integer", "null"]` is a type the runtime does not know: its comparisons are not judged."""
+    doc = rich()
+    doc["runtime"]["state"]["schema"]["properties"]["mood"] = {"type": ["integer", "null"]}
+    doc["runtime"]["rules"][0]["when"] = {"op": "eq", "path": "/mood", "value": 3}
+    found = findings(doc)
+    assert not [key for key in found if key[1].startswith("/runtime/rules/0/")], found

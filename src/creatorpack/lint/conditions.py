@@ -234,7 +234,7 @@ def _check_comparison(index: PackIndex, path: JsonPath, leaf: Mapping[str, Any])
         yield target
         return
     kind = target.get("type")
-    if kind not in _KNOWN_KINDS and not isinstance(target.get("enum"), list):
+    if not (isinstance(kind, str) and kind in _KNOWN_KINDS) and not isinstance(target.get("enum"), list):
         return  # a type the runtime does not know (its own warning): the value itself is compared
     if op in ORDER_OPS and kind is None and any(_number(option) for option in target["enum"]):
         pass  # an enum with numbers: ordered by its value
