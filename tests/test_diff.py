@@ -657,3 +657,18 @@ def test_a_bound_written_as_a_whole_float_is_the_same_bound() -> None:
     new["runtime"]["state"]["schema"]["properties"]["trust"]["maximum"] = 9.0
     [change] = diff(old, new).changes
     assert (change.kind, change.detail) == ("rebounded", "integer 0..10 -> integer 0..9")
+
+
+def test_pack_entries_and_visual_anchors_are_matched_by_id() -> None:
+    """A new title of a pack entry is that entry's change; visual anchors in another order are no change."""
+    old = example("0.5", "rich")
+    new = copy.deepcopy(old)
+    new["entries"][0]["title"] = "A new title"
+    new["visual_anchors"].reverse()
+    [change] = diff(old, new).changes
+    assert (change.section, change.kind, change.key, change.detail) == (
+        "pack_entries",
+        "changed",
+        "opening",
+        "fields: title",
+    )

@@ -36,13 +36,15 @@ ARRAYS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("endings", ("progression", "endings"), ("id",)),
     ("badges", ("progression", "badges"), ("id",)),
     ("illustration_rules", ("presentation", "illustration_rules"), ("id",)),
+    ("pack_entries", ("entries",), ("id",)),
+    ("visual_anchors", ("visual_anchors",), ("id",)),
 )
 """The id-keyed arrays the diff compares: section name, path in the pack, id fields."""
 
 _FIELDS = (("manifest", ("manifest",)), ("publication", ("publication",)))
 _COVERED = {
     (): {"manifest", "runtime", "publication", "content", "reader_cards", "illustrations", "assets"}
-    | {"character_castings", "progression", "presentation"},
+    | {"character_castings", "progression", "presentation", "entries", "visual_anchors"},
     ("runtime",): {"state", "entries", "observations", "rules"},
     ("progression",): {"achievements", "endings", "badges"},
     ("presentation",): {"illustration_rules"},
