@@ -430,3 +430,53 @@ def test_a_guard_past_its_length_is_judged_once_on_an_abstract_box(monkeypatch: 
     assert not abstract.sure
     (concrete,) = effects.writers(formulas, start.completed)[slot]
     assert concrete.guard is not None
+
+
+def _rules_that_change_the_state(engine: Engine, entry: str) -> set[str]:
+    """Every rule some reachable turn from ``entry`` fires without a rejection (so its effects apply)."""
+    moves = _moves(engine)
+    start, _ = engine.start(entry)
+    every, queue, applied = {_key(start)}, [start], set[str]()
+    while queue:
+        session = queue.pop()
+        if session.ending is not None:
+            continue
+        for move in moves:
+            after, result = engine.step(session, Turn(move))
+            rejected = {r["rule"] for r in result.rejected_effects}
+            applied.update(r for r in result.active_rules if r not in rejected)
+            if _key(after) not in every:
+                every.add(_key(after))
+                queue.append(after)
+    return applied
+
+
+def clamped_pack(seed: int) -> Doc:
+    """:func:`random_pack` with more limits inside the counters' ranges, and rules that read the counters.
+
+    A clamp past its limit pulls a counter back (a `+1` with `limit: 1` takes 3 down to 1), and a
+    later rule that fires only on high values then meets a low one: what `rejected-rule` must follow.
+    """
+    doc = random_pack(seed)
+    rng = random.Random(seed * 7919 + 1)
+    for rule in doc["runtime"]["rules"]:
+        for effect in rule.get("effects", []):
+            if effect["op"] == "increment" and rng.random() < 0.5:
+                effect["limit"] = rng.randint(0, 3)
+                effect.pop("overflow", None) if rng.random() < 0.5 else effect.update(overflow="reject")
+        if rng.random() < 0.5:
+            counter = rng.choice(["/i0", "/i1"])
+            rule["when"] = {"op": rng.choice(["gte", "lte", "eq"]), "path": counter, "value": rng.randint(0, 4)}
+    return doc
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_no_rule_said_never_to_change_the_state_ever_does(seed: int) -> None:
+    """`rejected-rule` against every answer from every reachable state: a refused rule never applies."""
+    doc = clamped_pack(seed)
+    engine = Engine(doc)
+    effects = {r["id"] for r in doc["runtime"]["rules"] if r.get("effects")}
+    applied = set().union(*(_rules_that_change_the_state(engine, name) for name in engine.entry_ids())) & effects
+    outcome = _reach.decide(doc, SHORT, 1e9, time.monotonic)
+    refused = {f.message.split("'")[1] for f in outcome.findings if f.code == "rejected-rule"}
+    assert not refused & applied, (seed, refused & applied)

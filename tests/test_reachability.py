@@ -522,3 +522,39 @@ def test_a_goal_each_entry_blocks_for_a_reason_of_its_own_gets_each_reason() -> 
         "holds; from entry 'return_visit', its `when` never holds: `/lamp_lit` is always true: no effect changes "
         "it, so `/lamp_lit` = false never holds"
     )
+
+
+def test_a_clamp_that_pulls_a_counter_back_to_its_limit_is_no_small_move() -> None:
+    """`+1` with `limit: 3` takes 6 down to 3: a later rule may then apply where the counter was 5..6.
+
+    A gust clamps the lanterns to 3 whatever they were; a gift of 2 (rejected past 6) fires only at
+    5 or more, read before the turn: after the gust it is 3 + 2 = 5, accepted. No `rejected-rule`.
+    """
+    doc = unaffordable()
+    _member(doc, "lanterns", {"type": "integer", "minimum": 0, "maximum": 6}, initial=6)
+    gust: Doc = {"kind": "effect", "id": "gust", "when": {"op": "observed", "id": "met_mara", "value": True}}
+    gust["effects"] = [{"op": "increment", "path": "/lanterns", "by": 1, "limit": 3}]
+    gift: Doc = {"kind": "effect", "id": "gift", "when": {"op": "gte", "path": "/lanterns", "value": 5}}
+    gift["effects"] = [{"op": "increment", "path": "/lanterns", "by": 2, "overflow": "reject"}]
+    doc["runtime"]["rules"] += [gust, gift]
+    assert not [f for f in _report(doc).findings if f.code == "rejected-rule" and "gift" in f.message]
+    run = play(json.dumps(doc), [{"observations": {"met_mara": True}}])
+    assert run.last.state["lanterns"] == 5  # the gust took 6 to 3, and the gift 3 to 5
+    assert "gift" in run.last.active_rules
+
+
+def test_entries_that_share_a_reason_are_named_together() -> None:
+    doc = rich05()
+    third = copy.deepcopy(doc["runtime"]["entries"][1])  # 'return_visit' twice: the same reason
+    third["id"] = "second_visit"
+    doc["runtime"]["entries"].append(third)
+    doc["entries"].append({**doc["entries"][1], "id": "second_visit"})
+    doc["progression"]["achievements"][0]["when"] = {
+        "op": "all",
+        "conditions": [
+            {"op": "eq", "path": "/harbour/ferry_running", "value": True},
+            {"op": "eq", "path": "/lamp_lit", "value": False},
+        ],
+    }
+    [finding] = [f for f in _report(doc).findings if f.code == "unreachable"]
+    assert "; from entries 'return_visit', 'second_visit', its `when` never holds: `/lamp_lit`" in finding.message

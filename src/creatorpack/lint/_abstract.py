@@ -330,7 +330,7 @@ def _turn(
     """
     working = list(before)
     touched: set[int] = set()
-    shift: dict[int, IntRange] = {}  # per integer, the net change the rules before this one may have made
+    shift: dict[int, IntRange | None] = {}  # per integer, the net change the rules before this one may have made
     for rule, effects in rules:
         if not effects:
             continue
@@ -368,16 +368,30 @@ def _turn(
         )
         applied = {i: seen(i) for i, _ in effects}  # before any of this rule's effects
         for i, effect in effects:
+            if effect.op == "increment" and effect.by:
+                shift[i] = _moved(shift.get(i, IntRange(0, 0)), effect, working[i])
             if must:
                 working[i] = _apply(effect, working[i])
             else:
                 applied[i] = _apply(effect, applied[i])
                 working[i] = working[i].join(applied[i])  # type: ignore[arg-type]
-            if effect.op == "increment" and effect.by:
-                moved = shift.get(i, IntRange(0, 0))
-                shift[i] = IntRange(moved.low + min(0, effect.by), moved.high + max(0, effect.by))
             touched.add(i)
     return tuple(working)
+
+
+def _moved(moved: IntRange | None, effect: CompiledEffect, held: Value) -> IntRange | None:
+    """The net change so far of an integer, with ``effect`` applied to any of the values it ``held``.
+
+    A rejecting increment moves it by ``by`` or not at all; a clamping one too, but only while every
+    value lies within its limits: past a limit it is pulled back to it, the other way (a `+1` with
+    `limit: 3` takes 6 down to 3). Then nothing is known of the change (``None``).
+    """
+    if moved is None:
+        return None
+    within = isinstance(held, IntRange) and effect.low <= held.low and held.high <= effect.high
+    if not effect.reject and not within:
+        return None
+    return IntRange(moved.low + min(0, effect.by), moved.high + max(0, effect.by))
 
 
 def _always_rejected(
