@@ -50,7 +50,7 @@ REVEAL_KINDS: Final = frozenset(REVEALS.values())
 a warning: the item is shipped for nothing) and is silent about those it leaves undecided."""
 
 NAMED_ENTRIES: Final = 3
-"""Entries whose reasons a finding gives one by one when they differ (past them, the first entry's)."""
+"""Distinct reasons a finding gives, each with the entries it is theirs, when the entries' reasons differ."""
 
 SWEEP_SHARE: Final = 4
 """The breadth-first sweep first gets 1/SWEEP_SHARE of the budget, the goal-directed walk what it
@@ -244,18 +244,24 @@ def _in_scope(target: Target, analyses: Sequence[Analysis]) -> list[Analysis]:
 
 
 def _every_entry(reasons: Sequence[str], analyses: Sequence[Analysis], *, scoped: bool = False) -> str | None:
-    """One reason for all entries: the common one, or each entry's own (the first's, past :data:`NAMED_ENTRIES`).
+    """One reason for all entries: the common one, or each distinct reason with its entries (:data:`NAMED_ENTRIES`).
 
     ``scoped``: the analyses are those of the entries an entry-scoped goal belongs to, which the reason names.
     """
     if not reasons:
         return None
-    if len(set(reasons)) == 1:
+    groups: dict[str, list[str]] = {}  # each reason, with the entries it is theirs, in entry order
+    for analysis, reason in zip(analyses, reasons, strict=True):
+        groups.setdefault(reason, []).append(repr(analysis.entry))
+    if len(groups) == 1:
         why = reasons[0]
-    elif len(reasons) <= NAMED_ENTRIES:  # each entry's own reason: one entry's is rarely another's
-        why = "; ".join(f"from entry {a.entry!r}, {reason}" for a, reason in zip(analyses, reasons, strict=True))
     else:
-        why = f"from entry {analyses[0].entry!r}, {reasons[0]} (and from each other entry for a reason of its own)"
+        named = [
+            f"from {'entry' if len(entries) == 1 else 'entries'} {', '.join(entries)}, {reason}"
+            for reason, entries in list(groups.items())[:NAMED_ENTRIES]
+        ]
+        rest = sum(len(entries) for entries in list(groups.values())[NAMED_ENTRIES:])
+        why = "; ".join(named) + (f" (and {rest} more entries, for reasons of their own)" if rest else "")
     if scoped:
         names = ", ".join(repr(a.entry) for a in analyses)
         where = f"entry {names}, the only one" if len(analyses) == 1 else f"entries {names}, the only ones"
