@@ -1,4 +1,4 @@
-"""The duplicate-key check of JSON request bodies: quick for the usual body, exact for the rest."""
+"""The duplicate-key check of JSON request bodies (the contract's, which packs use): quick, then exact."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from creatorpack.service.api.duplicates import duplicate_key, first_duplicate, may_repeat
+from creatorpack.contract import may_repeat_keys as may_repeat
+from creatorpack.service.api.duplicates import duplicate_key, first_duplicate
 
 KEYS = st.text(alphabet=st.sampled_from('ab:"\\\u00e9'), max_size=4)
 VALUES = st.recursive(

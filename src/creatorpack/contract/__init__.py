@@ -6,6 +6,7 @@ Nothing here knows about playing or linting a pack; the layers above (`creatorpa
 
 from __future__ import annotations
 
+from creatorpack.contract._parse import duplicate_keys, may_repeat_keys
 from creatorpack.contract.findings import Located, RawFinding, Target, locate_and_sort
 from creatorpack.contract.schema import SUPPORTED_VERSIONS, UnknownVersionError, Version, bundle, schema_id
 from creatorpack.contract.validation import (
@@ -33,7 +34,9 @@ __all__ = [
     "Version",
     "Violation",
     "bundle",
+    "duplicate_keys",
     "locate_and_sort",
+    "may_repeat_keys",
     "read_file",
     "schema_id",
     "validate",

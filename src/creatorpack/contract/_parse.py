@@ -207,6 +207,31 @@ def _may_have_duplicates(data: bytes | str, value: Any) -> bool:
     return data.count(":") != serialised.count(b":")
 
 
+def may_repeat_keys(data: bytes | str) -> bool:
+    """Whether JSON text may repeat a member name in some object: cheap (orjson), False only when it does not.
+
+    Text that is not JSON orjson reads (a number past a double, say) may: :func:`duplicate_keys` decides.
+    """
+    try:
+        value = orjson.loads(data)
+        return _may_have_duplicates(data, value)
+    except (orjson.JSONDecodeError, LimitError):
+        return True
+
+
+def duplicate_keys(data: bytes | str) -> tuple[tuple[tuple[str | int, ...], str], ...]:
+    """Every (object path, member name) that JSON text repeats, shallowest first; none for text that is not JSON.
+
+    Exact, and slower than :func:`may_repeat_keys` (the standard library calls back for every object):
+    ask it about the text that one did not clear.
+    """
+    try:
+        value = json.loads(data, object_pairs_hook=_pairs_hook)
+    except (ValueError, RecursionError):
+        return ()
+    return tuple(_find_duplicates(value))
+
+
 def parse_exact(data: bytes | str) -> Parsed:
     """Parse JSON text that orjson accepted, keeping big integers exact and finding duplicates."""
     text = data.decode("utf-8") if isinstance(data, bytes) else data

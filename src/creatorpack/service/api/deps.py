@@ -16,7 +16,8 @@ from pydantic import BaseModel, BeforeValidator, ValidationError
 from pydantic_core import PydanticCustomError
 from starlette.responses import Response
 
-from creatorpack.service.api.duplicates import duplicate_key, first_duplicate, may_repeat
+from creatorpack.contract import may_repeat_keys
+from creatorpack.service.api.duplicates import duplicate_key, first_duplicate
 from creatorpack.service.api.errors import PROBLEM_MEDIA_TYPE
 from creatorpack.service.assets import Assets
 from creatorpack.service.auth import Auth
@@ -195,7 +196,7 @@ async def read_request(request: Request, model: type[Model], *, empty_ok: bool =
     except ValidationError as exc:
         errors = [{**e, "loc": ("body", *e.get("loc", ()))} for e in exc.errors(include_url=False)]
         raise RequestValidationError(errors) from None
-    repeated = await cpu_bound(request, first_duplicate, body) if may_repeat(body) else None
+    repeated = await cpu_bound(request, first_duplicate, body) if may_repeat_keys(body) else None
     if repeated is not None:
         raise RequestValidationError([{"type": "duplicate_key", "loc": ("body",), "msg": duplicate_key(*repeated)}])
     return asked
