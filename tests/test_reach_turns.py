@@ -14,6 +14,7 @@ import itertools
 import json
 import random
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,7 +23,7 @@ from creatorpack.lint import _bnb, _reach, _witness
 from creatorpack.lint._abstract import Abstract, Analysis, IntRange, Members, analyse
 from creatorpack.lint._turns import Trace, by_turn
 from creatorpack.play.conditions import resolve
-from creatorpack.play.engine import Engine, SessionState, Turn
+from creatorpack.play.engine import Engine, SessionState, Turn, TurnResult
 from creatorpack.play.step import shown
 from creatorpack.scaffold import files
 
@@ -176,30 +177,39 @@ def _revealed(engine: Engine, session: SessionState) -> set[str]:
     return {f"{goal}:{i}" for kind, goal in _witness.REVEALS.items() for i in now.get(kind, ())}
 
 
-def _explore(engine: Engine, entry: str) -> tuple[list[SessionState], set[str]]:
-    """Every session some sequence of turns from ``entry`` reaches, and every goal key reached on the way."""
+def _every_turn(engine: Engine, entry: str) -> Iterator[tuple[SessionState, TurnResult]]:
+    """Every turn, under every answer, from every session some sequence of turns from ``entry`` reaches."""
     moves = _moves(engine)
     start, _ = engine.start(entry)
-    reached = {f"achievement:{a}" for a in start.achievements} | {f"completion:{c}" for c in start.completed}
-    reached |= {f"ending:{start.ending}"} if start.ending is not None else set()
-    reached |= _revealed(engine, start)
-    every = {_key(start): start}
+    every = {_key(start)}
     queue = [start]
     while queue:
         session = queue.pop()
         if session.ending is not None:
             continue
         for move in moves:
-            after, active = engine.advance(session, Turn(move))
-            reached.update(f"rule:{r}" for r in active)
-            reached.update(f"achievement:{a}" for a in after.achievements)
-            reached.update(f"completion:{c}" for c in after.completed)
-            if after.ending is not None:
-                reached.add(f"ending:{after.ending}")
-            reached |= _revealed(engine, after)
+            after, result = engine.step(session, Turn(move))
+            yield after, result
             if _key(after) not in every:
-                every[_key(after)] = after
+                every.add(_key(after))
                 queue.append(after)
+
+
+def _explore(engine: Engine, entry: str) -> tuple[list[SessionState], set[str]]:
+    """Every session some sequence of turns from ``entry`` reaches, and every goal key reached on the way."""
+    start, _ = engine.start(entry)
+    reached = {f"achievement:{a}" for a in start.achievements} | {f"completion:{c}" for c in start.completed}
+    reached |= {f"ending:{start.ending}"} if start.ending is not None else set()
+    reached |= _revealed(engine, start)
+    every = {_key(start): start}
+    for after, result in _every_turn(engine, entry):
+        reached.update(f"rule:{r}" for r in result.active_rules)
+        reached.update(f"achievement:{a}" for a in after.achievements)
+        reached.update(f"completion:{c}" for c in after.completed)
+        if after.ending is not None:
+            reached.add(f"ending:{after.ending}")
+        reached |= _revealed(engine, after)
+        every.setdefault(_key(after), after)
     return list(every.values()), reached
 
 
@@ -434,20 +444,10 @@ def test_a_guard_past_its_length_is_judged_once_on_an_abstract_box(monkeypatch: 
 
 def _rules_that_change_the_state(engine: Engine, entry: str) -> set[str]:
     """Every rule some reachable turn from ``entry`` fires without a rejection (so its effects apply)."""
-    moves = _moves(engine)
-    start, _ = engine.start(entry)
-    every, queue, applied = {_key(start)}, [start], set[str]()
-    while queue:
-        session = queue.pop()
-        if session.ending is not None:
-            continue
-        for move in moves:
-            after, result = engine.step(session, Turn(move))
-            rejected = {r["rule"] for r in result.rejected_effects}
-            applied.update(r for r in result.active_rules if r not in rejected)
-            if _key(after) not in every:
-                every.add(_key(after))
-                queue.append(after)
+    applied: set[str] = set()
+    for _, result in _every_turn(engine, entry):
+        rejected = {r["rule"] for r in result.rejected_effects}
+        applied.update(r for r in result.active_rules if r not in rejected)
     return applied
 
 
