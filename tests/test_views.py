@@ -119,6 +119,33 @@ def test_card_parts_wait_for_their_card() -> None:
     assert "brass_key" in result.reader_view().revealed.get("images", ())  # shown once the card is
 
 
+def test_card_parts_wait_for_their_asset() -> None:
+    """A card's image shows only once the reader can reach its asset, as the service's reader view serves it.
+
+    ``tobias``'s image is the hidden achievement's ``reward_only`` artwork, and ``lighthouse``'s is
+    an asset revealed only with the logbook page; both cards and parts are revealed from the start.
+    """
+    pack = _reward_only_pack()
+    cards = {card["id"]: card for card in pack["reader_cards"]}
+    cards["tobias"]["image"] = {"asset_id": "kindness_art", "reveal_when": TRUE}
+    cards["lighthouse"]["image"]["reveal_when"] = TRUE
+    session = Session.start(pack)
+    result = session.last
+    assert result is not None
+    announced: list[str] = []
+    for turn in range(12):
+        view = result.reader_view()
+        images = set(view.revealed.get("images", ()))
+        assert ("tobias" in images) == ("kindness_art" in view.assets), turn
+        assert ("lighthouse" in images) == ("lamp_room" in view.assets), turn
+        announced.extend(view.new_revealed.get("images", ()))
+        if result.over:
+            break
+        result = session.turn({"helped_stranger": True, "met_mara": True, "lamp_choice": "relit"})
+    assert "salt_and_kindness" in result.achievements
+    assert {"tobias", "lighthouse"} <= set(announced)  # announced once the reader can fetch them
+
+
 # -- planted secrets ------------------------------------------------------------------------------
 
 MARK = "zqx"  # no bundled pack uses it

@@ -158,6 +158,8 @@ class Program:
     """Each runtime entry's id -> the ids an ``entry_ids`` list may name it by (see :meth:`in_scope`)."""
     scoped: Mapping[tuple[str, str], frozenset[str]] = field(default_factory=dict)
     """(reveal kind, id) -> the entries an entry-scoped reveal belongs to; unscoped reveals are absent."""
+    card_assets: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    """(``avatars`` or ``images``, card id) -> the asset that part of a reader card shows."""
     shared: tuple[Reveal, ...] = ()
     """Relationship reveals of cards with two relationships to one actor, which saves before ``#2`` merged."""
 
@@ -402,7 +404,18 @@ def compile_program(pack: Mapping[str, Any]) -> Program:
         scopes=entry_scopes(entries, [e for e in pack.get("entries", []) if isinstance(e, Mapping)]),
         scoped={(str(r.kind), r.ident): r.entries for r in reveals if r.entries is not None},
         shared=_shared(reveals),
+        card_assets=_card_assets(pack),
     )
+
+
+def _card_assets(pack: Mapping[str, Any]) -> dict[tuple[str, str], str]:
+    found = {}
+    for card in pack.get("reader_cards", []):
+        for kind, name in ((RevealKind.AVATARS, "avatar"), (RevealKind.IMAGES, "image")):
+            part = card.get(name)
+            if isinstance(part, Mapping) and isinstance(part.get("asset_id"), str):
+                found[str(kind), card["id"]] = part["asset_id"]
+    return found
 
 
 def entry_scopes(entries: Sequence[Mapping[str, Any]], named: Sequence[Mapping[str, Any]]) -> dict[str, frozenset[str]]:

@@ -333,18 +333,20 @@ def shown(program: Program, session: SessionState) -> dict[str, frozenset[str]]:
 
     A ``reward_only`` asset whose ``reveal_when`` holds stays hidden (and unnamed) until a reward
     that references it unlocks; a card's avatar, image or relationship shows only once the card
-    itself is revealed, whatever its own ``reveal_when`` says.
+    itself is revealed, whatever its own ``reveal_when`` says, and an avatar or image only while
+    the reader can reach its asset (as the service's reader view serves it).
     """
     revealed = session.revealed
     cards = revealed.get("reader_cards", frozenset())
-    parts = {kind: frozenset(card for card in revealed.get(kind, ()) if card in cards) for kind in _CARD_PARTS}
-    relationships = frozenset(ident for ident in revealed.get("relationships", ()) if ident.partition("/")[0] in cards)
-    return {
-        **revealed,
-        **parts,
-        "relationships": relationships,
-        "assets": frozenset(reachable_assets(program, session)),
+    assets = frozenset(reachable_assets(program, session))
+    parts = {
+        kind: frozenset(
+            card for card in revealed.get(kind, ()) if card in cards and program.card_assets.get((kind, card)) in assets
+        )
+        for kind in _CARD_PARTS
     }
+    relationships = frozenset(ident for ident in revealed.get("relationships", ()) if ident.partition("/")[0] in cards)
+    return {**revealed, **parts, "relationships": relationships, "assets": assets}
 
 
 def describe(
