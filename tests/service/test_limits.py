@@ -9,11 +9,12 @@ import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from fastapi.testclient import TestClient
 
-from creatorpack.service.app import create_app
+from creatorpack.service.app import create_app, preflight
 from creatorpack.service.ratelimit import MemoryLimiter, RedisLimiter
 from creatorpack.service.settings import RateLimit, Settings, SettingsError
 from tests.service.conftest import OFF, REDIS_URL, issue
@@ -143,6 +144,62 @@ def test_redis_down_fails_open_to_in_process_limits(tmp_path: Path, caplog: pyte
     _assert_limited(answers[-1], "ip", 60)
     warnings = [r.getMessage() for r in caplog.records if "Redis does not answer" in r.getMessage()]
     assert len(warnings) == 1, warnings  # once per retry interval, not once per request
+
+
+def test_an_outage_is_logged_once_by_the_requests_in_flight(caplog: pytest.LogCaptureFixture) -> None:
+    """Requests that were waiting on Redis when it went away fall back without a warning each."""
+
+    async def run() -> list[bool]:
+        limiter = RedisLimiter(f"redis://127.0.0.1:{_closed_port()}/0")
+        try:
+            decisions = await asyncio.gather(*(limiter.hit(f"k{i}", RateLimit(5, 10)) for i in range(20)))
+        finally:
+            await limiter.close()
+        return [d.allowed for d in decisions]
+
+    with caplog.at_level(logging.WARNING, logger="creatorpack.service"):
+        assert asyncio.run(run()) == [True] * 20
+    warnings = [r.getMessage() for r in caplog.records if "Redis does not answer" in r.getMessage()]
+    assert len(warnings) == 1, warnings
+
+
+def _refused(url: str) -> str:
+    async def run() -> None:
+        limiter = RedisLimiter(url)
+        try:
+            await limiter.check()
+        finally:
+            await limiter.close()
+
+    with pytest.raises(SettingsError) as raised:
+        asyncio.run(run())
+    return str(raised.value)
+
+
+def test_a_redis_that_refuses_the_url_stops_the_server(redis_prefix: str, tmp_path: Path) -> None:
+    """A wrong password or a database Redis does not have never mends: exit 2, not a warning every 5 s."""
+    assert REDIS_URL is not None
+    parts = urlsplit(REDIS_URL)
+    host = f"{parts.hostname}:{parts.port or 6379}"
+    assert "DB index is out of range" in _refused(f"redis://{host}/999999")
+    message = _refused(f"redis://someone:{redis_prefix}@{host}/0")
+    assert message.startswith("CREATORPACK_REDIS_URL: Redis refuses it: "), message
+    assert redis_prefix not in message  # the password is not repeated
+    with pytest.raises(SettingsError, match="DB index is out of range"):
+        preflight(Settings(data_dir=tmp_path, redis_url=f"redis://{host}/999999"))
+
+
+def test_a_redis_that_is_down_at_start_only_warns(caplog: pytest.LogCaptureFixture) -> None:
+    async def run() -> None:
+        limiter = RedisLimiter(f"redis://127.0.0.1:{_closed_port()}/0")
+        try:
+            await limiter.check()  # an outage: fail open, as while serving
+        finally:
+            await limiter.close()
+
+    with caplog.at_level(logging.WARNING, logger="creatorpack.service"):
+        asyncio.run(run())
+    assert any("Redis does not answer yet" in r.getMessage() for r in caplog.records)
 
 
 def test_redis_limiter_tries_redis_again_after_the_retry_interval() -> None:

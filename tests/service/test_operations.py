@@ -257,6 +257,31 @@ def test_uvicorn_startup_failure_is_exit_2(tmp_path: Path, monkeypatch: pytest.M
     assert err.endswith("creatorpack: could not listen on 127.0.0.1:8799, or the server could not start (above)\n")
 
 
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_serve_hands_the_proxy_and_connection_settings_to_uvicorn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Behind a load balancer elsewhere, X-Forwarded-For must be trusted from it, or every client is one IP."""
+    seen: list[dict[str, object]] = []
+    monkeypatch.setattr("uvicorn.run", lambda *_args, **kwargs: seen.append(kwargs))
+    port = str(_free_port())
+    assert _run(tmp_path / "data", "serve", "--port", port)[0] == 0
+    extra = ["--limit-concurrency", "500", "--timeout-keep-alive", "15"]
+    proxies = {"CREATORPACK_FORWARDED_ALLOW_IPS": "10.0.0.0/8"}
+    code, _, err = _run(tmp_path / "data", "serve", "--port", port, *extra, **proxies)
+    assert code == 0, err
+    picked = [{k: run[k] for k in ("forwarded_allow_ips", "limit_concurrency", "timeout_keep_alive")} for run in seen]
+    assert picked == [
+        {"forwarded_allow_ips": "127.0.0.1", "limit_concurrency": None, "timeout_keep_alive": 5},  # uvicorn's own
+        {"forwarded_allow_ips": "10.0.0.0/8", "limit_concurrency": 500, "timeout_keep_alive": 15},
+    ]
+
+
 # 6. The PostgreSQL schema.
 
 
@@ -334,9 +359,44 @@ def test_ready_is_503_while_the_blob_directory_is_gone(client: TestClient) -> No
     blobs = client.app.state.blobs  # type: ignore[attr-defined]
     (blobs.root / "tmp").rename(blobs.root / "elsewhere")
     ready = client.get("/v1/ready")
-    assert (ready.status_code, ready.json()["detail"]) == (503, "the blob directory is gone; the server log says more")
+    detail = "the blob directory cannot be written; the server log says more"
+    assert (ready.status_code, ready.json()["detail"]) == (503, detail)
     (blobs.root / "elsewhere").rename(blobs.root / "tmp")
     assert client.get("/v1/ready").status_code == 200
+
+
+def test_ready_is_503_while_the_blob_directory_cannot_be_written(client: TestClient) -> None:
+    """A directory that is there but takes no file (a read-only volume) is not ready either: uploads would fail."""
+    blobs = client.app.state.blobs  # type: ignore[attr-defined]
+    (blobs.root / "tmp").rename(blobs.root / "elsewhere")
+    (blobs.root / "tmp").symlink_to("/proc/self")  # a directory no one, root included, can create files in
+    try:
+        ready = client.get("/v1/ready")
+    finally:
+        (blobs.root / "tmp").unlink()
+        (blobs.root / "elsewhere").rename(blobs.root / "tmp")
+    assert ready.status_code == 503
+    assert ready.json()["detail"] == "the blob directory cannot be written; the server log says more"
+    assert client.get("/v1/ready").status_code == 200
+
+
+def test_serve_stops_on_a_blob_directory_that_cannot_be_written(tmp_path: Path) -> None:
+    blobs = tmp_path / "blobs"
+    blobs.mkdir()
+    (blobs / "tmp").symlink_to("/proc/self")
+    code, _, err = _run(tmp_path / "data", "serve", CREATORPACK_BLOB_URL=str(blobs))
+    assert code == 2
+    assert err.startswith(f"creatorpack: PermissionError: the blob directory {blobs} cannot be written: "), err
+    assert len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("database", ["abc", "0x1", "1.0"])
+def test_a_redis_database_that_is_not_a_number_is_refused(database: str) -> None:
+    """redis-py reads ``/abc`` as database 0: the limits would go where no one meant them to."""
+    with pytest.raises(SettingsError, match="names its database by number"):
+        Settings.from_env({"CREATORPACK_REDIS_URL": f"redis://127.0.0.1:6379/{database}"})
+    for fine in ("redis://127.0.0.1:6379/7", "redis://127.0.0.1:6379", "redis://h/", "unix:///run/redis.sock"):
+        assert Settings.from_env({"CREATORPACK_REDIS_URL": fine}).redis_url == fine
 
 
 def test_a_database_that_hangs_holds_one_check(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -178,9 +178,9 @@ def _not_ready(database: Database, blobs: LocalBlobStore | S3BlobStore) -> str |
     except Exception as exc:  # noqa: BLE001 - whatever the driver raises, the answer is the same
         _log.warning("not ready: the database does not answer (%s: %s)", type(exc).__name__, exc)
         return f"the database does not answer ({type(exc).__name__}); the server log says more"
-    if isinstance(blobs, LocalBlobStore) and not (blobs.root / "tmp").is_dir():
-        _log.warning("not ready: the blob directory %s is gone", blobs.root)
-        return "the blob directory is gone; the server log says more"
+    if isinstance(blobs, LocalBlobStore) and (problem := blobs.unwritable()) is not None:
+        _log.warning("not ready: the blob directory %s cannot be written (%s)", blobs.root, problem)
+        return "the blob directory cannot be written; the server log says more"
     return None
 
 
@@ -192,8 +192,17 @@ def preflight(settings: Settings) -> None:
     which uvicorn would restart for ever. Raises what :func:`create_app` raises.
     """
     app = create_app(settings)
+    limiter = app.state.limiter
+
+    async def check() -> None:
+        try:
+            if isinstance(limiter, RedisLimiter):
+                await limiter.check()
+        finally:
+            await limiter.close()
+
     try:
-        asyncio.run(app.state.limiter.close())
+        asyncio.run(check())
     finally:
         app.state.database.dispose()
 

@@ -51,8 +51,20 @@ class LocalBlobStore:
         self.root = root
         self._tmp = root / "tmp"
         self._tmp.mkdir(parents=True, exist_ok=True)
+        if (problem := self.unwritable()) is not None:
+            raise PermissionError(f"the blob directory {root} cannot be written: {problem}")
         self._listed: dict[str, int] = {}  # sha256 -> mtime (ns) as list() reported it
         self._lock = threading.Lock()
+
+    def unwritable(self) -> str | None:
+        """Why a file cannot be written here now (a read-only or full volume, a gone directory), or None."""
+        try:
+            fd, name = tempfile.mkstemp(dir=self._tmp, suffix=".part")
+            os.close(fd)
+            Path(name).unlink()
+        except OSError as exc:
+            return exc.strerror or str(exc)
+        return None
 
     def _path(self, sha256: str) -> Path:
         digest = _checked(sha256)

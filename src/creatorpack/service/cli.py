@@ -131,6 +131,20 @@ def serve(
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
     data_dir: DataDir = None,
     workers: Annotated[int, typer.Option(min=1, help="Server processes (they share the database).")] = 1,
+    forwarded_allow_ips: Annotated[
+        str,
+        typer.Option(
+            envvar="CREATORPACK_FORWARDED_ALLOW_IPS",
+            help="Proxies whose X-Forwarded-For names the client (comma-separated addresses or networks; * for any).",
+        ),
+    ] = "127.0.0.1",
+    limit_concurrency: Annotated[
+        int | None,
+        typer.Option(min=1, help="Most connections and requests a server process holds at once (503 beyond)."),
+    ] = None,
+    timeout_keep_alive: Annotated[
+        int, typer.Option(min=1, help="Seconds an idle kept-alive connection stays open.")
+    ] = 5,
 ) -> None:
     """Run the pack service (HTTP) with uvicorn; SQLite and a blob directory under the data directory by default.
 
@@ -161,6 +175,9 @@ def serve(
             host=host,
             port=port,
             workers=workers,
+            forwarded_allow_ips=forwarded_allow_ips,
+            limit_concurrency=limit_concurrency,
+            timeout_keep_alive=timeout_keep_alive,
             log_level="warning",
             server_header=False,
         )

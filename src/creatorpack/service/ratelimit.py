@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from creatorpack.service.settings import RateLimit
+from creatorpack.service.settings import RateLimit, SettingsError
 
 __all__ = ["Decision", "Limiter", "MemoryLimiter", "RedisLimiter"]
 
@@ -121,6 +121,8 @@ class RedisLimiter:
                 pipe.expire(name, limit.seconds + 1, nx=True)
                 count, _ = await pipe.execute()
         except self._errors as exc:
+            if self._down_until > time.monotonic():  # a request in flight when another found Redis gone
+                return await self._fallback.hit(key, limit)
             self._down_until = time.monotonic() + self._retry_seconds
             _log.warning(
                 "rate limits: Redis does not answer (%s: %s); counting in this process for %.0f s",
@@ -130,6 +132,21 @@ class RedisLimiter:
             )
             return await self._fallback.hit(key, limit)
         return _decide(limit, int(count), reset)
+
+    async def check(self) -> None:
+        """Ask Redis once, at start: a refusal that no retry mends is a setting that cannot work.
+
+        Raises :class:`SettingsError` if Redis answers but refuses the URL (a wrong password, a
+        database it does not have); an outage only logs a warning (fail open, as while serving).
+        """
+        import redis  # noqa: PLC0415
+
+        try:
+            await self._redis.ping()
+        except (redis.AuthenticationError, redis.ResponseError) as exc:
+            raise SettingsError(f"CREATORPACK_REDIS_URL: Redis refuses it: {type(exc).__name__}: {exc}") from None
+        except self._errors as exc:
+            _log.warning("rate limits: Redis does not answer yet (%s: %s); failing open", type(exc).__name__, exc)
 
     async def close(self) -> None:
         """Close the connection pool."""

@@ -182,6 +182,11 @@ def _check_redis_url(url: str) -> None:
         raise SettingsError(
             f"CREATORPACK_REDIS_URL is redis://host:port/db (or rediss://, unix://), not {hide_password(url)!r}"
         )
+    database = parts.path.strip("/") if parts.scheme != "unix" else ""
+    if database and not (database.isascii() and database.isdigit()):
+        raise SettingsError(
+            f"CREATORPACK_REDIS_URL names its database by number (redis://host:port/0), not {hide_password(url)!r}"
+        )
 
 
 def _split(name: str, url: str) -> SplitResult:

@@ -15,6 +15,7 @@ from creatorpack import CreatorpackError
 from creatorpack.service.settings import plain_identifier
 
 __all__ = [
+    "CONNECT_TIMEOUT",
     "Database",
     "DatabaseSettingsError",
     "MigrationRequiredError",
@@ -26,6 +27,8 @@ __all__ = [
 _MIGRATIONS: Final = Path(__file__).resolve().parent / "migrations"
 _MIGRATION_LOCK: Final = 0x63705F6D  # PostgreSQL advisory lock id: one migrating process at a time
 _USE: Final = "use sqlite:///path or postgresql://user@host:port/db"
+CONNECT_TIMEOUT: Final = 10
+"""Seconds PostgreSQL gets to accept a connection, unless the URL says (``?connect_timeout=N``)."""
 
 
 class MigrationRequiredError(CreatorpackError, RuntimeError):
@@ -204,6 +207,8 @@ def connect(url: str, *, schema: str | None = None, **engine_options: Any) -> Da
     if parsed.drivername in ("postgresql", "postgres", "postgresql+psycopg"):
         parsed = parsed.set(drivername="postgresql+psycopg")
         connect_args: dict[str, Any] = {}
+        if "connect_timeout" not in parsed.query:
+            connect_args["connect_timeout"] = CONNECT_TIMEOUT  # libpq's default is to wait for ever
         if schema:
             connect_args["options"] = f"-csearch_path={schema}"
         options: dict[str, Any] = {"pool_pre_ping": True}
