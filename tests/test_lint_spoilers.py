@@ -209,6 +209,16 @@ def test_a_short_title_is_named_only_by_a_text_that_is_that_title(title: str) ->
         ("The  Dark\u00a0Harbour", "Nights of the dark harbour"),  # spaces of another kind or count
         ("Caf\u00e9 Noir", "Meet at the Cafe\u0301 Noir"),  # composed and decomposed accents
         ("Lamp Unlit", "The \uff2c\uff41\uff4d\uff50 Unlit"),  # fullwidth letters
+        ("Moonlit Betrayal", "A Moonlit-Betrayal awaits"),  # a hyphen for the space
+        ("Moonlit Betrayal", "A Moonlit\u2011Betrayal awaits"),  # a non-breaking hyphen
+        ("Moonlit Betrayal", "A Moonlit\u200bBetrayal awaits"),  # a zero-width space
+        ("Moonlit Betrayal", "A Moon\u00adlit Betrayal awaits"),  # a soft hyphen inside a word
+        ("Caf\u00e9 Noir", "Meet at the Cafe Noir"),  # the accent left out
+        ("Cafe Noir", "Meet at the Caf\u00e9 Noir"),  # or added
+        (
+            "\u0421\u0442\u0430\u0440\u044b\u0439 \u041c\u0430\u044f\u043a",
+            "\u0421\u0442\u0430\u0301\u0440\u044b\u0439 \u043c\u0430\u044f\u043a",
+        ),  # a stress mark
     ],
 )
 def test_titles_are_matched_however_the_text_spells_them(title: str, text: str) -> None:

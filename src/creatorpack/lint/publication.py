@@ -148,11 +148,39 @@ _EDGES: Final = " .,;:!?'\"()[]{}-\u2013\u2014\u2026\u00bf\u00a1"
 """What a title may end or start with that a sentence naming it may not keep ("Home at Last!")."""
 
 
+_SEPARATORS: Final = str.maketrans(
+    dict.fromkeys("-\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u200b", " ")
+    | dict.fromkeys("\u00ad\u200c\u200d\u2060\ufeff", None)
+)
+"""Hyphens and dashes (``Moonlit-Betrayal``) and a zero-width space separate words; a soft hyphen and
+the zero-width joiners are not there for readers at all."""
+
+
 def _fold(text: str) -> str:
-    """``text`` as titles are matched: NFKC (fullwidth, composed accents), straight quotes, one space, casefolded."""
-    if text.isascii():  # most texts: NFKC and the quotes change nothing
-        return " ".join(text.split()).lower()
-    return " ".join(unicodedata.normalize("NFKC", text).translate(_QUOTES).split()).casefold()
+    """``text`` as titles are matched, so that a title is found however a text spells it.
+
+    NFKC (fullwidth, composed accents), without the accents of Latin, Greek and Cyrillic letters,
+    straight quotes, hyphens as spaces, one space, casefolded.
+    """
+    if text.isascii():  # most texts: NFKC, accents and the quotes change nothing
+        return " ".join(text.replace("-", " ").split()).lower()
+    text = unicodedata.normalize("NFKC", text).translate(_QUOTES).translate(_SEPARATORS)
+    if not text.isascii():
+        text = _unaccented(text)
+    return " ".join(text.split()).casefold()
+
+
+def _unaccented(text: str) -> str:
+    """``text`` without the combining marks on Latin, Greek and Cyrillic letters (``Café`` is ``Cafe``).
+
+    Other scripts keep theirs: there a mark is often a vowel, part of how the word is spelt.
+    """
+    kept: list[str] = []
+    for char in unicodedata.normalize("NFD", text):
+        if unicodedata.combining(char) and kept and kept[-1] < "\u0500":
+            continue
+        kept.append(char)
+    return unicodedata.normalize("NFC", "".join(kept))
 
 
 def _short(title: str) -> bool:
