@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
-from creatorpack import Engine, Session, Turn
+from creatorpack import Engine, NotPlayableError, Session, Turn
 from creatorpack.cli import app as cli
 from creatorpack.play import relationship_ids
 from creatorpack.service.reader import reader_view
@@ -126,6 +127,18 @@ def test_a_save_from_before_two_relationships_were_told_apart_reads_them_again()
     loaded = Session.load(pack, old).state.revealed["relationships"]
     assert second in loaded
     assert plain not in loaded  # its own condition never held
+
+
+def test_a_session_starts_at_the_pack_entry_id_readers_see() -> None:
+    """The reader view lists pack entries; a reader client starts a session by the id it was shown."""
+    pack = example("0.5", "rich")
+    for item in pack["entries"]:
+        item["id"] = f"e_{item['id']}"
+    assert Engine(pack).start("e_return_visit")[0].entry == "return_visit"
+    assert Engine(pack).start("return_visit")[0].entry == "return_visit"
+    pack["entries"][1]["id"] = "e_opening"  # two pack entries of one id: which runtime entry is not known
+    with pytest.raises(NotPlayableError, match="no runtime entry 'e_opening'"):
+        Engine(pack).start("e_opening")
 
 
 def test_interactive_play_titles_and_tells_an_entry_named_by_its_pack_entry_id(tmp_path: Path) -> None:

@@ -91,16 +91,22 @@ class Engine:
     def start(self, entry: str | None = None) -> tuple[SessionState, TurnResult]:
         """Begin a session at ``entry`` (default: the first runtime entry).
 
+        ``entry`` is a runtime entry's id, or the id of the pack entry paired with it (the one with
+        the same id, else the one at the same position), which readers see.
+
         The initial state must fit the state schema. What holds at the start is revealed or
         unlocked at once; the result describes turn 0.
         """
         ids = self.entry_ids()
         if entry is not None and not isinstance(entry, str):
             raise NotPlayableError(f"an entry is named by its id, a string, not {a_python_type(entry)} ({entry!r})")
+        paired = [i for i, own in enumerate(ids) if entry in self.program.scopes.get(own, ())]
         if entry is None:
             index = 0
         elif entry in ids:
             index = ids.index(entry)
+        elif len(paired) == 1:  # the pack entry's id, which the reader view shows
+            index = paired[0]
         else:
             guess = suggest.nearest(entry, ids)
             hint = f" (did you mean {guess!r}?)" if guess else ""
