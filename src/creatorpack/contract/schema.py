@@ -7,6 +7,8 @@ the referenced documents so that a single file works in editors and other valida
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final, Literal, TypeAlias
 
@@ -19,9 +21,11 @@ __all__ = [
     "SUPPORTED_VERSIONS",
     "UnknownVersionError",
     "Version",
+    "as_declared",
     "as_version",
     "bundle",
     "document",
+    "root_members",
     "schema_id",
 ]
 
@@ -86,3 +90,31 @@ def bundle(version: str | None = None) -> dict[str, Any]:
         sub.pop("$schema", None)
         defs[name] = sub
     return root
+
+
+@functools.cache
+def root_members(version: str) -> frozenset[str]:
+    """The root members ``version`` defines.
+
+    The root object is open: a pack may carry others, which nothing reads (``lint`` says so:
+    ``ignored-member``), such as a 0.3 pack's ``progression``.
+    """
+    root = document(_file_name(version))
+    return frozenset([*root.get("properties", {}), *root.get("required", [])])  # 0.2 requires members it leaves unshown
+
+
+def as_declared(pack: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``pack`` as its declared version reads it: without the root members that version does not define.
+
+    A 0.3 pack's hand-written ``progression`` or ``character_castings`` and a 0.4 pack's
+    ``presentation`` are extension fields there: playing, linting, diffing and the reader view all
+    read the pack through this, so that none of them acts on what the version does not have.
+    ``pack`` itself is returned when it has nothing to drop (or no supported version).
+    """
+    version = as_version(pack.get("protocol_version"))
+    if version is None:
+        return pack
+    known = root_members(version)
+    if all(member in known for member in pack):
+        return pack
+    return {member: value for member, value in pack.items() if member in known}

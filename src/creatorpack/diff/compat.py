@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from creatorpack._json import whole_number
+from creatorpack.contract.schema import as_declared
 from creatorpack.diff._json import items_by_id, kind_of, pointer, require_packs
 from creatorpack.diff.errors import MigrationError
 from creatorpack.errors import NotPlayableError, SessionLoadError
@@ -207,6 +208,7 @@ def _enum(node: Mapping[str, Any]) -> list[Any]:
 def compatibility(old: Mapping[str, Any], new: Mapping[str, Any]) -> Compatibility:
     """The static verdict: for each part of a save of ``old``, whether it loads into ``new``."""
     require_packs(old=old, new=new)
+    old, new = as_declared(old), as_declared(new)
     members: list[MemberVerdict] = []
     old_id, new_id = _get(old, "manifest", "pack_id"), _get(new, "manifest", "pack_id")
     if old_id != new_id:
@@ -608,6 +610,7 @@ class _Walk:
 def migration_plan(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> MigrationPlan:
     """The plan that moves saves of ``old`` (``None``: unknown, judged from the save) to ``new``."""
     require_packs(new=new, **({} if old is None else {"old": old}))
+    old, new = (None if old is None else as_declared(old)), as_declared(new)
     ids = _ids(new)
     revision = _get(old, "manifest", "revision") if old is not None else None
     return MigrationPlan(

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from creatorpack._json import whole_number
+from creatorpack.contract.schema import as_declared
 from creatorpack.diff._json import items_by_id, kind_of, pointer, require_packs
 from creatorpack.diff.compat import Compatibility, compatibility
 from creatorpack.play.conditions import json_equal
@@ -112,6 +113,7 @@ class PackDiff:
 def diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> PackDiff:
     """Compare two valid 0.3 to 0.5 packs (parsed JSON objects)."""
     require_packs(old=old, new=new)
+    old, new = as_declared(old), as_declared(new)  # what each version reads: castings a 0.3 pack held come in
     changes = [*_state(_get(old, _STATE), _get(new, _STATE), ())]
     for section, path, keys in ARRAYS:
         changes += _items(section, path, keys, _get(old, path), _get(new, path))

@@ -188,7 +188,7 @@ def check_root_members(index: PackIndex) -> Iterator[Raw]:
     """Root members the version does not have (the contract does not close the root object)."""
     members = _root_members()
     known = members.get(index.version, frozenset())
-    for member in index.pack:
+    for member in index.raw:
         if member in known:
             continue
         later = [v for v in SUPPORTED_VERSIONS if v > index.version and member in members[v]]

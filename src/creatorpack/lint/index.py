@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from creatorpack._json import JsonPath, pointer
 from creatorpack.contract.findings import RawFinding
+from creatorpack.contract.schema import as_declared
 from creatorpack.lint._suggest import Suggester
 from creatorpack.lint.rules import Raw
 
@@ -102,7 +103,8 @@ class PackIndex:
     """Indexes of one valid pack: its collections, conditions, effects and references."""
 
     def __init__(self, pack: Mapping[str, Any]) -> None:
-        self.pack = pack
+        self.raw = pack  # as written: what ``ignored-member`` reads
+        pack = self.pack = as_declared(pack)  # as its version reads it, which every other check reads
         self.version: str = pack["protocol_version"]
         self.layout = LAYOUTS[self.version]
         runtime = pack.get("runtime") if self.layout.runtime else None

@@ -48,7 +48,7 @@ class Engine:
         a mapping it is given, so that the caller's dict stays the caller's).
         """
         self.program: Program = compile_program(pack)
-        self.pack = pack
+        self.pack = self.program.pack  # as its version reads it: without the root members it does not define
         self.version: str = self.program.version
         self.schema: Mapping[str, Any] = self.program.schema
         self.pack_id: str = self.program.pack_id

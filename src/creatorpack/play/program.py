@@ -15,6 +15,7 @@ from operator import itemgetter
 from typing import Any
 
 from creatorpack._json import JsonPath, whole_number
+from creatorpack.contract.schema import as_declared
 from creatorpack.errors import ConditionError, NotPlayableError
 from creatorpack.play._watch import Heard, Watch, heard, watches
 from creatorpack.play.conditions import CompiledCondition, compile_condition, sub_condition
@@ -310,7 +311,7 @@ def _card_reveals(table: _Conditions, pack: Mapping[str, Any]) -> list[Reveal]:
     return reveals
 
 
-def _other_reveals(table: _Conditions, pack: Mapping[str, Any], version: str) -> list[Reveal]:
+def _other_reveals(table: _Conditions, pack: Mapping[str, Any]) -> list[Reveal]:
     reveals = [
         Reveal(RevealKind.ASSETS, a["id"], table.add(a["reveal_when"]), None, ("assets", at, "reveal_when"))
         for at, a in enumerate(pack.get("assets", []))
@@ -328,7 +329,7 @@ def _other_reveals(table: _Conditions, pack: Mapping[str, Any], version: str) ->
         for at, anchor in enumerate(anchors if isinstance(anchors, list) else [])
         if isinstance(anchor, Mapping) and isinstance(anchor.get("id"), str) and is_condition(anchor.get("reveal_when"))
     )
-    castings = pack.get("character_castings", []) if version != "0.3" else []  # a 0.4 addition
+    castings = pack.get("character_castings", [])  # a 0.4 addition: a 0.3 pack's are dropped with the rest
     for at, casting in enumerate(castings):
         entries, here = scope(casting), ("character_castings", at)
         reveals.append(Reveal(RevealKind.CASTINGS, casting["id"], table.add(casting["when"]), entries, (*here, "when")))
@@ -342,7 +343,12 @@ def _other_reveals(table: _Conditions, pack: Mapping[str, Any], version: str) ->
 
 
 def compile_program(pack: Mapping[str, Any]) -> Program:
-    """Compile a pack that is already known to be valid; raise :class:`NotPlayableError` for 0.2."""
+    """Compile a pack that is already known to be valid; raise :class:`NotPlayableError` for 0.2.
+
+    The pack is read as its version reads it (:func:`~creatorpack.contract.schema.as_declared`): a
+    0.3 pack's ``progression`` or a 0.4 pack's ``presentation`` is an extension field, not played.
+    """
+    pack = as_declared(pack)
     version = pack.get("protocol_version")
     if version not in ("0.3", "0.4", "0.5"):
         raise NotPlayableError(f"only 0.3, 0.4 and 0.5 packs can be played, not {version!r}")
@@ -357,7 +363,7 @@ def compile_program(pack: Mapping[str, Any]) -> Program:
     content = tuple(
         ContentItem(c["id"], table.add(c.get("when")), c["selection"], scope(c)) for c in pack.get("content", [])
     )
-    reveals = (*_card_reveals(table, pack), *_other_reveals(table, pack, version))
+    reveals = (*_card_reveals(table, pack), *_other_reveals(table, pack))
     progression = pack.get("progression") or {}
     achievements = tuple(_goal(table, a) for a in progression.get("achievements", []))
     endings = tuple(

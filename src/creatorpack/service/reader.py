@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import orjson
 
+from creatorpack.contract.schema import as_declared
 from creatorpack.play import relationship_ids
 from creatorpack.service.ports import AGE_RATINGS, VISIBILITIES, AgeRating, Visibility
 
@@ -383,6 +384,7 @@ def reader_view(pack: Mapping[str, Any], view: ReaderView, published: str) -> Re
     here (a visible or guided one) awards it: one that only a hidden achievement or an ending awards,
     or nothing, would name what readers should discover by playing.
     """
+    pack = as_declared(pack)  # a 0.3 pack's hand-written progression lists nothing
     manifest = pack["manifest"]
     pack_id = str(manifest["pack_id"])
     progression = pack.get("progression") if isinstance(pack.get("progression"), Mapping) else {}
