@@ -6,13 +6,16 @@ import difflib
 import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
 import creatorpack
+from creatorpack.cli import app
 from creatorpack.contract import validate
 from creatorpack.errors import NotJSONError, SourceTypeError, UnknownVersionError
 from creatorpack.play import Engine, Turn, parse_script
@@ -25,6 +28,8 @@ from .test_bounds import base
 PROGRESSION = {"protocol": "service.progression/1", "achievements": []}
 PRESENTATION: dict[str, list[Any]] = {"bindings": [], "illustration_rules": []}
 ADDED = {"0.4": {"/progression"}, "0.5": {"/progression", "/presentation"}}
+
+runner = CliRunner()
 
 
 def leaves(value: Any, at: str = "") -> Iterator[tuple[str, Any]]:
@@ -244,9 +249,41 @@ def test_bump_revision_of_a_whole_number_spelt_as_a_float(spelling: str) -> None
     assert validate(source).valid
     result = upgrade(source, bump_revision=True)
     assert result.valid
-    assert result.changes[-1] == Change("/manifest/revision", "1 → 2" if spelling == "1" else "1.0 → 2")
+    # The change shows the revision as the file spells it, the one the diff removes.
+    assert result.changes[-1] == Change("/manifest/revision", f"{spelling} → 2")
     assert f'    "revision": {spelling},' in removed_lines(source, result.text)
     assert '    "revision": 2,' in added_lines(source, result.text)
+
+
+@pytest.mark.parametrize(
+    ("spelling", "found"),
+    [
+        ("9007199254740991", "manifest.revision is already 9007199254740991, the largest a pack may have"),
+        ("9007199254740991.0", "manifest.revision is already 9007199254740991, the largest a pack may have"),
+        ("9007199254740992", "manifest.revision is 9007199254740992, more than 9007199254740991, the largest"),
+    ],
+)
+def test_bump_revision_refuses_a_revision_already_at_the_maximum(spelling: str, found: str) -> None:
+    # Adding 1 would write a revision the contract refuses, then blame the creator for it.
+    source = json.dumps(example("0.3", "minimal"), indent=2).replace('"revision": 1', f'"revision": {spelling}')
+    with pytest.raises(UpgradeError, match=f"cannot bump the revision: {re.escape(found)}") as caught:
+        upgrade(source, bump_revision=True)
+    assert caught.value.exit_code == 2
+    assert "leave out --bump-revision" in str(caught.value)
+    assert upgrade(source).changes  # without the bump, the upgrade goes on
+
+
+def test_bump_revision_at_the_maximum_exits_2_writing_nothing(tmp_path: Path) -> None:
+    pack = tmp_path / "pack.json"
+    text = json.dumps(example("0.3", "minimal"), indent=2).replace('"revision": 1', '"revision": 9007199254740991')
+    pack.write_text(text, encoding="utf-8")
+    result = runner.invoke(app, ["upgrade", str(pack), "--in-place", "--bump-revision"])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"creatorpack: {pack}: cannot bump the revision: manifest.revision is already 9007199254740991, "
+        "the largest a pack may have; leave out --bump-revision\n"
+    )
+    assert pack.read_text(encoding="utf-8") == text
 
 
 @pytest.mark.parametrize(
@@ -295,8 +332,52 @@ def test_shapes_the_target_restricts_need_attention() -> None:
     fixes = {a.pointer: a.fix for a in result.attention}
     assert "paragraph_digest" in fixes["/entries/0/opening_illustrations/0"]
     assert "service.progression/1" in fixes["/progression/protocol"]
+    assert "service.progression/2" in fixes["/progression/protocol"]  # 0.5 has the guided container
     # Carried over unchanged all the same.
     assert result.document["entries"][0]["opening_stages"][0]["mood"] == "grim"
+
+
+def test_a_guided_progression_upgraded_to_0_4_is_told_the_0_4_shape() -> None:
+    # A 0.3 pack may carry a 0.5-style guided progression (0.3 ignores it); 0.4 has no guided shapes.
+    pack = example("0.3", "rich")
+    pack["progression"] = example("0.5", "rich")["progression"]
+    assert pack["progression"]["protocol"] == "service.progression/2"
+    assert validate(pack).valid
+    result = upgrade(pack, to="0.4")
+    assert {a.pointer for a in result.attention} == {
+        "/progression/achievements/3",
+        "/progression/achievements/3/guidance",
+    }
+    for item in result.attention:
+        assert "guided shapes" in item.fix
+        assert "takes only protocol, achievements, endings and badges in their guided shapes" not in item.fix
+        assert item.fix.startswith("0.4 progression is one container")
+        assert "visibility" in item.fix  # what the 0.4 achievement needs and the guided one lacks
+        assert "come only with 0.5" in item.fix
+    assert upgrade(pack, to="0.5").valid
+
+
+def test_the_progression_protocol_fix_names_what_the_target_takes() -> None:
+    pack = example("0.3", "minimal")
+    pack["progression"] = {"protocol": 7, "achievements": []}  # 0.4: any string; 0.5: /1 or /2
+    fixes = {target: [(a.pointer, a.fix) for a in upgrade(pack, to=target).attention] for target in ("0.4", "0.5")}
+    assert fixes == {
+        "0.4": [
+            (
+                "/progression/protocol",
+                "set protocol to 'service.progression/1', the 0.4 container (guided progression is 0.5's)",
+            )
+        ],
+        "0.5": [
+            (
+                "/progression/protocol",
+                (
+                    "set protocol to 'service.progression/1' (the 0.4 container) or, for guided achievements and "
+                    "endings, 'service.progression/2'"
+                ),
+            )
+        ],
+    }
 
 
 def test_0_3_castings_are_checked_from_0_4() -> None:
@@ -327,13 +408,51 @@ def test_0_2_is_refused_with_the_reason() -> None:
         (b'{"protocol_version": "0.3"}', "0.6", UpgradeError, "0.4 and 0.5"),
         (b'{"protocol_version": "0.3"}', "0.3.1", UpgradeError, "0.4 and 0.5"),
         (b'{"protocol_version": "9"}', "0.5", UnknownVersionError, "'9'"),
-        (b"{}", "0.5", UnknownVersionError, "None"),
         (b"{nope", "0.5", NotJSONError, "invalid JSON"),
+        # A target must be one an upgrade goes to, even the version the pack already declares.
+        (json.dumps(example("0.2", "minimal")).encode(), "0.2", UpgradeError, "0.4 and 0.5"),
+        (json.dumps(example("0.3", "minimal")).encode(), "0.3", UpgradeError, "0.4 and 0.5"),
     ],
 )
 def test_refusals(source: bytes, to: str, error: type[Exception], match: str) -> None:
     with pytest.raises(error, match=match):
         upgrade(source, to=to)
+
+
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        (b"{}", "missing protocol_version; declare one of the supported versions '0.2', '0.3', '0.4', '0.5'"),
+        (b'{"protocol_version": 0.3}', "0.3 is a number; write the version as a string, '0.3'"),
+        (b'{"protocol_version": "9"}', "'9' is not a supported version; use one of"),
+    ],
+)
+def test_an_unsupported_version_is_refused_in_the_words_of_validation(source: bytes, said: str) -> None:
+    with pytest.raises(UnknownVersionError) as caught:
+        upgrade(source)
+    [violation] = validate(source).violations
+    assert str(caught.value) == violation.message
+    assert said in str(caught.value)
+    assert "unknown contract version" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("{}\n", "missing protocol_version; declare one of"),
+        ('{"protocol_version": 0.3}\n', "0.3 is a number; write the version as a string, '0.3'"),
+    ],
+)
+def test_the_cli_refuses_an_unsupported_version_in_one_line(tmp_path: Path, text: str, said: str) -> None:
+    pack = tmp_path / "pack.json"
+    pack.write_text(text, encoding="utf-8")
+    result = runner.invoke(app, ["upgrade", str(pack)])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"creatorpack: {pack}: ")
+    assert said in result.stderr
+    assert result.stderr.count("\n") == 1
+    assert "unknown contract version" not in result.stderr
 
 
 def test_a_path_is_not_read() -> None:

@@ -15,6 +15,7 @@ model). Pure: text or a mapping in, an :class:`UpgradeResult` out; no file is re
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -26,7 +27,7 @@ from typing import Any, ClassVar, Final
 
 from creatorpack import _jsontext
 from creatorpack._json import pointer, whole_number
-from creatorpack.contract import SUPPORTED_VERSIONS, Report, UnknownVersionError, Validator, Version
+from creatorpack.contract import SUPPORTED_VERSIONS, Report, UnknownVersionError, Validator, Version, schema
 from creatorpack.contract.schema import as_version
 from creatorpack.errors import CreatorpackError, SourceTypeError
 
@@ -151,67 +152,96 @@ class UpgradeResult:
 
 
 _GENERIC_FIX: Final = "change the value here so that it satisfies the {version} schema (`creatorpack schema {version}`)"
-_FIXES: Final[tuple[tuple[re.Pattern[str], str], ...]] = tuple(
-    (re.compile(pattern), fix)
-    for pattern, fix in (
-        (
-            r"^/entries/\d+/opening_illustrations(/|$)",
-            (
-                "{version} gives each opening illustration exactly after_paragraph_index (0 to 31), illustration_id "
+
+# The fix for a violation at a pointer, by target version: each target restricts different things
+# (0.4's progression is one container; 0.5 selects a container by protocol). A target missing from
+# an entry gets the generic fix.
+_FIX_TABLE: Final[tuple[tuple[str, dict[Version, str]], ...]] = (
+    (
+        r"^/entries/\d+/opening_illustrations(/|$)",
+        {
+            "0.5": (
+                "0.5 gives each opening illustration exactly after_paragraph_index (0 to 31), illustration_id "
                 "and paragraph_digest (the sha256 of the paragraph); rewrite the item in that shape or remove it"
             ),
-        ),
-        (
-            r"^/entries/\d+/opening_stages(/|$)",
-            (
-                "{version} gives each opening stage exactly paragraph_index (0 to 255), paragraph_digest, location, "
-                "subject (null if none), time_of_day (dawn, day, dusk, night or unspecified), time_label ('' if none), "
-                "cast (at most 4) and optionally background_asset_id; rewrite the item in that shape or remove it"
+        },
+    ),
+    (
+        r"^/entries/\d+/opening_stages(/|$)",
+        {
+            "0.5": (
+                "0.5 gives each opening stage exactly paragraph_index (0 to 255), paragraph_digest, location, "
+                "subject (null if none), time_of_day (dawn, day, dusk, night or unspecified), time_label ('' if "
+                "none), cast (at most 4) and optionally background_asset_id; rewrite the item in that shape or "
+                "remove it"
             ),
-        ),
-        (
-            r"^/progression/protocol$",
-            (
-                "set protocol to 'service.progression/1' (the 0.4 container) or, for guided achievements and endings, "
-                "'service.progression/2'"
+        },
+    ),
+    (
+        r"^/progression/protocol$",
+        {
+            "0.4": "set protocol to 'service.progression/1', the 0.4 container (guided progression is 0.5's)",
+            "0.5": (
+                "set protocol to 'service.progression/1' (the 0.4 container) or, for guided achievements and "
+                "endings, 'service.progression/2'"
             ),
-        ),
-        (
-            r"^/progression(/|$)",
-            (
-                "{version} checks progression by its protocol: 'service.progression/1' is the 0.4 container; "
-                "'service.progression/2' takes only protocol, achievements, endings and badges in their guided shapes"
+        },
+    ),
+    (
+        r"^/progression(/|$)",
+        {
+            "0.4": (
+                "0.4 progression is one container (what 0.5 calls 'service.progression/1'): achievements with id, "
+                "visibility, title, description, when, artwork_asset_id and optionally badge_id, plus endings and "
+                "badges; guided shapes (guidance, 'service.progression/2') come only with 0.5: rewrite this in the "
+                "0.4 shape, or upgrade to 0.5"
             ),
-        ),
-        (
-            r"^/presentation(/|$)",
-            (
-                "the pack already had a presentation member, which {version} now checks: it holds only bindings and "
-                "illustration_rules in their {version} shapes; move anything else out of presentation"
+            "0.5": (
+                "0.5 checks progression by its protocol: 'service.progression/1' is the 0.4 container; "
+                "'service.progression/2' takes only protocol, achievements, endings and badges in their guided "
+                "shapes"
             ),
-        ),
-        (
-            r"^/character_castings(/|$)",
-            (
-                "0.3 ignored character_castings; {version} checks each casting (id, actor_id, character_id as a "
+        },
+    ),
+    (
+        r"^/presentation(/|$)",
+        {
+            "0.5": (
+                "the pack already had a presentation member, which 0.5 now checks: it holds only bindings and "
+                "illustration_rules in their 0.5 shapes; move anything else out of presentation"
+            ),
+        },
+    ),
+    (
+        r"^/character_castings(/|$)",
+        {
+            version: (
+                f"0.3 ignored character_castings; {version} checks each casting (id, actor_id, character_id as a "
                 "lowercase UUID, character_revision, when): complete it in that shape or remove it"
-            ),
-        ),
-        (
-            r"^/assets/\d+",
-            (
-                "{version} assets are performance assets: the 0.3 asset fields plus access (standard or reward_only); "
+            )
+            for version in ("0.4", "0.5")
+        },
+    ),
+    (
+        r"^/assets/\d+",
+        {
+            "0.5": (
+                "0.5 assets are performance assets: the 0.3 asset fields plus access (standard or reward_only); "
                 "keep only those fields"
             ),
-        ),
-    )
+        },
+    ),
+)
+_FIXES: Final[tuple[tuple[re.Pattern[str], Mapping[Version, str]], ...]] = tuple(
+    (re.compile(pattern), types.MappingProxyType(fixes)) for pattern, fixes in _FIX_TABLE
 )
 
 
 def _fix_for(at: str, version: Version) -> str:
-    for pattern, fix in _FIXES:
+    """The fix for a violation at ``at`` in a pack upgraded to ``version``: the first entry that matches."""
+    for pattern, fixes in _FIXES:
         if pattern.search(at):
-            return fix.format(version=version)
+            return fixes.get(version, _GENERIC_FIX.format(version=version))
     return _GENERIC_FIX.format(version=version)
 
 
@@ -229,7 +259,10 @@ def upgrade(
     ``bump_revision`` adds 1 to ``manifest.revision`` when the upgrade changes anything.
     Raises :class:`~creatorpack.errors.DocumentError` for input that is not a JSON object,
     :class:`~creatorpack.errors.UnknownVersionError` for an unknown declared version and
-    :class:`UpgradeError` for a 0.2 pack, a downgrade or a target other than 0.4 and 0.5.
+    :class:`UpgradeError` for a 0.2 pack, a downgrade or a target other than 0.4 and 0.5 (even
+    the version the pack declares: upgrading a 0.3 pack "to 0.3" is no upgrade) and, with
+    ``bump_revision``, for a ``manifest.revision`` that is missing, no whole number or already the
+    largest a pack may have.
     """
     if isinstance(source, os.PathLike):
         raise SourceTypeError("upgrade takes the pack's bytes, text or parsed object, not a path: read the file first")
@@ -240,9 +273,9 @@ def upgrade(
     declared = document.get("protocol_version")
     current = as_version(declared)
     if current is None:
-        raise UnknownVersionError(declared, SUPPORTED_VERSIONS)
+        raise _unknown_version(declared, checked.report)
     target = as_version(to)
-    if target is None or (target not in TARGETS and target != current):
+    if target is None or target not in TARGETS:
         targets = " and ".join(TARGETS)
         raise UpgradeError(f"cannot upgrade to {to!r}: the versions a pack can be upgraded to are {targets}")
     text = _source_text(source, checked.text)
@@ -259,11 +292,26 @@ def upgrade(
         )
     if SUPPORTED_VERSIONS.index(target) < SUPPORTED_VERSIONS.index(current):
         raise UpgradeError(f"cannot downgrade a {current} pack to {target}: upgrades only go forward")
-    edits, changes, updated = _plan(document, current, target, bump_revision=bump_revision)
+    revision_text = _revision_text(text) if text is not None and bump_revision else None
+    edits, changes, updated = _plan(document, current, target, bump_revision=bump_revision, revision_text=revision_text)
     new_text = _apply_text(text, edits) if text is not None else _dump(updated)
     report = _VALIDATOR.validate(new_text)
     attention = _attention(report, checked.report, target)
     return UpgradeResult(new_text, current, target, tuple(changes), attention, report, report.document or updated)
+
+
+def _unknown_version(declared: object, report: Report) -> UnknownVersionError:
+    """The error for a pack whose ``protocol_version`` is no supported version, worded as validation words it.
+
+    The validator's report already says what is wrong (missing, a number such as ``0.3`` that should
+    be the string ``"0.3"``, an unknown version) and what to write instead, so the upgrade says the
+    same rather than "unknown contract version None".
+    """
+    error = UnknownVersionError(declared, SUPPORTED_VERSIONS)
+    said = next((v.message for v in report.violations if v.code == "unsupported-version"), None)
+    if said is not None:
+        error.args = (said,)
+    return error
 
 
 def _source_text(source: object, data: bytes | None) -> str | None:
@@ -279,8 +327,18 @@ _Edit = tuple[tuple[str, ...], Any]
 
 
 def _plan(
-    document: Mapping[str, Any], current: Version, target: Version, *, bump_revision: bool
+    document: Mapping[str, Any],
+    current: Version,
+    target: Version,
+    *,
+    bump_revision: bool,
+    revision_text: str | None = None,
 ) -> tuple[list[_Edit], list[Change], dict[str, Any]]:
+    """The edits that upgrade ``document`` from ``current`` to ``target``, the changes they make, the result.
+
+    ``revision_text`` is ``manifest.revision`` as the source text spells it (``1e0``), shown in the
+    change instead of the parsed number (``1.0``) when given.
+    """
     updated = dict(document)
     edits: list[_Edit] = [(("protocol_version",), target)]
     changes = [Change("/protocol_version", f"{current} → {target}")]
@@ -315,10 +373,41 @@ def _plan(
             raise UpgradeError(
                 f"cannot bump the revision: {found}, not a whole number; set it to one, or leave out --bump-revision"
             )
+        largest = _max_revision()
+        if whole >= largest:
+            found = (
+                f"manifest.revision is already {largest}"
+                if whole == largest
+                else f"manifest.revision is {revision_text or revision}, more than {largest}"
+            )
+            raise UpgradeError(
+                f"cannot bump the revision: {found}, the largest a pack may have; leave out --bump-revision"
+            )
         updated["manifest"] = {**manifest, "revision": whole + 1}
         edits.append((("manifest", "revision"), whole + 1))
-        changes.append(Change("/manifest/revision", f"{revision} → {whole + 1}"))
+        changes.append(Change("/manifest/revision", f"{revision_text or revision} → {whole + 1}"))
     return edits, changes, updated
+
+
+@functools.cache
+def _max_revision() -> int:
+    """The largest ``manifest.revision`` the contract allows, read from its schema (2**53 - 1)."""
+    maximum: int = schema.document("common.json")["$defs"]["Manifest"]["properties"]["revision"]["maximum"]
+    return maximum
+
+
+def _revision_text(text: str) -> str | None:
+    """``manifest.revision`` as ``text`` spells it (the last of duplicates, as parsing keeps), or ``None``."""
+    start = _jsontext.root_start(text)
+    found, _ = _jsontext.members(text, start)
+    manifests = [member for member in found if member.name == "manifest"]
+    if not manifests or not text.startswith("{", manifests[-1].value_start):
+        return None
+    inner, _ = _jsontext.members(text, manifests[-1].value_start)
+    revisions = [member for member in inner if member.name == "revision"]
+    if not revisions:
+        return None
+    return text[revisions[-1].value_start : revisions[-1].value_end]
 
 
 def _apply_text(text: str, edits: list[_Edit]) -> str:
