@@ -504,12 +504,23 @@ def test_sarif_uris_are_uri_references_that_name_the_file(tmp_path: Path) -> Non
     result = runner.invoke(app, ["validate", "--format", "sarif", *(str(tmp_path / n) for n in names)])
     (run,) = json.loads(result.stdout)["runs"]
     uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]}
-    assert {unquote(uri) for uri in uris} == {(tmp_path / n).as_posix() for n in names}
+    assert {unquote(urlsplit(uri).path) for uri in uris} == {(tmp_path / n).as_posix() for n in names}
     for uri in uris:
         parts = urlsplit(uri)
-        assert (parts.scheme, parts.query, parts.fragment) == ("", "", ""), uri
+        assert (parts.scheme, parts.netloc, parts.query, parts.fragment) == ("file", "", "", ""), uri  # absolute
         assert " " not in uri, uri
         assert uri.isascii(), uri
+
+
+def test_sarif_relative_uris_name_their_base(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Code scanning resolves a relative URI against %SRCROOT%, the repository's root where CI runs."""
+    (tmp_path / "packs").mkdir()
+    (tmp_path / "packs" / "a b.json").write_text(json.dumps({"protocol_version": "0.5"}), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["validate", "--format", "sarif", "packs/a b.json"])
+    (found,) = json.loads(result.stdout)["runs"][0]["results"]
+    artifact = found["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert artifact == {"uri": "packs/a%20b.json", "uriBaseId": "%SRCROOT%"}
 
 
 def test_a_directory_walk_skips_json_that_only_mentions_protocol_version(tmp_path: Path) -> None:

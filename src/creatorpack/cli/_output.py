@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -26,9 +27,11 @@ __all__ = [
     "display_width",
     "excerpt",
     "lint_file",
+    "one_line",
     "read_input",
     "read_limited",
     "render",
+    "unicode_text",
 ]
 
 
@@ -268,13 +271,50 @@ def render(results: Sequence[FileResult], fmt: OutputFormat | str, *, color: boo
             return _text(results, color=color)
 
 
+def unicode_text(text: str) -> str:
+    r"""``text`` as valid Unicode: a file name's undecodable bytes (``\xfe``) or a lone surrogate escaped.
+
+    JSON and SARIF encoders refuse the surrogates a non-UTF-8 file name decodes to.
+    """
+    if text.isascii():
+        return text
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate no file name decodes to (a pack's "\ud800")
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+_LINE_BREAKING: Final = frozenset(["Cc", "Zl", "Zp"])
+_ESCAPES: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def one_line(text: str) -> str:
+    """``text`` for a line-oriented output: valid Unicode, control characters and line separators escaped.
+
+    A pack's member name or path may hold a newline or an ANSI escape; printed raw, it would split a
+    finding over two lines or drive the reader's terminal.
+    """
+    text = unicode_text(text)
+    if text.isprintable():
+        return text
+    return "".join(
+        (_ESCAPES.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"))
+        if unicodedata.category(char) in _LINE_BREAKING
+        else char
+        for char in text
+    )
+
+
 def _json(results: Sequence[FileResult]) -> str:
     files = [
         {
-            "path": r.path,
+            "path": unicode_text(r.path),
             "valid": r.valid,
             "version": r.version,
-            "errors": [f.to_dict(severity=r.linted) for f in r.findings],
+            "errors": [
+                {**f.to_dict(severity=r.linted), "message": unicode_text(f.message), "pointer": unicode_text(f.pointer)}
+                for f in r.findings
+            ],
         }
         for r in results
     ]
@@ -290,11 +330,13 @@ def _text(results: Sequence[FileResult], *, color: bool) -> str:
     out: list[str] = []
     for result in results:
         for f in result.findings:
-            where = f"{result.path}:{f.line}:{f.column or 1}:" if f.line is not None else f"{result.path}:"
+            path = one_line(result.path)
+            where = f"{path}:{f.line}:{f.column or 1}:" if f.line is not None else f"{path}:"
             style = "red" if f.severity == "error" else "yellow"
-            out.append(f"{_paint(where, 'bold', color=color)} {_paint(f.code, style, color=color)} {f.message}")
+            message = one_line(f.message)
+            out.append(f"{_paint(where, 'bold', color=color)} {_paint(f.code, style, color=color)} {message}")
             if f.pointer:
-                out.append(f"  {_paint('at ' + f.pointer, 'dim', color=color)}")
+                out.append(f"  {_paint('at ' + one_line(f.pointer), 'dim', color=color)}")
             shown = result.excerpts.get((f.line, f.column or 1)) if f.line is not None else None
             if shown is not None:
                 gutter = str(f.line)
@@ -342,7 +384,7 @@ def lint_file(path: str, max_bytes: int, config: Any, *, strict: bool, stdin: by
         data = read_input(path, max_bytes, stdin)
         report = lint(data, config, validator=_validator(max_bytes))
     except DocumentError as exc:
-        return from_error(path, exc, data)
+        return dataclasses.replace(from_error(path, exc, data), linted=True)  # lint's output: with severities
     if not report.contract.valid:
         findings = tuple(
             Finding(f.pointer, f.code, f.message, f.line, f.column) for f in contract_findings(report.contract)
@@ -374,13 +416,13 @@ def _github(results: Sequence[FileResult]) -> str:
     out: list[str] = []
     for result in results:
         for f in result.findings:
-            props = [f"file={_escape_property(result.path)}"]
+            props = [f"file={_escape_property(one_line(result.path))}"]
             if f.line is not None:
                 props += [f"line={f.line}", f"col={f.column or 1}"]
             props.append(f"title={_escape_property(f.code)}")
             level = "error" if f.severity == "error" else "warning"
             where = f" at {f.pointer}" if f.pointer else ""
-            out.append(f"::{level} {','.join(props)}::{_escape_data(f.message + where)}")
+            out.append(f"::{level} {','.join(props)}::{_escape_data(one_line(f.message + where))}")
     out.append(_summary(results))
     return "\n".join(out) + "\n"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +12,7 @@ from urllib.parse import quote
 import orjson
 
 from creatorpack import __version__
+from creatorpack.cli._output import unicode_text
 
 if TYPE_CHECKING:
     from creatorpack.cli._output import FileResult
@@ -104,7 +106,7 @@ def render(results: Sequence[FileResult]) -> str:
             if f.code not in rules:
                 rules[f.code] = rule_descriptor(f.code, lint_rules)
                 index[f.code] = len(index)
-            physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(result.path)}}
+            physical: dict[str, Any] = {"artifactLocation": _artifact(result.path)}
             if f.line is not None:
                 physical["region"] = {"startLine": f.line, "startColumn": f.column or 1}
             sarif_results.append(
@@ -112,11 +114,13 @@ def render(results: Sequence[FileResult]) -> str:
                     "ruleId": f.code,
                     "ruleIndex": index[f.code],
                     "level": "error" if f.severity == "error" else "warning",
-                    "message": {"text": f.message},
+                    "message": {"text": unicode_text(f.message)},
                     "locations": [
                         {
                             "physicalLocation": physical,
-                            "logicalLocations": [{"fullyQualifiedName": f.pointer or "/", "kind": "member"}],
+                            "logicalLocations": [
+                                {"fullyQualifiedName": unicode_text(f.pointer) or "/", "kind": "member"}
+                            ],
                         }
                     ],
                 }
@@ -142,8 +146,17 @@ def render(results: Sequence[FileResult]) -> str:
     return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n"
 
 
-def _uri(path: str) -> str:
-    """The file as a SARIF ``artifactLocation.uri``: a URI reference (``#``, ``?``, ``%``, ``:``, spaces escaped)."""
+def _artifact(path: str) -> dict[str, str]:
+    """The file as a SARIF ``artifactLocation``: a URI reference (``#``, ``?``, ``%``, ``:``, spaces escaped).
+
+    A relative path is relative to ``%SRCROOT%`` (the directory the command ran in, as code scanning
+    reads it: the repository's root); an absolute one is a ``file://`` URI; a non-UTF-8 name keeps its
+    own bytes, percent-encoded.
+    """
     if path == "-":
-        return "stdin"
-    return quote(Path(path).as_posix(), safe="/")
+        return {"uri": "stdin"}
+    posix = Path(path).as_posix()
+    quoted = quote(os.fsencode(posix), safe="/")
+    if posix.startswith("/"):
+        return {"uri": f"file://{quoted}"}
+    return {"uri": quoted, "uriBaseId": "%SRCROOT%"}

@@ -1,0 +1,85 @@
+"""Names and texts that could break an output format: non-UTF-8 file names, control characters in a pack."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from creatorpack.cli import app
+
+from .conftest import example, put
+
+runner = CliRunner()
+
+
+def _named(tmp_path: Path, raw: bytes, pack: dict[str, Any]) -> Path:
+    """A pack under a file name of raw bytes (not UTF-8), as a Linux directory may hold one."""
+    path = tmp_path / os.fsdecode(raw)
+    try:
+        path.write_text(json.dumps(pack), encoding="utf-8")
+    except (OSError, UnicodeEncodeError) as exc:  # a file system that refuses such names
+        pytest.skip(f"this file system refuses a file name that is not UTF-8: {exc}")
+    return path
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif", "github", "text"])
+def test_a_file_name_that_is_not_utf8_is_reported_not_a_crash(tmp_path: Path, fmt: str) -> None:
+    _named(tmp_path, b"ok\xfe.json", example("0.5", "minimal"))
+    bad = example("0.5", "minimal")
+    put(bad, "/manifest/revision", -1)
+    _named(tmp_path, b"bad\xff.json", bad)
+    result = runner.invoke(app, ["validate", str(tmp_path), "--format", fmt])
+    assert result.exit_code == 1, result.output  # one valid, one invalid: not a crash's 1 with nothing printed
+    assert "Traceback" not in result.output
+    if fmt == "json":
+        files = {Path(f["path"]).name: f["valid"] for f in json.loads(result.stdout)["files"]}
+        assert files == {"ok\\xfe.json": True, "bad\\xff.json": False}
+    elif fmt == "sarif":
+        uris = [
+            location["physicalLocation"]["artifactLocation"]["uri"]
+            for found in json.loads(result.stdout)["runs"][0]["results"]
+            for location in found["locations"]
+        ]
+        assert uris
+        assert all(uri.endswith("/bad%FF.json") for uri in uris)  # the name's own byte
+    else:
+        assert "bad\\xff.json" in result.stdout
+
+
+def _with_path(path: str) -> dict[str, Any]:
+    pack = example("0.5", "rich")
+    put(pack, "/runtime/rules/0/when", {"op": "eq", "path": path, "value": 1})
+    return pack
+
+
+@pytest.mark.parametrize("fmt", ["text", "github"])
+@pytest.mark.parametrize("command", ["lint", "validate"])
+def test_control_characters_of_a_pack_are_escaped_in_line_outputs(tmp_path: Path, fmt: str, command: str) -> None:
+    """A newline or an ANSI escape in a path or a member name neither splits a finding nor reaches the terminal."""
+    if command == "lint":  # a valid pack whose condition reads a path the state does not have
+        pack, shown = _with_path("/tr\nust\x1b[31m\u2028"), "tr\\nust\\x1b[31m\\u2028"
+    else:  # a member the manifest does not have: its pointer holds the characters
+        pack, shown = example("0.5", "minimal"), "co\\nlour\\x1b[31m"
+        pack["manifest"]["co\nlour\x1b[31m"] = "x"
+    path = tmp_path / "pack.json"
+    path.write_text(json.dumps(pack), encoding="utf-8")
+    output = runner.invoke(app, [command, str(path), "--format", fmt]).stdout
+    assert "\x1b" not in output
+    assert "\u2028" not in output
+    assert shown in output, output
+    assert not [line for line in output.splitlines() if line.startswith(("ust", "lour"))], output  # nothing split off
+
+
+def test_lint_json_gives_every_finding_a_severity(tmp_path: Path) -> None:
+    """An editor reads ``severity`` of every lint finding, an unreadable file's included."""
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"protocol_version": "0.5", oops}', encoding="utf-8")
+    result = runner.invoke(app, ["lint", str(tmp_path / "missing.json"), str(broken), "--format", "json"])
+    assert result.exit_code == 2
+    found = [f for file in json.loads(result.stdout)["files"] for f in file["errors"]]
+    assert [f["severity"] for f in found] == ["error", "error"]
