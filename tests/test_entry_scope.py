@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from creatorpack import Engine, NotPlayableError, Session, Turn
+from creatorpack import Engine, NotPlayableError, Session, Turn, validate
 from creatorpack.cli import app as cli
+from creatorpack.diff import diff
+from creatorpack.lint import lint
 from creatorpack.play import relationship_ids
 from creatorpack.service.reader import reader_view
 
@@ -166,3 +168,15 @@ def test_pack_entries_in_another_order_are_paired_by_id_not_position() -> None:
     assert "opening_text" not in returning.content
     assert "tobias" not in returning.revealed["reader_cards"]
     assert "cast_tobias" not in returning.revealed["castings"]
+
+
+def test_a_pack_entry_id_that_is_not_a_string_names_nothing() -> None:
+    """A pack entry's shape is open (its ``id`` may be any JSON): such an id pairs with no runtime entry."""
+    pack = example("0.5", "rich")
+    pack["entries"][0]["id"] = ["opening"]
+    assert validate(pack).valid
+    assert Engine(pack).start()[0].entry == "opening"
+    assert "unplayed-scope" not in {f.code for f in lint(pack).findings}
+    _, start = Engine(pack).start()
+    assert reader_view(pack, start.reader_view(), "2026-11-26T00:00:00+00:00").to_json()["entries"]
+    assert diff(pack, example("0.5", "rich")).changes

@@ -95,7 +95,7 @@ def check_unplayed_scopes(index: PackIndex) -> Iterator[Raw]:
     pack_entries = [entry for _, entry in index.items("entries")]
     runtime_entries = [entry for _, entry in index.items("runtime", "entries")]
     played = {name for names in entry_scopes(runtime_entries, pack_entries).values() for name in names}
-    known = played | {entry.get("id") for entry in pack_entries}
+    known = played | {entry["id"] for entry in pack_entries if isinstance(entry.get("id"), str)}
     for key, what in _SCOPED:
         for number, item in index.items(key):
             ids = item.get("entry_ids")

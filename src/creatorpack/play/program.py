@@ -429,7 +429,7 @@ def entry_scopes(entries: Sequence[Mapping[str, Any]], named: Sequence[Mapping[s
 
     The pack entry is the one with the same id; when no pack entry has it, the one at the same position.
     """
-    pack_ids = {e.get("id") for e in named}
+    pack_ids = {e.get("id") for e in named if isinstance(e.get("id"), str)}  # a pack entry's shape is open
     scopes = {}
     for i, entry in enumerate(entries):
         own = entry_id(entry) or f"#{i}"
