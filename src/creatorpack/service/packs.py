@@ -149,7 +149,7 @@ class Packs:
         try:
             report = creatorpack.lint(body, self._lint_config, validator=self._validator)
         except DocumentError as exc:
-            raise _unreadable(exc) from None
+            raise _unreadable(exc, linted=True) from None
         return lint_json(report, strict=strict)
 
     # -- storing --------------------------------------------------------------------------------
@@ -412,8 +412,8 @@ class Packs:
         return swept
 
 
-def _unreadable(exc: DocumentError) -> UnreadablePackError:
-    return UnreadablePackError(exc.code, exc.message, document_error_json(exc)["errors"])
+def _unreadable(exc: DocumentError, *, linted: bool = False) -> UnreadablePackError:
+    return UnreadablePackError(exc.code, exc.message, document_error_json(exc, linted=linted)["errors"])
 
 
 def _no_pack(pack_id: str) -> NotFoundError:

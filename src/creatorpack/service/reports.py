@@ -41,8 +41,8 @@ def lint_json(report: LintReport, *, strict: bool = False) -> dict[str, Any]:
     return {"valid": not counted, "version": contract.version, "errors": findings}
 
 
-def document_error_json(error: DocumentError) -> dict[str, Any]:
-    """The entry the CLI prints (validate and lint alike) for an input it could not read as a pack."""
+def document_error_json(error: DocumentError, *, linted: bool = False) -> dict[str, Any]:
+    """The entry the CLI prints for an input it could not read as a pack (lint's adds the severity)."""
     finding: dict[str, Any] = {
         "pointer": "",
         "code": error.code,
@@ -50,4 +50,6 @@ def document_error_json(error: DocumentError) -> dict[str, Any]:
         "line": error.line,
         "column": error.column,
     }
+    if linted:
+        finding["severity"] = "error"
     return {"valid": False, "version": None, "errors": [finding]}
