@@ -151,12 +151,12 @@ RATIONALES: Final[dict[str, str]] = {
         "default entry. Naming there, as whole words, the title of a hidden achievement, of an ending or "
         "of a badge that only those award gives it away. Titles are matched however the text spells them "
         "(case, curly quotes, spaces of any kind or count, a hyphen or dash for a space, zero-width "
-        "characters and soft hyphens, accents composed, decomposed or left out on Latin, Greek and "
-        "Cyrillic letters, fullwidth letters, the title's own end punctuation). A title of one word (or "
-        "of one or two characters of a script written without spaces) is sought only in a text that is "
-        "that word and nothing more, such as a tag: in running text such a word tells nothing. Genres, "
-        "content warnings and audiences are a shared vocabulary and are not read. The message names the "
-        "field and the item."
+        "characters and soft hyphens, accents composed or decomposed (a letter with another mark, or "
+        "none, is another letter), fullwidth letters, the title's own end punctuation). A title of one "
+        "word (or of one or two characters of a script written without spaces) is sought only in a text "
+        "that is that word and nothing more, such as a tag: in running text such a word tells nothing. "
+        "Genres, content warnings and audiences are a shared vocabulary and are not read. The message "
+        "names the field and the item."
     ),
     "spoiler-asset": (
         "Everyone sees the cover (`cover_asset_id`, `cover_motion_asset_id`) before playing. A "

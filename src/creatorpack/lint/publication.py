@@ -159,28 +159,13 @@ the zero-width joiners are not there for readers at all."""
 def _fold(text: str) -> str:
     """``text`` as titles are matched, so that a title is found however a text spells it.
 
-    NFKC (fullwidth, composed accents), without the accents of Latin, Greek and Cyrillic letters,
-    straight quotes, hyphens as spaces, one space, casefolded.
+    NFKC (fullwidth, composed accents), straight quotes, hyphens as spaces, one space, casefolded.
+    Accents are kept: a letter with a mark is often another letter (``ñ``, ``й``, ``ü``), and
+    ``pêcheur`` is another word than ``pécheur``.
     """
-    if text.isascii():  # most texts: NFKC, accents and the quotes change nothing
+    if text.isascii():  # most texts: NFKC and the quotes change nothing
         return " ".join(text.replace("-", " ").split()).lower()
-    text = unicodedata.normalize("NFKC", text).translate(_QUOTES).translate(_SEPARATORS)
-    if not text.isascii():
-        text = _unaccented(text)
-    return " ".join(text.split()).casefold()
-
-
-def _unaccented(text: str) -> str:
-    """``text`` without the combining marks on Latin, Greek and Cyrillic letters (``Café`` is ``Cafe``).
-
-    Other scripts keep theirs: there a mark is often a vowel, part of how the word is spelt.
-    """
-    kept: list[str] = []
-    for char in unicodedata.normalize("NFD", text):
-        if unicodedata.combining(char) and kept and kept[-1] < "\u0500":
-            continue
-        kept.append(char)
-    return unicodedata.normalize("NFC", "".join(kept))
+    return " ".join(unicodedata.normalize("NFKC", text).translate(_QUOTES).translate(_SEPARATORS).split()).casefold()
 
 
 def _short(title: str) -> bool:
