@@ -8,9 +8,14 @@ reader view and ``diff`` read the pack the same way.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
+from typer.testing import CliRunner
+
 from creatorpack import Engine, Session, validate
+from creatorpack.cli import app
 from creatorpack.contract.schema import as_declared, root_members
 from creatorpack.diff import diff
 from creatorpack.lint import goals, lint
@@ -88,3 +93,12 @@ def test_diff_says_what_an_upgrade_brings_into_play() -> None:
     added = {(c.section, c.key) for c in diff(old, new).changes if c.kind == "added"}
     assert ("character_castings", "cast_mara") in added
     assert ("achievements", "first_light") in added
+
+
+def test_explain_knows_no_goal_in_them(tmp_path: Path) -> None:
+    path = tmp_path / "pack.json"
+    path.write_text(json.dumps(_extended_03()), encoding="utf-8")
+    result = CliRunner().invoke(app, ["lint", str(path), "--explain", "first_light"])
+    assert result.exit_code == 2, result.output
+    assert "raise --max-states" not in result.output
+    assert "keeper_of_the_light" not in result.output  # an ending of the ignored progression is not offered

@@ -351,9 +351,10 @@ def _check_explain_target(path: str, target: str, max_bytes: int) -> bytes:
     if not report.valid or report.document is None:
         sys.stderr.write(_output.render([_output.from_report(path, report, None)], "text"))
         raise typer.Exit(1)
+    from creatorpack.contract.schema import as_declared  # noqa: PLC0415
     from creatorpack.lint.linter import REVEAL_GOALS, goals  # noqa: PLC0415 - lint loads the runtime
 
-    pack = report.document
+    pack = as_declared(report.document)  # a 0.3 pack's progression is no goal: lint ignores it
     progression = pack.get("progression") or {}
     runtime = pack.get("runtime") or {}
     kinds = {
