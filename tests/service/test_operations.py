@@ -277,7 +277,7 @@ def test_serve_hands_the_proxy_and_connection_settings_to_uvicorn(
     assert code == 0, err
     picked = [{k: run[k] for k in ("forwarded_allow_ips", "limit_concurrency", "timeout_keep_alive")} for run in seen]
     assert picked == [
-        {"forwarded_allow_ips": "127.0.0.1", "limit_concurrency": None, "timeout_keep_alive": 5},  # uvicorn's own
+        {"forwarded_allow_ips": None, "limit_concurrency": None, "timeout_keep_alive": 5},  # uvicorn's own
         {"forwarded_allow_ips": "10.0.0.0/8", "limit_concurrency": 500, "timeout_keep_alive": 15},
     ]
 
@@ -393,8 +393,9 @@ def test_serve_stops_on_a_blob_directory_that_cannot_be_written(tmp_path: Path) 
 @pytest.mark.parametrize("database", ["abc", "0x1", "1.0"])
 def test_a_redis_database_that_is_not_a_number_is_refused(database: str) -> None:
     """redis-py reads ``/abc`` as database 0: the limits would go where no one meant them to."""
-    with pytest.raises(SettingsError, match="names its database by number"):
-        Settings.from_env({"CREATORPACK_REDIS_URL": f"redis://127.0.0.1:6379/{database}"})
+    for url in (f"redis://127.0.0.1:6379/{database}", f"redis://127.0.0.1:6379?db={database}"):
+        with pytest.raises(SettingsError, match="names its database by number"):
+            Settings.from_env({"CREATORPACK_REDIS_URL": url})
     for fine in ("redis://127.0.0.1:6379/7", "redis://127.0.0.1:6379", "redis://h/", "unix:///run/redis.sock"):
         assert Settings.from_env({"CREATORPACK_REDIS_URL": fine}).redis_url == fine
 

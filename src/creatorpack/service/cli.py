@@ -132,12 +132,15 @@ def serve(
     data_dir: DataDir = None,
     workers: Annotated[int, typer.Option(min=1, help="Server processes (they share the database).")] = 1,
     forwarded_allow_ips: Annotated[
-        str,
+        str | None,
         typer.Option(
             envvar="CREATORPACK_FORWARDED_ALLOW_IPS",
-            help="Proxies whose X-Forwarded-For names the client (comma-separated addresses or networks; * for any).",
+            help=(
+                "Proxies whose X-Forwarded-For names the client (comma-separated addresses or networks; * for any). "
+                "Default: uvicorn's (FORWARDED_ALLOW_IPS, else the loopback addresses)."
+            ),
         ),
-    ] = "127.0.0.1",
+    ] = None,
     limit_concurrency: Annotated[
         int | None,
         typer.Option(min=1, help="Most connections and requests a server process holds at once (503 beyond)."),

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
-from urllib.parse import SplitResult, urlsplit
+from urllib.parse import SplitResult, parse_qsl, urlsplit
 
 from creatorpack import CreatorpackError
 
@@ -182,8 +182,9 @@ def _check_redis_url(url: str) -> None:
         raise SettingsError(
             f"CREATORPACK_REDIS_URL is redis://host:port/db (or rediss://, unix://), not {hide_password(url)!r}"
         )
-    database = parts.path.strip("/") if parts.scheme != "unix" else ""
-    if database and not (database.isascii() and database.isdigit()):
+    numbers = [parts.path.strip("/")] if parts.scheme != "unix" else []
+    numbers += [v for k, v in parse_qsl(parts.query, keep_blank_values=True) if k == "db"]
+    if any(database and not (database.isascii() and database.isdigit()) for database in numbers):
         raise SettingsError(
             f"CREATORPACK_REDIS_URL names its database by number (redis://host:port/0), not {hide_password(url)!r}"
         )
