@@ -180,3 +180,37 @@ def test_a_pack_entry_id_that_is_not_a_string_names_nothing() -> None:
     _, start = Engine(pack).start()
     assert reader_view(pack, start.reader_view(), "2026-11-26T00:00:00+00:00").to_json()["entries"]
     assert diff(pack, example("0.5", "rich")).changes
+
+
+def _renamed(tmp_path: Path) -> Path:
+    """The rich example whose pack entries are named apart from their runtime entries (paired by position)."""
+    pack = example("0.5", "rich")
+    for item, name in zip(pack["entries"], ("dark_lamp", "after_storm"), strict=True):
+        item["id"] = name
+    path = tmp_path / "pack.json"
+    path.write_text(json.dumps(pack), encoding="utf-8")
+    return path
+
+
+def test_a_script_and_entry_may_name_one_entry_by_either_of_its_names(tmp_path: Path) -> None:
+    pack = _renamed(tmp_path)
+    by_runtime, by_pack = tmp_path / "rt.jsonl", tmp_path / "pk.jsonl"
+    by_runtime.write_text('# entry: return_visit\n{"observations": {}}\n', encoding="utf-8")
+    by_pack.write_text('# entry: after_storm\n{"observations": {}}\n', encoding="utf-8")
+    for entry, script in (("after_storm", by_runtime), ("return_visit", by_pack)):
+        played = CliRunner().invoke(cli, ["play", str(pack), "--entry", entry, "--script", str(script)])
+        assert played.exit_code == 0, played.output
+    save = tmp_path / "save.json"
+    first = CliRunner().invoke(cli, ["play", str(pack), "--script", str(by_pack), "--save-to", str(save)])
+    assert first.exit_code == 0, first.output
+    again = CliRunner().invoke(cli, ["play", str(pack), "--script", str(by_pack), "--load", str(save)])
+    assert again.exit_code == 0, again.output  # the script goes on from the save it made
+    other = CliRunner().invoke(cli, ["play", str(pack), "--entry", "dark_lamp", "--script", str(by_pack)])
+    assert other.exit_code == 2  # the other entry is still another entry
+
+
+def test_a_mistyped_entry_is_told_the_name_readers_see() -> None:
+    pack = example("0.5", "rich")
+    pack["entries"][1]["id"] = "after_storm"
+    with pytest.raises(NotPlayableError, match="did you mean 'after_storm'"):
+        Engine(pack).start("after_strom")

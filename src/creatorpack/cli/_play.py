@@ -81,7 +81,7 @@ def scripted(
     migration: Mapping[str, Any] | None = None
     if saved is None:
         try:
-            start_at = script_entry(turns, entry)
+            start_at = script_entry(turns, entry, engine=engine)
         except TurnError as exc:  # --entry names another entry than the script's '# entry:' line
             raise typer.BadParameter(exc.message, param_hint="--entry") from None
         run = play(engine, turns, entry=start_at)
@@ -89,7 +89,7 @@ def scripted(
     else:
         loaded = load(engine, saved)
         start, session, migration = loaded.start, loaded.session, loaded.migration
-        if turns.entry is not None and turns.entry != session.state.entry:
+        if turns.entry is not None and engine.entry_named(turns.entry) != session.state.entry:
             raise TurnError(
                 f"the script starts at entry {turns.entry!r} (its '{ENTRY_DIRECTIVE}{turns.entry}' line); "
                 f"the loaded session is at entry {session.state.entry!r}"

@@ -449,7 +449,9 @@ def _play_command(
     entry: Annotated[
         str | None,
         typer.Option(
-            "--entry", "-e", help="Runtime entry id (default: the script's '# entry: ID' line, else the first)."
+            "--entry",
+            "-e",
+            help="Runtime entry id, or its pack entry's (default: the script's '# entry: ID' line, else the first).",
         ),
     ] = None,
     script: Annotated[

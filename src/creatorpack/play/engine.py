@@ -88,6 +88,18 @@ class Engine:
         """The runtime entries' ids (``id`` or ``entry_id``; ``#<index>`` when they have none)."""
         return self.program.entry_ids()
 
+    def entry_named(self, name: str) -> str | None:
+        """The runtime entry ``name`` names, or ``None`` if no entry (or more than one) has that name.
+
+        A runtime entry is named by its own id, or by the id of the pack entry paired with it (the
+        one with the same id, else the one at the same position), which readers see.
+        """
+        ids = self.entry_ids()
+        if name in ids:
+            return name
+        paired = [own for own in ids if name in self.program.scopes.get(own, ())]
+        return paired[0] if len(paired) == 1 else None
+
     def start(self, entry: str | None = None) -> tuple[SessionState, TurnResult]:
         """Begin a session at ``entry`` (default: the first runtime entry).
 
@@ -100,15 +112,13 @@ class Engine:
         ids = self.entry_ids()
         if entry is not None and not isinstance(entry, str):
             raise NotPlayableError(f"an entry is named by its id, a string, not {a_python_type(entry)} ({entry!r})")
-        paired = [i for i, own in enumerate(ids) if entry in self.program.scopes.get(own, ())]
         if entry is None:
             index = 0
-        elif entry in ids:
-            index = ids.index(entry)
-        elif len(paired) == 1:  # the pack entry's id, which the reader view shows
-            index = paired[0]
+        elif (named := self.entry_named(entry)) is not None:
+            index = ids.index(named)
         else:
-            guess = suggest.nearest(entry, ids)
+            names = [name for own in ids for name in sorted(self.program.scopes.get(own, {own}))]
+            guess = suggest.nearest(entry, names)
             hint = f" (did you mean {guess!r}?)" if guess else ""
             raise NotPlayableError(f"no runtime entry {entry!r}{hint}; the entries are {', '.join(ids)}")
         initial = copy_json(self.entries[index].get("initial_state", {}))  # the pack's stays untouched

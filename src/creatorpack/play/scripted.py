@@ -158,15 +158,26 @@ def _entry_line(named: str, entry: str | None, number: int, *, started: bool) ->
     return named
 
 
-def script_entry(turns: Sequence[Turn | Mapping[str, Any]], entry: str | None) -> str | None:
+def script_entry(
+    turns: Sequence[Turn | Mapping[str, Any]], entry: str | None, *, engine: Engine | None = None
+) -> str | None:
     """The entry to start from: ``entry`` if given, else the one a :class:`Script` names (``None``: the first).
 
-    Raises :class:`~creatorpack.errors.TurnError` when both are given and disagree.
+    Raises :class:`~creatorpack.errors.TurnError` when both are given and disagree. With ``engine``,
+    two names of one entry (a runtime entry's id and its pack entry's) agree.
     """
     named = turns.entry if isinstance(turns, Script) else None
-    if entry is not None and named is not None and entry != named:
+    if entry is not None and named is not None and entry != named and not _same_entry(engine, entry, named):
         raise TurnError(f"the script starts at entry {named!r} (its '{ENTRY_DIRECTIVE}{named}' line), not {entry!r}")
     return entry if entry is not None else named
+
+
+def _same_entry(engine: Engine | None, one: str, other: str) -> bool:
+    return (
+        engine is not None
+        and engine.entry_named(one) is not None
+        and engine.entry_named(one) == engine.entry_named(other)
+    )
 
 
 def play(
@@ -188,7 +199,8 @@ def play(
         raise TypeError(f"turns must be a list of Turns (or their JSON form), not {a_python_type(given)}{hint}")
     if not isinstance(turns, Sequence):  # a generator or another iterable of turns: read once, in order
         turns = list(turns)
-    session = Session.start(pack, script_entry(turns, entry))
+    engine = pack if isinstance(pack, Engine) else Engine.from_source(pack)
+    session = Session.start(engine, script_entry(turns, entry, engine=engine))
     start = session.last
     if start is None:  # pragma: no cover - Session.start always records the start
         raise TurnError("the session did not start")
