@@ -348,7 +348,12 @@ def _plan(
         step = STEPS[version]
         for member, value in step.adds:
             if member in updated:
-                changes.append(Change(pointer([member]), f"kept the existing member, which {step.target} now checks"))
+                changes.append(
+                    Change(
+                        pointer([member]),
+                        f"kept the existing member, which {version} ignored: {step.target} now checks and plays it",
+                    )
+                )
                 continue
             updated[member] = value
             edits.append(((member,), value))
