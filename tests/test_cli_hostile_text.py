@@ -83,3 +83,19 @@ def test_lint_json_gives_every_finding_a_severity(tmp_path: Path) -> None:
     assert result.exit_code == 2
     found = [f for file in json.loads(result.stdout)["files"] for f in file["errors"]]
     assert [f["severity"] for f in found] == ["error", "error"]
+
+
+def test_errors_and_notices_name_a_hostile_file_on_one_line(tmp_path: Path) -> None:
+    """A file name with a newline and an ANSI escape, in an error and in upgrade's 'written to'."""
+    hostile = tmp_path / "new\nline\x1b[31m.json"
+    missing = runner.invoke(app, ["diff", str(hostile), str(hostile)])
+    assert missing.exit_code == 2
+    assert missing.stderr.count("\n") == 1, missing.stderr
+    assert "\x1b" not in missing.stderr
+    source = tmp_path / "old.json"
+    source.write_text(json.dumps(example("0.4", "minimal")), encoding="utf-8")
+    written = runner.invoke(app, ["upgrade", str(source), "-o", str(hostile)])
+    assert written.exit_code == 0, written.output
+    assert hostile.exists()
+    (line,) = [line for line in written.stdout.splitlines() if line.startswith("written to")]
+    assert line.endswith("new\\nline\\x1b[31m.json")

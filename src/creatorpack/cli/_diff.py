@@ -16,6 +16,7 @@ import orjson
 import typer
 
 from creatorpack.cli import _output
+from creatorpack.cli._output import complain
 from creatorpack.contract.validation import validate
 from creatorpack.errors import CreatorpackError, DocumentError, LimitError
 
@@ -59,7 +60,7 @@ def _diff_command(
         result = diff(before, after)
         verdict = migration_plan(before, after).check(_save(save)) if save is not None else None
     except CreatorpackError as exc:
-        typer.echo(f"creatorpack: {exc}", err=True)
+        complain(f"{exc}")
         raise typer.Exit(2) from None
     if output_format == DiffFormat.JSON:
         data = result.to_json()

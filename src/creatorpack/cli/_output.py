@@ -24,6 +24,7 @@ __all__ = [
     "OutputFormat",
     "TranscriptFormat",
     "check_file",
+    "complain",
     "display_width",
     "excerpt",
     "lint_file",
@@ -303,6 +304,14 @@ def one_line(text: str) -> str:
         else char
         for char in text
     )
+
+
+def complain(message: str) -> None:
+    """Print an error of the command line: one line on standard error, ``creatorpack: `` first.
+
+    A file name or a pack's value in the message may hold a newline or an ANSI escape: escaped.
+    """
+    sys.stderr.write(f"creatorpack: {one_line(message)}\n")
 
 
 def _json(results: Sequence[FileResult]) -> str:

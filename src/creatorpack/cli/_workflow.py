@@ -16,7 +16,7 @@ import orjson
 import typer
 
 from creatorpack.cli._files import write_atomically
-from creatorpack.cli._output import located, read_input
+from creatorpack.cli._output import complain, located, one_line, read_input
 from creatorpack.cli._walk import declares_protocol_version
 from creatorpack.contract.validation import MAX_BYTES, read_file
 from creatorpack.errors import CreatorpackError, DocumentError
@@ -74,7 +74,7 @@ def _upgrade_command(
         code = f"{exc.code}: " if isinstance(exc, DocumentError) else ""
         named = str(exc).startswith(f"{pack}:")  # a file that cannot be read is named by its message
         where = located(pack, exc) if isinstance(exc, DocumentError) else pack
-        typer.echo(f"creatorpack: {code}{exc}" if named else f"creatorpack: {where}: {code}{exc}", err=True)
+        complain(f"{code}{exc}" if named else f"{where}: {code}{exc}")
         raise typer.Exit(2) from None
     target = Path(pack) if in_place else output
     write = result.valid or force
@@ -83,7 +83,7 @@ def _upgrade_command(
         try:
             write_atomically(target, result.data)
         except OSError as exc:
-            typer.echo(f"creatorpack: cannot write {target}: {exc.strerror or exc}", err=True)
+            complain(f"cannot write {target}: {exc.strerror or exc}")
             raise typer.Exit(2) from None
         written = str(target)
     elif write and target is None:
@@ -115,7 +115,7 @@ def _upgrade_text(pack: str, result: Any, written: str | None, *, force: bool) -
     if written is None and not result.valid and not force:
         lines.append("nothing written: fix the places above, or use --force to write the result anyway")
     elif written not in (None, _STDIN):
-        lines.append(f"written to {written}")
+        lines.append(f"written to {one_line(str(written))}")
     return "\n".join(lines) + "\n"
 
 
@@ -140,7 +140,7 @@ def _init_command(
         str(directory / name) for name in (scaffold.PACK_FILE, scaffold.SCRIPT_FILE) if (directory / name).exists()
     ]
     if existing:
-        typer.echo(f"creatorpack: refusing to overwrite {', '.join(existing)}", err=True)
+        complain(f"refusing to overwrite {', '.join(existing)}")
         raise typer.Exit(2)
     if _interactive():
         version = version or _ask("Contract version", scaffold.VERSIONS, "0.5")
@@ -149,7 +149,7 @@ def _init_command(
     try:
         made = scaffold.files(version or "0.5", title=title, language=language or "en")
     except CreatorpackError as exc:
-        typer.echo(f"creatorpack: {exc}", err=True)
+        complain(f"{exc}")
         raise typer.Exit(2) from None
     try:
         directory.mkdir(parents=True, exist_ok=True)
@@ -157,10 +157,10 @@ def _init_command(
             with (directory / name).open("x", encoding="utf-8", newline="\n") as handle:
                 handle.write(text)
     except FileExistsError as exc:  # created meanwhile, by someone else
-        typer.echo(f"creatorpack: refusing to overwrite {exc.filename}", err=True)
+        complain(f"refusing to overwrite {exc.filename}")
         raise typer.Exit(2) from None
     except OSError as exc:
-        typer.echo(f"creatorpack: cannot write in {directory}: {exc.strerror or exc}", err=True)
+        complain(f"cannot write in {directory}: {exc.strerror or exc}")
         raise typer.Exit(2) from None
     pack = directory / scaffold.PACK_FILE
     script = directory / scaffold.SCRIPT_FILE

@@ -24,6 +24,7 @@ import typer
 from creatorpack import __version__
 from creatorpack.cli import _diff, _output, _settings, _walk, _workflow
 from creatorpack.cli._files import write_atomically
+from creatorpack.cli._output import complain
 from creatorpack.contract import schema, suggest
 from creatorpack.contract.validation import MAX_BYTES, validate
 from creatorpack.errors import (
@@ -177,7 +178,7 @@ def _files(paths: Sequence[str], excludes: Sequence[str] | None, max_bytes: int)
     expansion = _walk.expand(paths, excludes=excludes or (), max_bytes=max_bytes)
     if expansion.skipped:
         noun = "file" if expansion.skipped == 1 else "files"
-        typer.echo(f"creatorpack: skipped {expansion.skipped} JSON {noun} without protocol_version", err=True)
+        complain(f"skipped {expansion.skipped} JSON {noun} without protocol_version")
     if not expansion.files:
         typer.echo("creatorpack: no pack (*.json with a protocol_version) found in the given paths", err=True)
         raise typer.Exit(2)
@@ -232,7 +233,7 @@ def _lint_settings(paths: Sequence[str], flags: _LintFlags) -> tuple[bool, LintC
     try:
         settings = _settings.load(_settings.find_pyproject(paths, Path.cwd()))
     except CreatorpackError as exc:  # unreadable pyproject.toml, or a key set wrongly
-        typer.echo(f"creatorpack: {exc}", err=True)
+        complain(f"{exc}")
         raise typer.Exit(exc.exit_code) from None
     unknown = sorted(set(flags.ignore) - set(RULES))
     if unknown:
@@ -293,7 +294,7 @@ def _explain(path: str, data: bytes, target: str, config: LintConfig) -> int:
     report = lint(data, replace(config, ignore=frozenset()))
     witness = report.witnesses.get(target)
     if witness is None:
-        typer.echo(f"creatorpack: {_no_witness(path, target, report, config)}", err=True)
+        complain(f"{_no_witness(path, target, report, config)}")
         return 1
     typer.echo(
         f"# {len(witness.turns)} turn(s) reach {target!r}; one turn per line (creatorpack play PACK --script FILE)"
@@ -346,7 +347,7 @@ def _check_explain_target(path: str, target: str, max_bytes: int) -> bytes:
         data = _output.read_input(path, max_bytes, stdin)
         report = validate(data)
     except DocumentError as exc:
-        typer.echo(f"creatorpack: {_output.located(path, exc)}: {exc.code}: {exc}", err=True)
+        complain(f"{_output.located(path, exc)}: {exc.code}: {exc}")
         raise typer.Exit(exc.exit_code) from None
     if not report.valid or report.document is None:
         sys.stderr.write(_output.render([_output.from_report(path, report, None)], "text"))
@@ -384,7 +385,7 @@ def _check_explain_target(path: str, target: str, max_bytes: int) -> bytes:
     reveals = [key for key in goals(pack) if key.partition(":")[0] in REVEAL_GOALS]
     if target in reveals:
         return data
-    typer.echo(f"creatorpack: {_unknown_goal(target, known, reveals, _named(path))}", err=True)
+    complain(f"{_unknown_goal(target, known, reveals, _named(path))}")
     raise typer.Exit(2)
 
 
@@ -436,7 +437,7 @@ def _schema(
     try:
         document = schema.bundle(None if version == "all" else version)
     except schema.UnknownVersionError as exc:
-        typer.echo(f"creatorpack: {exc} (or 'all')", err=True)
+        complain(f"{exc} (or 'all')")
         raise typer.Exit(2) from None
     sys.stdout.write(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n")
 
@@ -501,10 +502,10 @@ def _play_command(
         sys.stderr.write(_output.render([result], "text"))
         raise typer.Exit(exc.exit_code) from None
     except DocumentError as exc:
-        typer.echo(f"creatorpack: {_output.located(pack, exc)}: {exc.code}: {exc}", err=True)
+        complain(f"{_output.located(pack, exc)}: {exc.code}: {exc}")
         raise typer.Exit(exc.exit_code) from None
     except CreatorpackError as exc:
-        typer.echo(f"creatorpack: {exc}", err=True)
+        complain(f"{exc}")
         raise typer.Exit(exc.exit_code) from None
 
 
