@@ -155,3 +155,19 @@ def test_in_an_entry_that_starts_in_an_ending_only_what_holds_at_its_start_is_re
     report = lint(json.dumps(doc))
     [finding] = [f for f in report.findings if f.code == "never-revealed"]
     assert "so the session takes no turn, and its `reveal_when` does not hold there" in finding.message
+
+
+def test_a_picture_whose_asset_readers_never_reach_is_never_revealed() -> None:
+    """A card's image is shown only while readers can reach its asset (a reward_only one: once a reward gives it)."""
+    doc = example("0.5", "rich")
+    secret = {**next(a for a in doc["assets"] if a["id"] == "storm_art"), "id": "secret_art", "access": "reward_only"}
+    doc["assets"].append(secret)
+    tobias = next(card for card in doc["reader_cards"] if card["id"] == "tobias")
+    tobias["image"] = {"asset_id": "secret_art", "reveal_when": {"op": "literal", "value": True}}
+    report = lint(json.dumps(doc))
+    [finding] = [f for f in report.findings if f.code == "never-revealed" and "tobias" in f.message]
+    assert finding.message == (
+        "the image of reader card 'tobias' is never revealed: its asset 'secret_art' is reward_only, and no "
+        "achievement or ending artwork and no badge gives it, so readers never reach it"
+    )
+    assert "image:tobias" in report.proofs

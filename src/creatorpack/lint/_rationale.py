@@ -124,7 +124,9 @@ RATIONALES: Final[dict[str, str]] = {
         "An item with a `reveal_when` (a reader card, its avatar, image or relationships, an asset, a "
         "visual anchor) or a casting, deed or knowledge with a `when` is shown once that condition "
         "holds in a session of an entry it belongs to. No sequence of turns makes it hold there: "
-        "proved as for `unreachable`, and the message says why. The pack is valid, and the item is "
+        "proved as for `unreachable`, and the message says why. A card's avatar or image is also never "
+        "shown when readers can never reach its asset (a `reward_only` one that no reward gives, or one "
+        "never revealed). The pack is valid, and the item is "
         "shipped for nothing. A warning, because a creator may keep an item for a later revision. "
         "Reveals that the search neither makes nor proves impossible are not reported."
     ),

@@ -126,6 +126,7 @@ def decide(
         analyse(engine.program, entry, name) for entry, name in zip(engine.entries, engine.entry_ids(), strict=False)
     ]
     proofs = {t.key: reason for t in goals if (reason := _proof(t, analyses)) is not None}
+    proofs.update(_unseen_pictures(engine, goals, proofs))
     search = Search(
         engine, [t for t in goals if t.key not in proofs], max_states, clock() + max_seconds, clock, analyses
     )
@@ -170,6 +171,39 @@ def decide(
         search.timed_out,
         tuple(engine.entry_ids()),
     )
+
+
+_PICTURES: Final = {"avatar": "avatars", "image": "images"}
+
+
+def _unseen_pictures(engine: Engine, goals: Sequence[Target], proofs: Mapping[str, str]) -> dict[str, str]:
+    """A card's avatar or image is shown only while readers can reach its asset: one they never can is never shown.
+
+    That is a ``reward_only`` asset that no achievement's or ending's artwork and no badge gives, or
+    an asset proved never revealed, whatever the picture's own ``reveal_when`` says.
+    """
+    program = engine.program
+    rewards = {goal.artwork for goal in (*program.achievements, *program.endings) if goal.artwork}
+    for badge in program.badges.values():
+        collectible = badge.get("collectible")
+        if isinstance(collectible, Mapping):
+            sides = (collectible.get("front_asset_id"), collectible.get("effect_mask_asset_id"))
+            rewards |= {side for side in sides if isinstance(side, str)}
+    found: dict[str, str] = {}
+    for target in goals:
+        if target.kind not in _PICTURES or target.key in proofs:
+            continue
+        asset = program.card_assets.get((_PICTURES[target.kind], target.ident))
+        if asset is None or asset not in program.assets:
+            found[target.key] = f"it shows no asset the pack has ({asset!r}), so readers never see it"
+        elif program.assets[asset].get("access") == "reward_only" and asset not in rewards:
+            found[target.key] = (
+                f"its asset {asset!r} is reward_only, and no achievement or ending artwork and no badge gives "
+                "it, so readers never reach it"
+            )
+        elif (reason := proofs.get(f"asset:{asset}")) is not None:
+            found[target.key] = f"its asset {asset!r} is never revealed: {reason}"
+    return found
 
 
 def _rejected(goals: Sequence[Target], analyses: Sequence[Analysis]) -> list[RawFinding]:
