@@ -99,3 +99,26 @@ def test_errors_and_notices_name_a_hostile_file_on_one_line(tmp_path: Path) -> N
     assert hostile.exists()
     (line,) = [line for line in written.stdout.splitlines() if line.startswith("written to")]
     assert line.endswith("new\\nline\\x1b[31m.json")
+
+
+def test_the_problems_of_an_error_stay_one_per_line(tmp_path: Path) -> None:
+    """A save that no longer fits: the error's line, then each value that does not fit on a line of its own."""
+    pack = tmp_path / "pack.json"
+    pack.write_text(json.dumps(example("0.5", "rich")), encoding="utf-8")
+    script = tmp_path / "one.jsonl"
+    script.write_text('{"observations": {}}\n', encoding="utf-8")
+    save = tmp_path / "save.json"
+    made = runner.invoke(app, ["play", str(pack), "--script", str(script), "--save-to", str(save)])
+    assert made.exit_code == 0, made.output
+    saved = json.loads(save.read_text(encoding="utf-8"))
+    saved["state"]["trust"] = 99
+    saved["state"]["inventory"] = ["zz\nz"]
+    save.write_text(json.dumps(saved), encoding="utf-8")
+    loaded = runner.invoke(app, ["play", str(pack), "--script", str(script), "--load", str(save)])
+    assert loaded.exit_code == 2
+    first, *problems = loaded.stderr.splitlines()
+    assert first.startswith("creatorpack: ")
+    assert first.endswith("2 values no longer fit"), first
+    assert problems[0] == "  /state/trust: 99 is outside 0..10"
+    assert problems[1].startswith("  /state/inventory/0: 'zz\\nz'")
+    assert len(problems) == 2

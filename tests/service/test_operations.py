@@ -419,3 +419,10 @@ def test_a_database_that_hangs_holds_one_check(client: TestClient, monkeypatch: 
         assert calls == [1]
     finally:
         release.set()
+
+
+def test_a_serve_error_naming_a_hostile_host_stays_on_one_line(tmp_path: Path) -> None:
+    code, _, err = _run(tmp_path / "data", "serve", "--host", "bad\nhost\x1b[31m")
+    assert code == 2
+    assert err.count("\n") == 1, err
+    assert err.startswith("creatorpack: could not listen on bad\\nhost\\x1b[31m:8000: ")

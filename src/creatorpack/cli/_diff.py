@@ -60,7 +60,7 @@ def _diff_command(
         result = diff(before, after)
         verdict = migration_plan(before, after).check(_save(save)) if save is not None else None
     except CreatorpackError as exc:
-        complain(f"{exc}")
+        complain(exc)
         raise typer.Exit(2) from None
     if output_format == DiffFormat.JSON:
         data = result.to_json()

@@ -13,8 +13,9 @@ from typing import Any, Final
 
 import orjson
 
+from creatorpack._text import one_line, unicode_text
 from creatorpack.contract.validation import MAX_BYTES, Report, Validator, read_file
-from creatorpack.errors import DocumentError, LimitError, NotJSONError
+from creatorpack.errors import DocumentError, LimitError, NotJSONError, PlayError
 
 __all__ = [
     "FORMATS",
@@ -272,46 +273,17 @@ def render(results: Sequence[FileResult], fmt: OutputFormat | str, *, color: boo
             return _text(results, color=color)
 
 
-def unicode_text(text: str) -> str:
-    r"""``text`` as valid Unicode: a file name's undecodable bytes (``\xfe``) or a lone surrogate escaped.
+def complain(message: str | BaseException) -> None:
+    """Print an error of the command line on standard error: one line, ``creatorpack: `` first.
 
-    JSON and SARIF encoders refuse the surrogates a non-UTF-8 file name decodes to.
+    A file name or a pack's value in the message may hold a newline or an ANSI escape: escaped. A
+    :class:`~creatorpack.errors.PlayError`'s problems follow, one indented line each.
     """
-    if text.isascii():
-        return text
-    try:
-        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    except UnicodeEncodeError:  # a surrogate no file name decodes to (a pack's "\ud800")
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-_LINE_BREAKING: Final = frozenset(["Cc", "Zl", "Zp"])
-_ESCAPES: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def one_line(text: str) -> str:
-    """``text`` for a line-oriented output: valid Unicode, control characters and line separators escaped.
-
-    A pack's member name or path may hold a newline or an ANSI escape; printed raw, it would split a
-    finding over two lines or drive the reader's terminal.
-    """
-    text = unicode_text(text)
-    if text.isprintable():
-        return text
-    return "".join(
-        (_ESCAPES.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"))
-        if unicodedata.category(char) in _LINE_BREAKING
-        else char
-        for char in text
-    )
-
-
-def complain(message: str) -> None:
-    """Print an error of the command line: one line on standard error, ``creatorpack: `` first.
-
-    A file name or a pack's value in the message may hold a newline or an ANSI escape: escaped.
-    """
-    sys.stderr.write(f"creatorpack: {one_line(message)}\n")
+    problems = message.problems if isinstance(message, PlayError) else ()
+    text = message.message if isinstance(message, PlayError) else str(message)
+    lines = [f"creatorpack: {one_line(text)}"]
+    lines += [f"  {one_line(pointer or '/')}: {one_line(problem)}" for pointer, problem in problems]
+    sys.stderr.write("\n".join(lines) + "\n")
 
 
 def _json(results: Sequence[FileResult]) -> str:

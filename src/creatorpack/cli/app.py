@@ -376,10 +376,9 @@ def _check_explain_target(path: str, target: str, max_bytes: int) -> bytes:
         return data
     if kind == "completion" and ident in known["rule"]:
         completions = suggest.known(completable) if completable else "none"
-        typer.echo(
-            f"creatorpack: rule {ident!r} of {_named(path)} has no completion condition, so "
-            f"{target!r} cannot be explained (rules with one: {completions}); explain {ident!r} for its activation",
-            err=True,
+        complain(
+            f"rule {ident!r} of {_named(path)} has no completion condition, so "
+            f"{target!r} cannot be explained (rules with one: {completions}); explain {ident!r} for its activation"
         )
         raise typer.Exit(2)
     reveals = [key for key in goals(pack) if key.partition(":")[0] in REVEAL_GOALS]
@@ -505,7 +504,7 @@ def _play_command(
         complain(f"{_output.located(pack, exc)}: {exc.code}: {exc}")
         raise typer.Exit(exc.exit_code) from None
     except CreatorpackError as exc:
-        complain(f"{exc}")
+        complain(exc)
         raise typer.Exit(exc.exit_code) from None
 
 

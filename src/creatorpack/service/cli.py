@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Annotated, Final
 
 import typer
 
+from creatorpack._text import one_line
+
 if TYPE_CHECKING:
     from creatorpack.service.api.deps import Services
     from creatorpack.service.settings import Settings
@@ -50,16 +52,21 @@ DataDir = Annotated[
 ]
 
 
+def _complain(message: str) -> None:
+    """An error of these commands: one line on standard error (a path's newline or escape escaped)."""
+    typer.echo(f"creatorpack: {one_line(message)}", err=True)
+
+
 def _settings(data_dir: Path | None) -> Settings:
     from creatorpack.service.settings import Settings, SettingsError  # noqa: PLC0415
 
     try:
         settings = Settings.from_env(data_dir=data_dir)
     except SettingsError as exc:
-        typer.echo(f"creatorpack: {exc}", err=True)
+        _complain(f"{exc}")
         raise typer.Exit(2) from None
     if settings.data_dir.exists() and not settings.data_dir.is_dir():
-        typer.echo(f"creatorpack: the data directory {settings.data_dir} is a file, not a directory", err=True)
+        _complain(f"the data directory {settings.data_dir} is a file, not a directory")
         raise typer.Exit(2)
     return settings
 
@@ -68,7 +75,7 @@ def _fail(exc: Exception, settings: Settings) -> typer.Exit:
     """Print ``exc`` as one line without the passwords of the settings' URLs; the exit for it (3 or 2)."""
     from creatorpack.service.store import MigrationRequiredError  # noqa: PLC0415
 
-    typer.echo(f"creatorpack: {_describe(exc, settings)}", err=True)
+    _complain(f"{_describe(exc, settings)}")
     return typer.Exit(EXIT_NOT_MIGRATED if isinstance(exc, MigrationRequiredError) else 2)
 
 
@@ -170,7 +177,9 @@ def serve(
         raise _fail(exc, settings) from None
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     _check_listen(host, port, address)
-    typer.echo(f"creatorpack service on http://{address} (data in {settings.data_dir})", err=True)
+    typer.echo(
+        f"creatorpack service on http://{one_line(address)} (data in {one_line(str(settings.data_dir))})", err=True
+    )
     try:
         uvicorn.run(
             "creatorpack.service.app:create_app",
@@ -187,7 +196,7 @@ def serve(
     except SystemExit as exc:
         if exc.code != STARTUP_FAILURE:  # uvicorn's 3 is not EXIT_NOT_MIGRATED
             raise
-        typer.echo(f"creatorpack: could not listen on {address}, or the server could not start (above)", err=True)
+        _complain(f"could not listen on {address}, or the server could not start (above)")
         raise typer.Exit(2) from None
 
 
@@ -199,7 +208,7 @@ def _check_listen(host: str, port: int, address: str) -> None:
     try:
         found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except OSError as exc:
-        typer.echo(f"creatorpack: could not listen on {address}: {exc.strerror or exc}", err=True)
+        _complain(f"could not listen on {address}: {exc.strerror or exc}")
         raise typer.Exit(2) from None
     problems: list[OSError] = []
     for family, kind, proto, _, where in found:
@@ -212,7 +221,7 @@ def _check_listen(host: str, port: int, address: str) -> None:
     unusable = [e for e in problems if e.errno != errno.EADDRNOTAVAIL]  # asyncio skips those addresses too
     if unusable or len(problems) == len(found):
         first = (unusable or problems)[0]
-        typer.echo(f"creatorpack: could not listen on {address}: {first.strerror or first}", err=True)
+        _complain(f"could not listen on {address}: {first.strerror or first}")
         raise typer.Exit(2)
 
 
@@ -225,13 +234,13 @@ def token_create(
     from creatorpack.service.ports import SCOPES  # noqa: PLC0415
 
     if scope not in SCOPES:  # a usage error whatever state the database is in
-        typer.echo(f"creatorpack: unknown scope {scope!r}; use one of {', '.join(SCOPES)}", err=True)
+        _complain(f"unknown scope {scope!r}; use one of {', '.join(SCOPES)}")
         raise typer.Exit(2)
     try:
         with _services(data_dir) as services:
             token, _ = services.auth.issue(account, scope)
     except ValueError as exc:
-        typer.echo(f"creatorpack: {exc}", err=True)
+        _complain(f"{exc}")
         raise typer.Exit(2) from None
     sys.stdout.write(token + "\n")
 
@@ -257,7 +266,7 @@ def token_revoke(
     with _services(data_dir) as services:
         revoked = services.auth.revoke(token_id)
     if not revoked:
-        typer.echo(f"creatorpack: no live token with id {token_id!r}", err=True)
+        _complain(f"no live token with id {token_id!r}")
         raise typer.Exit(1)
     typer.echo(f"revoked {token_id}", err=True)
 
@@ -343,7 +352,7 @@ def db_refresh_views(data_dir: DataDir = None) -> None:
     for pack_id in done.rebuilt:
         sys.stdout.write(pack_id + "\n")
     for pack_id, why in done.failed:
-        typer.echo(f"creatorpack: {pack_id}: not rebuilt, its stored view is kept: {why}", err=True)
+        _complain(f"{pack_id}: not rebuilt, its stored view is kept: {why}")
     typer.echo(
         f"checked {done.checked} publication{'s' if done.checked != 1 else ''}: {len(done.rebuilt)} rebuilt, "
         f"{done.checked - len(done.rebuilt) - len(done.failed)} unchanged, {len(done.failed)} not rebuilt",
