@@ -9,12 +9,13 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from creatorpack import Engine, NotPlayableError, Session, Turn, validate
+from creatorpack import Engine, NotPlayableError, Session, Turn, TurnError, validate
 from creatorpack.cli import app as cli
 from creatorpack.diff import diff
 from creatorpack.lint import lint
 from creatorpack.play import relationship_ids
 from creatorpack.service.reader import reader_view
+from creatorpack.testing import parse_script, play
 
 from .conftest import example
 
@@ -214,3 +215,20 @@ def test_a_mistyped_entry_is_told_the_name_readers_see() -> None:
     pack["entries"][1]["id"] = "after_storm"
     with pytest.raises(NotPlayableError, match="did you mean 'after_storm'"):
         Engine(pack).start("after_strom")
+
+
+def test_a_pack_entry_named_for_one_runtime_entry_is_not_another_s_by_position() -> None:
+    """Pack entries ['other', 'opening']: 'opening' is the first runtime entry's, not also the second's."""
+    pack = example("0.5", "rich")
+    pack["entries"][0]["id"], pack["entries"][1]["id"] = "other", "opening"
+    returning = _started(pack, "return_visit")
+    assert "opening_text" not in returning.content  # scoped to 'opening'
+    assert "tobias" not in returning.revealed["reader_cards"]
+    assert "opening_text" in _started(pack, "opening").content
+
+
+def test_an_entry_name_that_is_no_string_names_no_entry() -> None:
+    engine = Engine(example("0.5", "rich"))
+    assert engine.entry_named(["opening"]) is None
+    with pytest.raises(TurnError, match="the script starts at entry 'return_visit'"):
+        play(engine, parse_script('# entry: return_visit\n{"observations": {}}\n'), entry=["x"])  # type: ignore[arg-type]

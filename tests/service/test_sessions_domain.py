@@ -191,6 +191,13 @@ def test_entries_and_unplayable_starts(world: World) -> None:
     with pytest.raises(UnplayableError) as caught:
         world.sessions.start(ALICE, "harbour", revision=2)
     assert caught.value.details["problems"] == [{"pointer": "/trust", "message": "99 is outside 0..10"}]
+    named = harbour(3)
+    named["runtime"]["entries"][0]["initial_state"]["trust"] = 99
+    named["entries"][0]["id"] = "the_quay"  # the first runtime entry's pack entry, by position
+    world.submit(named)
+    with pytest.raises(UnplayableError) as caught:  # started by the name readers see: the same problems
+        world.sessions.start(ALICE, "harbour", revision=3, entry="the_quay")
+    assert caught.value.details["problems"] == [{"pointer": "/trust", "message": "99 is outside 0..10"}]
 
 
 def test_turn_numbers_retries_and_the_ending(world: World) -> None:

@@ -88,12 +88,14 @@ class Engine:
         """The runtime entries' ids (``id`` or ``entry_id``; ``#<index>`` when they have none)."""
         return self.program.entry_ids()
 
-    def entry_named(self, name: str) -> str | None:
+    def entry_named(self, name: object) -> str | None:
         """The runtime entry ``name`` names, or ``None`` if no entry (or more than one) has that name.
 
         A runtime entry is named by its own id, or by the id of the pack entry paired with it (the
         one with the same id, else the one at the same position), which readers see.
         """
+        if not isinstance(name, str):
+            return None
         ids = self.entry_ids()
         if name in ids:
             return name

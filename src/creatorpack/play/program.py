@@ -427,13 +427,16 @@ def _card_assets(pack: Mapping[str, Any]) -> dict[tuple[str, str], str]:
 def entry_scopes(entries: Sequence[Mapping[str, Any]], named: Sequence[Mapping[str, Any]]) -> dict[str, frozenset[str]]:
     """Each runtime entry's id -> the names ``entry_ids`` may give it: its own id, and the pack entry's.
 
-    The pack entry is the one with the same id; when no pack entry has it, the one at the same position.
+    The pack entry is the one with the same id; when no pack entry has it, the one at the same position,
+    unless that one has the id of another runtime entry (it is that entry's).
     """
     pack_ids = {e.get("id") for e in named if isinstance(e.get("id"), str)}  # a pack entry's shape is open
+    owns = [entry_id(entry) or f"#{i}" for i, entry in enumerate(entries)]
     scopes = {}
-    for i, entry in enumerate(entries):
-        own = entry_id(entry) or f"#{i}"
+    for i, own in enumerate(owns):
         paired = named[i].get("id") if own not in pack_ids and i < len(named) else None
+        if paired in owns:
+            paired = None  # that pack entry is another runtime entry's, by its id: it names that one only
         scopes[own] = frozenset(n for n in (own, paired) if isinstance(n, str))
     return scopes
 

@@ -686,7 +686,7 @@ def _unplayable(exc: NotPlayableError, engine: Engine, entry: str | None, who: A
     An unknown entry is named with the pack's entries to anyone (entry ids are public, as in the reader
     view); the ``problems`` of an initial state that does not fit name state members: the narrator's side only.
     """
-    if entry is not None and entry not in engine.entry_ids():
+    if entry is not None and engine.entry_named(entry) is None:
         return UnplayableError(str(exc), problems=[])
     if who == "narrator":
         return UnplayableError(str(exc), problems=[{"pointer": p, "message": m} for p, m in exc.problems])
