@@ -311,7 +311,7 @@ def test_existing_member_is_kept_and_checked() -> None:
     assert "presentation" in result.attention[0].fix
     assert not result.attention[0].existing
     kept = [c.what for c in result.changes if c.pointer == "/presentation"]
-    assert kept == ["kept the existing member, which 0.4 ignored: 0.5 now checks and plays it"]  # it goes live
+    assert kept == ["kept the existing member, which 0.3 ignored: 0.5 now checks and plays it"]  # it goes live
 
 
 def test_shapes_the_target_restricts_need_attention() -> None:

@@ -351,7 +351,7 @@ def _plan(
                 changes.append(
                     Change(
                         pointer([member]),
-                        f"kept the existing member, which {version} ignored: {step.target} now checks and plays it",
+                        f"kept the existing member, which {current} ignored: {step.target} now checks and plays it",
                     )
                 )
                 continue
