@@ -776,3 +776,20 @@ def test_a_member_whose_type_is_a_list_of_types_is_compared_as_the_runtime_does(
     doc["runtime"]["rules"][0]["when"] = {"op": "eq", "path": "/mood", "value": 3}
     found = findings(doc)
     assert not [key for key in found if key[1].startswith("/runtime/rules/0/")], found
+
+
+def test_what_a_set_can_hold_is_said_plainly() -> None:
+    """Not "always holds nothing and can hold only oil_can", which reads as "always empty"."""
+    doc = example("0.5", "rich")
+    for rule in doc["runtime"]["rules"]:
+        if "effects" in rule:
+            rule["effects"] = [e for e in rule["effects"] if e.get("value") != "brass_key"]
+    messages = [f.message for f in lint(json.dumps(doc)).findings if f.code == "unreachable"]
+    assert any("`/inventory` can hold only logbook_page, oil_can (effects of" in m for m in messages), messages
+    assert not any("holds nothing" in m for m in messages)
+    effect_rules = [rule for rule in doc["runtime"]["rules"] if "effects" in rule]
+    for rule in effect_rules:
+        rule["effects"] = []
+    effect_rules[0]["effects"] = [{"op": "remove", "path": "/inventory", "value": "oil_can"}]  # it only takes away
+    messages = [f.message for f in lint(json.dumps(doc)).findings if f.code == "unreachable"]
+    assert any("`/inventory` is always empty (effects of" in m for m in messages), messages

@@ -688,15 +688,25 @@ class _Explainer:
         if isinstance(value, IntRange):
             within = f"is {value.low}" if value.low == value.high else f"stays within {value.show()}"
             return f"`{path}` {within} in every reachable state ({how}{ended}), so {needs} never holds"
-        must = ", ".join(sorted(value.must)) or "nothing"
-        may = ", ".join(sorted(value.may)) or "nothing"
-        return f"`{path}` always holds {must} and can hold only {may} ({how}{ended}), so {needs} never holds"
+        return f"`{path}` {_held(value)} ({how}{ended}), so {needs} never holds"
 
     def _describe(self, atom: Mapping[str, Any], *, negate: bool = False) -> str:
         op = str(atom.get("op"))
         if negate:
             op = _NEGATE.get(op, "not-contains" if op == "contains" else op)
         return f"`{atom.get('path')}` {_SYMBOLS.get(op, op)} {show(atom.get('value'))}"
+
+
+def _held(value: Members) -> str:
+    """What a set always and may hold, in words a creator reads at once ("can hold only rope")."""
+    must, may = ", ".join(sorted(value.must)), ", ".join(sorted(value.may))
+    if not may:
+        return "is always empty"
+    if not must:
+        return f"can hold only {may}"
+    if value.must == value.may:
+        return f"always holds exactly {must}"
+    return f"always holds {must} and can hold only {may}"
 
 
 def _names(rules: Sequence[str]) -> str:
