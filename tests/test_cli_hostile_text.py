@@ -122,3 +122,19 @@ def test_the_problems_of_an_error_stay_one_per_line(tmp_path: Path) -> None:
     assert problems[0] == "  /state/trust: 99 is outside 0..10"
     assert problems[1].startswith("  /state/inventory/0: 'zz\\nz'")
     assert len(problems) == 2
+
+
+def test_play_format_without_a_script_is_a_usage_error(tmp_path: Path) -> None:
+    pack = tmp_path / "pack.json"
+    pack.write_text(json.dumps(example("0.5", "rich")), encoding="utf-8")
+    result = runner.invoke(app, ["play", str(pack), "--format", "json"], input="q\n")
+    assert result.exit_code == 2
+    assert "give --script too" in result.output
+
+
+def test_init_on_a_file_says_it_is_not_a_directory(tmp_path: Path) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("", encoding="utf-8")
+    result = runner.invoke(app, ["init", str(afile)])
+    assert result.exit_code == 2
+    assert result.stderr == f"creatorpack: {afile} is not a directory: name a directory to create the pack in\n"

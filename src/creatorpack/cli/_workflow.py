@@ -136,6 +136,9 @@ def _init_command(
     from creatorpack import scaffold  # noqa: PLC0415 - loads only for this command
 
     # Refuse before asking anything: answers typed for files that will not be written are wasted.
+    if directory.exists() and not directory.is_dir():
+        complain(f"{directory} is not a directory: name a directory to create the pack in")
+        raise typer.Exit(2)
     existing = [
         str(directory / name) for name in (scaffold.PACK_FILE, scaffold.SCRIPT_FILE) if (directory / name).exists()
     ]

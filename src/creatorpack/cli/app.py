@@ -461,9 +461,14 @@ def _play_command(
         ),
     ] = None,
     fmt: Annotated[
-        _output.TranscriptFormat,
-        typer.Option("--format", "-f", help="With --script: a summary or a JSON transcript.", case_sensitive=False),
-    ] = _output.TranscriptFormat.TEXT,
+        _output.TranscriptFormat | None,
+        typer.Option(
+            "--format",
+            "-f",
+            help="With --script: a summary or a JSON transcript (default: text).",
+            case_sensitive=False,
+        ),
+    ] = None,
     load: Annotated[
         Path | None,
         typer.Option(
@@ -483,6 +488,10 @@ def _play_command(
         )
     if load is not None and entry is not None:
         raise typer.BadParameter("a loaded session goes on at its own entry; leave out --entry", param_hint="--entry")
+    if fmt is not None and script is None:
+        raise typer.BadParameter(
+            "the format is that of a --script's transcript; give --script too", param_hint="--format"
+        )
     from creatorpack.cli import _play  # noqa: PLC0415 - the runtime and Rich load only for play
 
     try:
@@ -491,7 +500,8 @@ def _play_command(
         writer = _save_writer(save_to) if save_to is not None else None
         if script is not None:
             text = _read_script(script)
-            sys.stdout.write(_play.scripted(source, text, entry, fmt, saved=saved, save_to=writer))
+            shown = fmt or _output.TranscriptFormat.TEXT
+            sys.stdout.write(_play.scripted(source, text, entry, shown, saved=saved, save_to=writer))
         else:
             code = _play.interactive(source, entry, saved=saved, save_to=writer)
             if code:
