@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from creatorpack import SessionOverError, TurnError
+from creatorpack import Session, SessionOverError, TurnError
 from creatorpack.cli import app
 from creatorpack.scaffold import files
 from creatorpack.testing import parse_script, play
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, example
 
 runner = CliRunner()
 RICH = {v: EXAMPLES / v / "rich.json" for v in ("0.3", "0.4", "0.5")}
@@ -365,3 +365,13 @@ def test_play_takes_any_iterable_of_turns_and_a_script_counts_only_line_feeds() 
     assert script.lines == (1, 3)  # the form feed and U+2028 do not end a line, as an editor shows it
     with pytest.raises(TurnError, match=r"^script line 3 \(turn 2\)"):
         play(RICH["0.5"], script)
+
+
+def test_a_choice_typo_is_told_the_choice_lint_would_name() -> None:
+    """``open`` for ``relit``-style choices: a closed vocabulary, read as lint reads it (``opened``)."""
+    pack = example("0.5", "rich")
+    observation = next(o for o in pack["runtime"]["observations"] if o["type"] == "choice")
+    observation["choices"] = {"opened": "Opened", "waited": "Waited"}
+    session = Session.start(pack)
+    with pytest.raises(TurnError, match="did you mean 'opened'"):
+        session.turn({observation["id"]: "open"})

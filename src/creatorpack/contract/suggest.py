@@ -8,12 +8,15 @@ nearer than any other. A candidate counts when it is at most a third of the word
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
-__all__ = ["distance", "known", "nearest"]
+__all__ = ["LOOSE", "distance", "known", "nearest"]
 
 _SHOWN: Final = 12
+LOOSE: Final = 64
+"""Up to this many candidates (a closed vocabulary), :func:`nearest` may try a looser match too."""
 
 
 def distance(a: str, b: str, limit: int | None = None) -> int:
@@ -38,8 +41,22 @@ def distance(a: str, b: str, limit: int | None = None) -> int:
     return previous[-1]
 
 
-def nearest(word: str, candidates: Iterable[str]) -> str | None:
-    """The candidate nearest to ``word``, or ``None`` when none is near enough to suggest."""
+def nearest(word: str, candidates: Iterable[str], *, loose: bool = False) -> str | None:
+    """The candidate nearest to ``word``, or ``None`` when none is near enough to suggest.
+
+    ``loose`` is for a short, closed vocabulary (an observation's choices, an enum): when no
+    candidate is within the edits allowed, the closest by :mod:`difflib` is offered (``open``
+    for ``opened``), as long as there are at most :data:`LOOSE` candidates.
+    """
+    options = list(candidates)
+    found = _nearest(word, options)
+    if found is None and loose and len(options) <= LOOSE:
+        close = difflib.get_close_matches(word, [c for c in options if c != word], n=1, cutoff=0.6)
+        found = close[0] if close else None
+    return found
+
+
+def _nearest(word: str, candidates: Iterable[str]) -> str | None:
     folded = word.casefold()
     limit = max(1, len(word) // 3) if len(word) > 2 else 0  # "fr" is no typo of "en"
     best: tuple[int, str] | None = None

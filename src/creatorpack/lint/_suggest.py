@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Collection, Iterable
 from typing import Final
 
@@ -12,8 +11,6 @@ __all__ = ["Suggester", "did_you_mean", "known_list", "nearest"]
 
 _ID_EDITS: Final = 2
 """The most edits between a misspelt id and the id suggested for it (a typo: ``kepeer``, ``opning``)."""
-_LOOSE: Final = 64
-"""Up to this many candidates (closed vocabularies: ops, kinds, members), a looser match is tried too."""
 
 
 def nearest(word: str, candidates: Iterable[str], *, loose: bool = True) -> str | None:
@@ -24,12 +21,9 @@ def nearest(word: str, candidates: Iterable[str], *, loose: bool = True) -> str 
     another character's art (``mara_portrait``) for a missing one.
     """
     options = [c for c in candidates if c != word]
-    found = suggest.nearest(word, options)
+    found = suggest.nearest(word, options, loose=loose)
     if found is not None and not loose and suggest.distance(word.casefold(), found.casefold(), _ID_EDITS) > _ID_EDITS:
         return None
-    if found is None and loose and len(options) <= _LOOSE:
-        close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
-        found = close[0] if close else None
     return found
 
 

@@ -83,7 +83,7 @@ def check_turn(program: Program, turn: Turn) -> None:
         if observation.get("type") == "choice":
             choices = observation.get("choices", {})
             if not isinstance(answer, str) or answer not in choices:
-                hint = _did_you_mean(answer, choices) if isinstance(answer, str) else ""
+                hint = _did_you_mean(answer, choices, loose=True) if isinstance(answer, str) else ""
                 raise TurnError(
                     f"observation {ident!r} takes one of the choices {sorted(choices)}, not {show(answer)}{hint}"
                 )
@@ -134,9 +134,12 @@ def _check_types(turn: Turn) -> None:
             raise TurnError(f"an illustration rule id must be a string, not {a_python_type(match)} ({match!r})")
 
 
-def _did_you_mean(word: str, candidates: Iterable[str]) -> str:
-    """`` (did you mean 'x'?)`` for the candidate nearest to ``word``, or nothing when none is near."""
-    guess = suggest.nearest(word, candidates)
+def _did_you_mean(word: str, candidates: Iterable[str], *, loose: bool = False) -> str:
+    """`` (did you mean 'x'?)`` for the candidate nearest to ``word``, or nothing when none is near.
+
+    ``loose`` for an observation's choices, a closed vocabulary (as lint reads them).
+    """
+    guess = suggest.nearest(word, candidates, loose=loose)
     return f" (did you mean {guess!r}?)" if guess is not None else ""
 
 
