@@ -123,3 +123,19 @@ def test_the_published_reader_view_and_catalog_name_no_hidden_badge(client: Test
             assert badge["id"] not in reader.text
             assert badge["title"] not in reader.text
             assert badge["title"] not in catalog
+
+
+def test_a_reward_s_art_unlocked_at_the_start_is_no_card_picture_of_the_published_view() -> None:
+    """The view leaves out a hidden achievement unlocked at the start, so it shows its art on no card either."""
+    pack = example("0.5", "rich")
+    art = next(a for a in pack["assets"] if a["id"] == "kindness_art")
+    art["access"], art["reveal_when"] = "reward_only", {"op": "literal", "value": True}
+    hidden = next(a for a in pack["progression"]["achievements"] if a["id"] == "salt_and_kindness")
+    hidden["when"] = {"op": "literal", "value": True}
+    tobias = next(card for card in pack["reader_cards"] if card["id"] == "tobias")
+    tobias["image"] = {"asset_id": "kindness_art", "reveal_when": {"op": "literal", "value": True}}
+    _, start = Engine(pack).start()
+    assert "kindness_art" in start.reader_view().assets  # the session's reader has earned it
+    shown = reader_view(pack, start.reader_view(), PUBLISHED).to_json()
+    assert "salt_and_kindness" not in json.dumps(shown)
+    assert next(c for c in shown["reader_cards"] if c["id"] == "tobias")["image"] is None

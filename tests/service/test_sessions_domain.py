@@ -198,6 +198,16 @@ def test_entries_and_unplayable_starts(world: World) -> None:
     with pytest.raises(UnplayableError) as caught:  # started by the name readers see: the same problems
         world.sessions.start(ALICE, "harbour", revision=3, entry="the_quay")
     assert caught.value.details["problems"] == [{"pointer": "/trust", "message": "99 is outside 0..10"}]
+    listed = harbour(4)
+    listed["entries"][0]["id"] = "the_quay"  # the reader view lists this name, not the runtime entry's
+    world.submit(listed)
+    world.publish(4)
+    with pytest.raises(UnplayableError) as caught:
+        world.sessions.start(RITA, "harbour", entry="the_qay")
+    assert caught.value.message == "no entry 'the_qay' (did you mean 'the_quay'?); the entries are the_quay"
+    with pytest.raises(UnplayableError) as caught:
+        world.sessions.start(ALICE, "harbour", revision=4, entry="the_qay")
+    assert caught.value.message.startswith("no runtime entry 'the_qay'")  # the owner is told the runtime's
 
 
 def test_turn_numbers_retries_and_the_ending(world: World) -> None:

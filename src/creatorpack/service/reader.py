@@ -349,9 +349,9 @@ def _publication(pack_id: str, raw: Any, hidden: frozenset[str]) -> ReaderPublic
     )
 
 
-def _card(card: Mapping[str, Any], view: ReaderView) -> ReaderCard:
+def _card(card: Mapping[str, Any], view: ReaderView, hidden: frozenset[str]) -> ReaderCard:
     card_id = str(card["id"])
-    reachable = set(view.assets)
+    reachable = set(view.assets) - hidden  # a reward's art, even one unlocked at the start, is a session's
 
     def part(name: str, revealed: Sequence[str]) -> ReaderImage | None:
         found = card.get(name)
@@ -406,7 +406,9 @@ def reader_view(pack: Mapping[str, Any], view: ReaderView, published: str) -> Re
     )
     revealed = set(view.revealed.get("reader_cards", ()))
     cards = tuple(
-        _card(c, view) for c in pack.get("reader_cards", []) if isinstance(c, Mapping) and c.get("id") in revealed
+        _card(c, view, _reward_only(pack))
+        for c in pack.get("reader_cards", [])
+        if isinstance(c, Mapping) and c.get("id") in revealed
     )
     entries = tuple(
         ReaderEntry(e["id"] if isinstance(e.get("id"), str) else None, _text(e.get("title")))

@@ -28,6 +28,7 @@ from typing import Any, Final, Literal, TypeAlias
 
 import orjson
 
+from creatorpack.contract import suggest
 from creatorpack.diff import MigrationError, diff
 from creatorpack.errors import NotPlayableError, SessionLoadError, TurnError
 from creatorpack.play import READER_KINDS, Engine, ReaderView, SessionState, Turn, TurnResult
@@ -687,10 +688,24 @@ def _unplayable(exc: NotPlayableError, engine: Engine, entry: str | None, who: A
     view); the ``problems`` of an initial state that does not fit name state members: the narrator's side only.
     """
     if entry is not None and engine.entry_named(entry) is None:
-        return UnplayableError(str(exc), problems=[])
+        told = _no_entry_for_readers(engine, entry) if who == "reader" else None
+        return UnplayableError(told or str(exc), problems=[])
     if who == "narrator":
         return UnplayableError(str(exc), problems=[{"pointer": p, "message": m} for p, m in exc.problems])
     return UnplayableError("this revision of the pack cannot be played")
+
+
+def _no_entry_for_readers(engine: Engine, entry: str) -> str | None:
+    """An unknown entry, named with the ids of the pack entries the reader view lists (``None``: it lists none).
+
+    A runtime entry's id is the narrator's: it may name a start the reader view does not offer.
+    """
+    listed = [
+        e["id"] for e in engine.pack.get("entries", []) if isinstance(e, Mapping) and isinstance(e.get("id"), str)
+    ]
+    guess = suggest.nearest(entry, listed)
+    hint = f" (did you mean {guess!r}?)" if guess else ""
+    return f"no entry {entry!r}{hint}; the entries are {', '.join(listed)}" if listed else None
 
 
 def _misfits(exc: SessionLoadError, session: SessionRecord, target: int, who: Audience) -> MigrationConflictError:
