@@ -533,3 +533,11 @@ def test_a_directory_walk_skips_json_that_only_mentions_protocol_version(tmp_pat
     assert "broken.json:1:" in result.stdout
     assert "schema.json" not in result.stdout
     assert "skipped 1 JSON file without protocol_version" in result.stderr
+
+
+def test_help_text_flows_as_paragraphs() -> None:
+    """A docstring's line breaks are not kept: its lines make one paragraph, wrapped to the terminal."""
+    shown = runner.invoke(app, ["hook", "--help"], env={"COLUMNS": "200"}).output
+    assert (
+        "Files that are not packs (JSON that declares no protocol_version at its root, such as package.json)" in shown
+    )
