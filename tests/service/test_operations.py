@@ -278,7 +278,7 @@ def test_serve_hands_the_proxy_and_connection_settings_to_uvicorn(
     picked = [{k: run[k] for k in ("forwarded_allow_ips", "limit_concurrency", "timeout_keep_alive")} for run in seen]
     assert picked == [
         {"forwarded_allow_ips": None, "limit_concurrency": None, "timeout_keep_alive": 5},  # uvicorn's own
-        {"forwarded_allow_ips": "10.0.0.0/8", "limit_concurrency": 500, "timeout_keep_alive": 15},
+        {"forwarded_allow_ips": "10.0.0.0/8", "limit_concurrency": 501, "timeout_keep_alive": 15},  # 500 served
     ]
 
 
@@ -426,3 +426,11 @@ def test_a_serve_error_naming_a_hostile_host_stays_on_one_line(tmp_path: Path) -
     assert code == 2
     assert err.count("\n") == 1, err
     assert err.startswith("creatorpack: could not listen on bad\\nhost\\x1b[31m:8000: ")
+
+
+@pytest.mark.parametrize("proxies", ["not an ip", "300.1.1.1", "10.0.0.0/8,lb-1"])
+def test_a_proxy_list_that_names_no_address_is_exit_2(tmp_path: Path, proxies: str) -> None:
+    """uvicorn would keep the entry as a name no client matches: no balancer trusted, silently."""
+    code, _, err = _run(tmp_path / "data", "serve", CREATORPACK_FORWARDED_ALLOW_IPS=proxies)
+    assert code == 2
+    assert "is not an address or a network" in err

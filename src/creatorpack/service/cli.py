@@ -150,7 +150,7 @@ def serve(
     ] = None,
     limit_concurrency: Annotated[
         int | None,
-        typer.Option(min=1, help="Most connections and requests a server process holds at once (503 beyond)."),
+        typer.Option(min=1, help="Most connections a server process serves at once (503 beyond)."),
     ] = None,
     timeout_keep_alive: Annotated[
         int, typer.Option(min=1, help="Seconds an idle kept-alive connection stays open.")
@@ -169,6 +169,7 @@ def serve(
 
     from creatorpack.service.app import preflight  # noqa: PLC0415
 
+    proxies = _proxies(forwarded_allow_ips)
     settings = _settings(data_dir)
     os.environ["CREATORPACK_DATA_DIR"] = str(settings.data_dir)  # the worker processes read their settings
     try:
@@ -187,8 +188,9 @@ def serve(
             host=host,
             port=port,
             workers=workers,
-            forwarded_allow_ips=forwarded_allow_ips,
-            limit_concurrency=limit_concurrency,
+            forwarded_allow_ips=proxies,
+            # uvicorn refuses a connection once N are open, the new one counted: N + 1 serves N at once.
+            limit_concurrency=None if limit_concurrency is None else limit_concurrency + 1,
             timeout_keep_alive=timeout_keep_alive,
             log_level="warning",
             server_header=False,
@@ -198,6 +200,30 @@ def serve(
             raise
         _complain(f"could not listen on {address}, or the server could not start (above)")
         raise typer.Exit(2) from None
+
+
+def _proxies(value: str | None) -> str | None:
+    """``--forwarded-allow-ips`` checked: each entry an address or a network, or ``*`` (exit 2 otherwise).
+
+    uvicorn keeps any other entry as a name that no client's address matches, so a typo would trust
+    no balancer, silently, and every client behind them would share one per-IP limit.
+    """
+    import ipaddress  # noqa: PLC0415
+
+    if value is None:
+        return None
+    for entry in (e.strip() for e in value.split(",")):
+        if entry == "*":
+            continue
+        try:
+            ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            _complain(
+                f"--forwarded-allow-ips (CREATORPACK_FORWARDED_ALLOW_IPS): {entry!r} is not an address or a "
+                "network (such as 10.0.0.0/8), nor *"
+            )
+            raise typer.Exit(2) from None
+    return value
 
 
 def _check_listen(host: str, port: int, address: str) -> None:
