@@ -349,9 +349,8 @@ def _publication(pack_id: str, raw: Any, hidden: frozenset[str]) -> ReaderPublic
     )
 
 
-def _card(card: Mapping[str, Any], view: ReaderView, hidden: frozenset[str]) -> ReaderCard:
+def _card(card: Mapping[str, Any], view: ReaderView, reachable: frozenset[str]) -> ReaderCard:
     card_id = str(card["id"])
-    reachable = set(view.assets) - hidden  # a reward's art, even one unlocked at the start, is a session's
 
     def part(name: str, revealed: Sequence[str]) -> ReaderImage | None:
         found = card.get(name)
@@ -405,8 +404,10 @@ def reader_view(pack: Mapping[str, Any], view: ReaderView, published: str) -> Re
         if isinstance(b, Mapping) and isinstance(b.get("id"), str) and b["id"] in awarded
     )
     revealed = set(view.revealed.get("reader_cards", ()))
+    hidden = _reward_only(pack)
+    reachable = frozenset(view.assets) - hidden  # a reward's art, even one unlocked at the start, is a session's
     cards = tuple(
-        _card(c, view, _reward_only(pack))
+        _card(c, view, reachable)
         for c in pack.get("reader_cards", [])
         if isinstance(c, Mapping) and c.get("id") in revealed
     )
@@ -421,7 +422,7 @@ def reader_view(pack: Mapping[str, Any], view: ReaderView, published: str) -> Re
         published=published,
         title=_text(manifest.get("title")),
         language=_text(manifest.get("language")),
-        publication=_publication(pack_id, pack.get("publication"), _reward_only(pack)),
+        publication=_publication(pack_id, pack.get("publication"), hidden),
         entries=entries,
         achievements=achievements,
         badges=badges,
