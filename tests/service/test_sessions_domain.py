@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import replace
@@ -12,6 +13,7 @@ from typing import Any
 
 import pytest
 
+import creatorpack
 from creatorpack.play import Engine, Session, Turn
 from creatorpack.play.views import READER_KINDS
 from creatorpack.service.assets import Assets
@@ -33,6 +35,7 @@ from creatorpack.service.ports import (
     MemoryBlobStore,
     MemoryPackStore,
     MemorySessionStore,
+    RevisionRecord,
     Scope,
     SessionEvent,
     SessionRecord,
@@ -48,6 +51,7 @@ from creatorpack.service.sessions import (
     Sessions,
     audience,
 )
+from tests.conftest import example
 from tests.service.sessions_support import ASSETS, harbour, harbour_bytes, narrowed
 from tests.test_views import READER_FIELDS  # the one allow-list of the reader view
 
@@ -183,7 +187,7 @@ def test_entries_and_unplayable_starts(world: World) -> None:
     assert caught.value.details == {"problems": []}
     with pytest.raises(UnplayableError) as caught:
         world.sessions.start(RITA, "harbour", entry="nowhere")
-    assert caught.value.message == "no runtime entry 'nowhere'; the entries are opening, late"
+    assert caught.value.message == "no entry 'nowhere'"  # no pack entry has an id to tell; the runtime's are not
     assert caught.value.details == {"problems": []}
     bad = harbour(2)
     bad["runtime"]["entries"][0]["initial_state"]["trust"] = 99
@@ -567,3 +571,18 @@ def test_the_revision_row_is_trusted_for_revision_seconds(world: World) -> None:
     assert trusting.turn(ALICE, sid, 2, Turn({})).to_json()["turn"] == 2  # the deletion is not seen yet
     with pytest.raises(ConflictError, match="was deleted"):
         world.sessions.turn(ALICE, sid, 3, Turn({}))  # revision_seconds=0: every turn reads the row
+
+
+def test_a_revision_stored_valid_plays_under_a_stricter_reading_since(caplog: pytest.LogCaptureFixture) -> None:
+    """A visual anchor's reveal_when that is no condition was valid when stored; it is refused now, played still."""
+    pack = example("0.5", "rich")
+    pack["visual_anchors"] = [{"id": "anchor_a", "reveal_when": "when the lamp is lit"}]
+    data = json.dumps(pack).encode()
+    assert not creatorpack.validate(data).valid  # an upload of it now is refused
+    blobs = MemoryBlobStore()
+    sha = blobs.put(data)
+    stored = RevisionRecord("harbour-light", 3, sha, len(data), "0.5", datetime(2026, 11, 1, tzinfo=UTC))
+    with caplog.at_level(logging.WARNING, logger="creatorpack.service"):
+        _, start = Engines(blobs).engine(stored).start()
+    assert "mara" in start.revealed["reader_cards"]
+    assert any("no longer validates" in r.getMessage() for r in caplog.records)

@@ -688,8 +688,9 @@ def _unplayable(exc: NotPlayableError, engine: Engine, entry: str | None, who: A
     view); the ``problems`` of an initial state that does not fit name state members: the narrator's side only.
     """
     if entry is not None and engine.entry_named(entry) is None:
-        told = _no_entry_for_readers(engine, entry) if who == "reader" else None
-        return UnplayableError(told or str(exc), problems=[])
+        if who == "reader":  # never the runtime's ids: they may name starts the reader view does not offer
+            return UnplayableError(_no_entry_for_readers(engine, entry) or f"no entry {entry!r}", problems=[])
+        return UnplayableError(str(exc), problems=[])
     if who == "narrator":
         return UnplayableError(str(exc), problems=[{"pointer": p, "message": m} for p, m in exc.problems])
     return UnplayableError("this revision of the pack cannot be played")
