@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from creatorpack._text import one_line
 from creatorpack.cli import app
 
 from .conftest import example, put
@@ -138,3 +139,9 @@ def test_init_on_a_file_says_it_is_not_a_directory(tmp_path: Path) -> None:
     result = runner.invoke(app, ["init", str(afile)])
     assert result.exit_code == 2
     assert result.stderr == f"creatorpack: {afile} is not a directory: name a directory to create the pack in\n"
+
+
+def test_bidirectional_controls_are_escaped_too() -> None:
+    """A name holding U+202E would print the rest of the line reversed ("Trojan Source")."""
+    assert one_line("pack\u202enosj.json") == "pack\\u202enosj.json"
+    assert one_line("\u2066a\u2069") == "\\u2066a\\u2069"

@@ -213,6 +213,7 @@ def test_a_short_title_is_named_only_by_a_text_that_is_that_title(title: str) ->
         ("Moonlit Betrayal", "A Moonlit\u2011Betrayal awaits"),  # a non-breaking hyphen
         ("Moonlit Betrayal", "A Moonlit\u200bBetrayal awaits"),  # a zero-width space
         ("Moonlit Betrayal", "A Moon\u00adlit Betrayal awaits"),  # a soft hyphen inside a word
+        ("Le P\u00e9cheur", "Le Pe\u00ad\u0301cheur avoue"),  # ... even between a letter and its accent
     ],
 )
 def test_titles_are_matched_however_the_text_spells_them(title: str, text: str) -> None:

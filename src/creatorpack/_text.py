@@ -22,6 +22,8 @@ def unicode_text(text: str) -> str:
 
 
 _LINE_BREAKING: Final = frozenset(["Cc", "Zl", "Zp"])
+_BIDI: Final = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+"""Bidirectional controls: printed raw, a name could reorder the rest of the line ("Trojan Source")."""
 _ESCAPES: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -36,7 +38,7 @@ def one_line(text: str) -> str:
         return text
     return "".join(
         (_ESCAPES.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"))
-        if unicodedata.category(char) in _LINE_BREAKING
+        if char in _BIDI or unicodedata.category(char) in _LINE_BREAKING
         else char
         for char in text
     )

@@ -157,6 +157,6 @@ def _artifact(path: str) -> dict[str, str]:
         return {"uri": "stdin"}
     posix = Path(path).as_posix()
     quoted = quote(os.fsencode(posix), safe="/")
-    if posix.startswith("/"):
-        return {"uri": f"file://{quoted}"}
+    if Path(path).is_absolute():
+        return {"uri": f"file://{'' if posix.startswith('/') else '/'}{quoted}"}  # file:///C:/... on Windows
     return {"uri": quoted, "uriBaseId": "%SRCROOT%"}

@@ -165,7 +165,8 @@ def _fold(text: str) -> str:
     """
     if text.isascii():  # most texts: NFKC and the quotes change nothing
         return " ".join(text.replace("-", " ").split()).lower()
-    return " ".join(unicodedata.normalize("NFKC", text).translate(_QUOTES).translate(_SEPARATORS).split()).casefold()
+    folded = unicodedata.normalize("NFKC", text.translate(_SEPARATORS))  # a soft hyphen parts no accent from its letter
+    return " ".join(folded.translate(_QUOTES).translate(_SEPARATORS).split()).casefold()
 
 
 def _short(title: str) -> bool:
