@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from creatorpack._json import JsonPath, show
 from creatorpack.contract.findings import RawFinding, Target
-from creatorpack.contract.schema import SUPPORTED_VERSIONS, document
+from creatorpack.contract.schema import SUPPORTED_VERSIONS, root_members
 from creatorpack.lint._suggest import did_you_mean, nearest
 from creatorpack.lint.conditions import effect_rules
 from creatorpack.lint.index import PackIndex
@@ -177,11 +177,7 @@ def check_rules_without_when(index: PackIndex) -> Iterator[Raw]:
 
 @functools.cache
 def _root_members() -> Mapping[str, frozenset[str]]:
-    found: dict[str, frozenset[str]] = {}
-    for version in SUPPORTED_VERSIONS:
-        properties = document(f"pack-{version}.json").get("properties", {})
-        found[version] = frozenset(properties)
-    return found
+    return {version: root_members(version) for version in SUPPORTED_VERSIONS}  # what as_declared keeps
 
 
 def check_root_members(index: PackIndex) -> Iterator[Raw]:

@@ -179,7 +179,7 @@ def _not_ready(database: Database, blobs: LocalBlobStore | S3BlobStore) -> str |
         _log.warning("not ready: the database does not answer (%s: %s)", type(exc).__name__, exc)
         return f"the database does not answer ({type(exc).__name__}); the server log says more"
     if isinstance(blobs, LocalBlobStore) and (problem := blobs.unwritable()) is not None:
-        _log.warning("not ready: the blob directory %s cannot be written (%s)", blobs.root, problem)
+        _log.warning("not ready: the blob directory %s cannot be written (%s)", blobs.root, problem[1])
         return "the blob directory cannot be written; the server log says more"
     return None
 

@@ -52,18 +52,18 @@ class LocalBlobStore:
         self._tmp = root / "tmp"
         self._tmp.mkdir(parents=True, exist_ok=True)
         if (problem := self.unwritable()) is not None:
-            raise PermissionError(f"the blob directory {root} cannot be written: {problem}")
+            raise OSError(problem[0], f"the blob directory {root} cannot be written: {problem[1]}")
         self._listed: dict[str, int] = {}  # sha256 -> mtime (ns) as list() reported it
         self._lock = threading.Lock()
 
-    def unwritable(self) -> str | None:
-        """Why a file cannot be written here now (a read-only or full volume, a gone directory), or None."""
+    def unwritable(self) -> tuple[int, str] | None:
+        """Why no file can be made here now (a read-only volume, a gone directory): errno and words, or None."""
         try:
             fd, name = tempfile.mkstemp(dir=self._tmp, suffix=".part")
             os.close(fd)
             Path(name).unlink()
         except OSError as exc:
-            return exc.strerror or str(exc)
+            return exc.errno or 0, exc.strerror or str(exc)
         return None
 
     def _path(self, sha256: str) -> Path:

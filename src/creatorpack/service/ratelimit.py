@@ -144,7 +144,9 @@ class RedisLimiter:
         try:
             await self._redis.ping()
         except (redis.AuthenticationError, redis.ResponseError) as exc:
-            raise SettingsError(f"CREATORPACK_REDIS_URL: Redis refuses it: {type(exc).__name__}: {exc}") from None
+            if isinstance(exc, redis.AuthenticationError) or "DB index" in str(exc):
+                raise SettingsError(f"CREATORPACK_REDIS_URL: Redis refuses it: {type(exc).__name__}: {exc}") from None
+            _log.warning("rate limits: Redis answers PING with %s: %s; going on", type(exc).__name__, exc)
         except self._errors as exc:
             _log.warning("rate limits: Redis does not answer yet (%s: %s); failing open", type(exc).__name__, exc)
 
