@@ -586,3 +586,15 @@ def test_a_revision_stored_valid_plays_under_a_stricter_reading_since(caplog: py
         _, start = Engines(blobs).engine(stored).start()
     assert "mara" in start.revealed["reader_cards"]
     assert any("no longer validates" in r.getMessage() for r in caplog.records)
+
+
+def test_a_stored_revision_broken_elsewhere_is_refused_not_played() -> None:
+    """Bytes that no release would have stored (no entries) are an invalid pack (422), never a crash (500)."""
+    pack = example("0.5", "rich")
+    pack["runtime"]["entries"] = []
+    pack["visual_anchors"] = [{"id": "anchor_a", "reveal_when": "when the lamp is lit"}]
+    data = json.dumps(pack).encode()
+    blobs = MemoryBlobStore()
+    stored = RevisionRecord("harbour-light", 3, blobs.put(data), len(data), "0.5", datetime(2026, 11, 1, tzinfo=UTC))
+    with pytest.raises(creatorpack.InvalidPackError):
+        Engines(blobs).engine(stored)

@@ -11,6 +11,7 @@ only on two revisions and are cached beside them.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections import OrderedDict
 from typing import Final
@@ -24,6 +25,10 @@ from creatorpack.service.ports import BlobStore, RevisionRecord
 __all__ = ["Engines"]
 
 _log = logging.getLogger("creatorpack.service")
+
+_TIGHTENED: Final = (re.compile(r"^/visual_anchors/"), re.compile(r"^/progression/endings/\d+/id$"))
+"""Where a later release reads the contract more strictly than an earlier one stored packs under; the
+runtime tolerates what those places held (it skips a malformed anchor condition, reads any ending id)."""
 
 _MAX_ENGINES: Final = 64
 _MAX_SOURCE_BYTES: Final = 512 * 1024 * 1024
@@ -94,6 +99,8 @@ class Engines:
             raise NotFoundError(f"the bytes of revision {revision.revision} of {revision.pack_id!r} are no pack")
         if report.valid:
             return Engine(document)
+        if not all(any(rule.match(v.pointer) for rule in _TIGHTENED) for v in report.violations):
+            report.raise_for_errors()  # not what was stored, or broken: refused (422), never played
         # Valid when an earlier release stored it, refused by a stricter reading since (a visual anchor's
         # malformed reveal_when, a 0.4 ending id that is no Id): the runtime skips or reads those as it
         # always did, so the revision and its sessions still play; an upload of it now is refused.
