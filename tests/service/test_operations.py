@@ -429,7 +429,7 @@ def test_a_serve_error_naming_a_hostile_host_stays_on_one_line(tmp_path: Path) -
     assert err.startswith("creatorpack: could not listen on bad\\nhost\\x1b[31m:8000: ")
 
 
-@pytest.mark.parametrize("proxies", ["not an ip", "300.1.1.1", "10.0.0.0/8,lb-1"])
+@pytest.mark.parametrize("proxies", ["not an ip", "300.1.1.1", "10.0.0.0/8,lb-1", "127.0.0.1/8", "*, 10.0.0.1"])
 def test_a_proxy_list_that_names_no_address_is_exit_2(tmp_path: Path, proxies: str) -> None:
     """uvicorn would keep the entry as a name no client matches: no balancer trusted, silently."""
     code, _, err = _run(tmp_path / "data", "serve", CREATORPACK_FORWARDED_ALLOW_IPS=proxies)

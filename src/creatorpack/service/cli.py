@@ -212,15 +212,15 @@ def _proxies(value: str | None) -> str | None:
 
     if value is None:
         return None
+    if value.strip() == "*":
+        return "*"  # uvicorn trusts everyone only for the value "*" alone
     for entry in (e.strip() for e in value.split(",")):
-        if entry == "*":
-            continue
         try:
-            ipaddress.ip_network(entry, strict=False)
+            ipaddress.ip_network(entry)  # strict, as uvicorn reads it: 127.0.0.1/8 matches no one there
         except ValueError:
             _complain(
                 f"--forwarded-allow-ips (CREATORPACK_FORWARDED_ALLOW_IPS): {entry!r} is not an address or a "
-                "network (such as 10.0.0.0/8), nor *"
+                "network without host bits (such as 10.0.0.0/8); * stands alone, for any proxy"
             )
             raise typer.Exit(2) from None
     return value
