@@ -132,24 +132,22 @@ def test_the_other_members_of_an_unshown_ending_stay_open(version: str) -> None:
 # --- one mistake, one finding -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("version", ["0.3", "0.4", "0.5"])
+@pytest.mark.parametrize(
+    ("version", "pointer", "shown"),
+    [
+        *((v, "/runtime/rules/0", "rules[0]") for v in ("0.3", "0.4", "0.5")),
+        *((v, "/progression/achievements/0", "achievements[0]") for v in ("0.4", "0.5")),
+    ],
+)
 @pytest.mark.parametrize("value", ["x", 5, None, [], True])
-def test_a_rule_that_is_not_an_object_is_one_type_finding(version: str, value: Any) -> None:
+def test_a_rule_or_achievement_that_is_not_an_object_is_one_type_finding(
+    version: str, pointer: str, shown: str, value: Any
+) -> None:
     pack = example(version, "rich")
-    put(pack, "/runtime/rules/0", value)
+    put(pack, pointer, value)
     (violation,) = creatorpack.validate(json.dumps(pack)).violations
-    assert (violation.pointer, violation.code) == ("/runtime/rules/0", "type")
-    assert violation.message.startswith("rules[0]: expected object, got ")
-
-
-@pytest.mark.parametrize("version", ["0.4", "0.5"])
-@pytest.mark.parametrize("value", ["x", 5, None, [], True])
-def test_an_achievement_that_is_not_an_object_is_one_type_finding(version: str, value: Any) -> None:
-    pack = example(version, "rich")
-    put(pack, "/progression/achievements/0", value)
-    (violation,) = creatorpack.validate(json.dumps(pack)).violations
-    assert (violation.pointer, violation.code) == ("/progression/achievements/0", "type")
-    assert violation.message.startswith("achievements[0]: expected object, got ")
+    assert (violation.pointer, violation.code) == (pointer, "type")
+    assert violation.message.startswith(f"{shown}: expected object, got ")
 
 
 def _containers(node: Any, path: tuple[str | int, ...] = ()) -> Iterator[tuple[str | int, ...]]:
