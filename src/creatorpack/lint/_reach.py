@@ -25,6 +25,7 @@ from creatorpack.lint._witness import REVEALS, GoalKind, Reached, Search, Target
 from creatorpack.play.conditions import compile_condition
 from creatorpack.play.engine import Engine
 from creatorpack.play.state import set_paths
+from creatorpack.play.step import reward_assets
 
 __all__ = ["KINDS", "REVEAL_KINDS", "Outcome", "decide", "targets"]
 
@@ -183,12 +184,7 @@ def _unseen_pictures(engine: Engine, goals: Sequence[Target], proofs: Mapping[st
     an asset proved never revealed, whatever the picture's own ``reveal_when`` says.
     """
     program = engine.program
-    rewards = {goal.artwork for goal in (*program.achievements, *program.endings) if goal.artwork}
-    for badge in program.badges.values():
-        collectible = badge.get("collectible")
-        if isinstance(collectible, Mapping):
-            sides = (collectible.get("front_asset_id"), collectible.get("effect_mask_asset_id"))
-            rewards |= {side for side in sides if isinstance(side, str)}
+    rewards = reward_assets(program, (*program.achievements, *program.endings), program.badges)
     found: dict[str, str] = {}
     for target in goals:
         if target.kind not in _PICTURES or target.key in proofs:

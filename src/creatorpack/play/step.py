@@ -41,6 +41,7 @@ __all__ = [
     "reachable_assets",
     "record_answers",
     "refresh",
+    "reward_assets",
     "settle",
     "shown",
     "step",
@@ -305,16 +306,22 @@ def step(
     return after, applied, new_completed, illustration
 
 
+def reward_assets(program: Program, goals: Iterable[Goal], badges: Iterable[str]) -> set[str]:
+    """The assets that ``goals`` (achievements, endings: their artwork) and ``badges`` (both sides) give."""
+    rewards = {goal.artwork for goal in goals if goal.artwork}
+    for badge_id in badges:
+        collectible = program.badges.get(badge_id, {}).get("collectible", {})
+        if isinstance(collectible, Mapping):
+            sides = (collectible.get("front_asset_id"), collectible.get("effect_mask_asset_id"))
+            rewards.update(side for side in sides if isinstance(side, str) and side)
+    return rewards
+
+
 def reachable_assets(program: Program, session: SessionState) -> tuple[str, ...]:
     """Revealed assets the reader can reach: a ``reward_only`` one only once a reward references it."""
-    rewards: set[str] = set()
     unlocked = session.achievements_set
-    for goal in (*program.achievements, *program.endings):
-        if goal.artwork and (goal.id in unlocked or goal.id == session.ending):
-            rewards.add(goal.artwork)
-    for badge_id in session.badges:
-        collectible = program.badges.get(badge_id, {}).get("collectible", {})
-        rewards.update(a for a in (collectible.get("front_asset_id"), collectible.get("effect_mask_asset_id")) if a)
+    earned = [g for g in (*program.achievements, *program.endings) if g.id in unlocked or g.id == session.ending]
+    rewards = reward_assets(program, earned, session.badges)
     return tuple(
         asset_id
         for asset_id in sorted(session.revealed.get("assets", ()))
