@@ -81,7 +81,7 @@ def _blobs(client: TestClient) -> dict[str, datetime]:
 
 
 def test_refused_uploads_store_no_bytes(client: TestClient) -> None:
-    """A 404 or 409 upload leaves no blob (nothing for gc to sweep), and a retry of stored bytes writes none."""
+    """A refused upload (409) leaves no blob (nothing for gc to sweep), and a retry of stored bytes writes none."""
     alice, bob = issue(client, "alice"), issue(client, "bob")
     for number in (1, 2, 5):
         assert upload(client, pack_bytes(revision=number), alice).status_code == 201
@@ -97,7 +97,7 @@ def test_refused_uploads_store_no_bytes(client: TestClient) -> None:
         response = upload(client, body, alice)
         assert (response.status_code, response.json()["reason"]) == (409, reason)
         assert response.json()["latest_revision"] == 5
-    assert upload(client, pack_bytes(revision=6), bob).status_code == 404
+    assert upload(client, pack_bytes(revision=6), bob).status_code == 409  # pack-id-taken
     again = upload(client, pack_bytes(revision=1), alice)
     assert again.status_code == 200
     assert _blobs(client) == before  # not one more blob, and not one rewritten
@@ -147,8 +147,10 @@ def test_a_0_2_pack_cannot_be_stored(client: TestClient) -> None:
 def test_another_accounts_pack_is_not_found(client: TestClient) -> None:
     alice, bob = issue(client, "alice"), issue(client, "bob")
     client.post("/v1/packs", content=pack_bytes(), headers={**alice, **JSON})
+    taken = client.post("/v1/packs", content=pack_bytes(revision=2), headers={**bob, **JSON})
+    assert (taken.status_code, taken.json()["type"]) == (409, "urn:creatorpack:problem:pack-id-taken")
+    assert "alice" not in taken.text  # the owner is not named
     for response in (
-        client.post("/v1/packs", content=pack_bytes(revision=2), headers={**bob, **JSON}),
         client.get("/v1/packs/moon.garden", headers=bob),
         client.get("/v1/packs/moon.garden/revisions/1", headers=bob),
         client.delete("/v1/packs/moon.garden/revisions/1", headers=bob),

@@ -194,7 +194,7 @@ def test_a_database_never_migrated_is_refused_at_start(
     assert "Traceback" not in err
     assert _run(settings, "token", "list")[0] == EXIT_NOT_MIGRATED
     code, _, err = _run(settings, "db", "upgrade")
-    assert (code, err) == (0, "database migrated from nothing to migration 0003\n")
+    assert (code, err) == (0, "database migrated from nothing to migration 0004\n")
     app = create_app(settings)  # at the head now
     app.state.database.dispose()
     assert _run(settings, "db", "upgrade")[::2] == (0, "database is up to date (migration 0003)\n")

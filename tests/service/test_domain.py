@@ -15,6 +15,7 @@ from creatorpack.service.errors import (
     ConflictError,
     ForbiddenError,
     MissingPackIdError,
+    PackIdTakenError,
     NotFoundError,
     UnauthorizedError,
     UnreadablePackError,
@@ -85,7 +86,7 @@ def test_not_above_latest_conflicts(packs: Packs) -> None:
 
 def test_another_account_cannot_see_or_touch_a_pack(packs: Packs) -> None:
     packs.submit("alice", pack_bytes())
-    with pytest.raises(NotFoundError):
+    with pytest.raises(PackIdTakenError):
         packs.submit("bob", pack_bytes(revision=2))
     with pytest.raises(NotFoundError):
         packs.pack("bob", "moon.garden")
@@ -118,7 +119,7 @@ def test_refused_and_repeated_uploads_put_no_blob(
         with pytest.raises(ConflictError) as caught:
             packs.submit("alice", body)
         assert (caught.value.reason, caught.value.details) == (reason, {"latest_revision": 5})
-    with pytest.raises(NotFoundError):
+    with pytest.raises(PackIdTakenError):
         packs.submit("bob", pack_bytes(revision=6))
     again = packs.submit("alice", pack_bytes(revision=1))
     assert (again.created, again.revision.revision) == (False, 1)

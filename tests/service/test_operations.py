@@ -152,7 +152,7 @@ def test_the_embedded_default_a_newer_release_migrated_is_exit_3_everywhere(tmp_
 
 
 def _newer_release_everywhere(settings: Settings) -> None:
-    _migrate_to(settings, "0004")
+    _migrate_to(settings, "9999")
     database = connect(settings.url, schema=settings.database_schema)
     try:
         with pytest.raises(MigrationRequiredError, match="a newer release migrated it"):
@@ -160,7 +160,7 @@ def _newer_release_everywhere(settings: Settings) -> None:
     finally:
         database.dispose()
     expected = (
-        "is at migration 0004, which this release does not know (a newer release migrated it): run that release\n"
+        "is at migration 9999, which this release does not know (a newer release migrated it): run that release\n"
     )
     for command in (["serve"], ["token", "list"], ["db", "upgrade"], ["db", "gc"], ["token", "revoke", "x"]):
         code, out, err = _run(settings.data_dir, *command, **_env(settings))
@@ -313,7 +313,7 @@ def test_a_schema_postgresql_takes_unquoted_is_migrated_into(tmp_path: Path, nam
             conn.exec_driver_sql(f"CREATE SCHEMA {name}")
         env = {"CREATORPACK_DATABASE_URL": POSTGRES_URL, "CREATORPACK_DATABASE_SCHEMA": name}
         code, _, err = _run(tmp_path / "data", "db", "upgrade", **env)
-        assert (code, err) == (0, "database migrated from nothing to migration 0003\n")
+        assert (code, err) == (0, "database migrated from nothing to migration 0004\n")
     finally:
         with admin.write() as conn:
             conn.exec_driver_sql(f"DROP SCHEMA IF EXISTS {name} CASCADE")

@@ -11,7 +11,7 @@ from typing import Any, Final
 from fastapi import FastAPI
 
 from creatorpack import __version__
-from creatorpack.service.api import assets, catalog, checks, errors, meta, packs, publishing, sessions
+from creatorpack.service.api import admin, assets, catalog, checks, errors, meta, packs, publishing, sessions, tokens
 from creatorpack.service.api.checkpath import ValidateFastPath
 from creatorpack.service.api.deps import Services
 from creatorpack.service.api.fastpath import RevisionFastPath
@@ -29,6 +29,7 @@ from creatorpack.service.auth import Auth
 from creatorpack.service.blobs import LocalBlobStore, S3BlobStore, blob_store_from_url
 from creatorpack.service.catalog import Catalog
 from creatorpack.service.engines import Engines
+from creatorpack.service.moderation import Moderation
 from creatorpack.service.packs import Packs
 from creatorpack.service.ports import Clock, SystemClock
 from creatorpack.service.ratelimit import Limiter, MemoryLimiter, RedisLimiter
@@ -39,6 +40,7 @@ from creatorpack.service.store import (
     SqlAssetStore,
     SqlCatalogStore,
     SqlKeyStore,
+    SqlModerationStore,
     SqlPackStore,
     SqlSessionStore,
     SqlTokenStore,
@@ -98,13 +100,16 @@ def wire(
         clock,
         revision_seconds=settings.token_cache_seconds,
     )
+    token_store = SqlTokenStore(database)
+    auth = Auth(token_store, clock, cache_seconds=settings.token_cache_seconds)
     return Services(
         settings,
         domain,
-        Auth(SqlTokenStore(database), clock, cache_seconds=settings.token_cache_seconds),
+        auth,
         sessions=sessions,
         catalog=Catalog(SqlCatalogStore(database), SqlKeyStore(database)),
         assets=Assets(asset_store, pack_store, blobs, clock),
+        moderation=Moderation(SqlModerationStore(database), token_store, auth, domain, clock),
     )
 
 
@@ -144,10 +149,14 @@ def create_app(
     app.state.limiter = limiter
     app.state.not_ready = lambda: _not_ready(app.state.database, app.state.blobs)
     errors.install(app)
-    groups = (meta, checks, packs, publishing, catalog, assets, sessions)
-    for group in groups:
-        app.include_router(group.router)
-    app.state.routes = [r for group in groups for r in group.router.routes]  # app.routes holds one per router
+    routers = [
+        *(group.router for group in (meta, checks, packs, publishing, catalog, assets, sessions, tokens)),
+        admin.reports_router,
+        admin.admin_router,
+    ]
+    for router in routers:
+        app.include_router(router)
+    app.state.routes = [r for router in routers for r in router.routes]  # app.routes holds one per router
     fast = {"auth": services.auth, "packs": services.packs, "ttl_seconds": settings.token_cache_seconds}
     checks_fast = {"packs": services.packs, "max_body_bytes": settings.max_body_bytes}
     app.add_middleware(

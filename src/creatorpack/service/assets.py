@@ -182,10 +182,10 @@ class Assets:
         if pack is not None and account is not None and pack.owner == account:
             return self._owned(pack_id, asset_id, revision, pack.latest_revision)
         publication = self._packs.publication(pack_id)
-        if publication is None or publication.visibility == "private" or asset_id not in publication.covers:
+        if publication is None or not publication.open_to_others or asset_id not in publication.covers:
             raise NotFoundError(f"no asset {asset_id!r} of pack {pack_id!r} for this caller")
         asset = self._uploaded(publication.covers[asset_id], asset_id)
-        return AssetFile(asset, public=publication.visibility == "public")
+        return AssetFile(asset, public=publication.listed)
 
     def _owned(self, pack_id: str, asset_id: str, revision: int | None, latest: int) -> AssetFile:
         pack = self._packs.pack(pack_id)
@@ -198,9 +198,7 @@ class Assets:
         if sha is None:
             raise NotFoundError(f"revision {chosen.revision} of {pack_id!r} has no asset {asset_id!r}")
         publication = self._packs.publication(pack_id)
-        public = (
-            publication is not None and publication.visibility == "public" and publication.covers.get(asset_id) == sha
-        )
+        public = publication is not None and publication.listed and publication.covers.get(asset_id) == sha
         return AssetFile(self._uploaded(sha, asset_id), public=public)
 
     def _uploaded(self, sha256: str, asset_id: str) -> AssetRecord:

@@ -1,14 +1,15 @@
-"""The service's commands: ``serve``, ``token create|list|revoke`` and ``db upgrade|gc|refresh-views``.
+"""The service's commands: ``serve``, ``token create|list|revoke``, ``account ...`` and ``db upgrade|gc|refresh-views``.
 
 :func:`register` adds them to the ``creatorpack`` Typer app. Everything heavy (uvicorn, SQLAlchemy,
 FastAPI) is imported inside the commands, so ``creatorpack validate`` starts as fast as before.
 
-Exit codes: 0 done; 1 ``token revoke`` found no live token, or ``db refresh-views`` could not rebuild
-some publication (its stored view is kept); 2 bad settings (any ``CREATORPACK_*`` variable, those
-only the server processes use included), a database, schema or blob store that cannot be used, or
-(``serve``) an address it cannot listen on; :data:`EXIT_NOT_MIGRATED` (3) the database is not at this
-release's migrations (run ``creatorpack db upgrade``; the embedded SQLite default is migrated on
-start), or a newer release migrated it. Errors are one line on stderr, passwords hidden.
+Exit codes: 0 done; 1 ``token revoke`` found no live token, an ``account`` command no such account,
+or ``db refresh-views`` could not rebuild some publication (its stored view is kept); 2 bad settings
+(any ``CREATORPACK_*`` variable, those only the server processes use included), a database, schema
+or blob store that cannot be used, or (``serve``) an address it cannot listen on;
+:data:`EXIT_NOT_MIGRATED` (3) the database is not at this release's migrations (run ``creatorpack db
+upgrade``; the embedded SQLite default is migrated on start), or a newer release migrated it. Errors
+are one line on stderr, passwords hidden.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Final
 
@@ -30,6 +32,10 @@ if TYPE_CHECKING:
 __all__ = [
     "EXIT_NOT_MIGRATED",
     "MAX_GRACE_SECONDS",
+    "account_disable",
+    "account_enable",
+    "account_list",
+    "account_set_role",
     "db_gc",
     "db_refresh_views",
     "db_upgrade",
@@ -251,9 +257,41 @@ def _check_listen(host: str, port: int, address: str) -> None:
         raise typer.Exit(2)
 
 
+_DURATION: Final = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
+
+
+def _expiry(value: str, now: datetime) -> datetime:
+    """``--expires``: a duration (``90d``, ``12h``, ``30m``, ``45s``, ``2w``) from now, or an ISO date or time.
+
+    A date or time without a zone is UTC.
+    """
+    text = value.strip()
+    number, unit = text[:-1], text[-1:].lower()
+    if unit in _DURATION and number.isdigit() and number.isascii():
+        seconds = int(number) * _DURATION[unit]
+        if 0 < seconds <= MAX_GRACE_SECONDS:
+            return now + timedelta(seconds=seconds)
+        raise ValueError(f"--expires {value!r}: a duration above 0 and at most 100 years")
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(
+            f"--expires {value!r}: write a duration (90d, 12h, 30m) or an ISO date or time (2027-01-31)"
+        ) from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
 def token_create(
     account: Annotated[str, typer.Option("--account", help="Account name (created on first use).")],
     scope: Annotated[str, typer.Option("--scope", help="creator, reader, host or admin.")],
+    expires: Annotated[
+        str | None,
+        typer.Option("--expires", help="When it stops working: a duration (90d, 12h, 30m) or an ISO date or time."),
+    ] = None,
+    pack: Annotated[
+        list[str] | None, typer.Option("--pack", help="Limit it to this pack id (repeatable; any spelling).")
+    ] = None,
+    name: Annotated[str | None, typer.Option("--name", help="A label, shown by token list.")] = None,
     data_dir: DataDir = None,
 ) -> None:
     """Create a token and print it alone on stdout (it is stored only as a hash: keep it)."""
@@ -263,8 +301,9 @@ def token_create(
         _complain(f"unknown scope {scope!r}; use one of {', '.join(SCOPES)}")
         raise typer.Exit(2)
     try:
+        until = _expiry(expires, datetime.now(UTC)) if expires is not None else None
         with _services(data_dir) as services:
-            token, _ = services.auth.issue(account, scope)
+            token, _ = services.auth.issue(account, scope, expires=until, packs=pack or None, name=name)
     except ValueError as exc:
         _complain(f"{exc}")
         raise typer.Exit(2) from None
@@ -275,13 +314,18 @@ def token_list(
     account: Annotated[str | None, typer.Option("--account", help="Only this account's tokens.")] = None,
     data_dir: DataDir = None,
 ) -> None:
-    """List tokens: id, account, scope, created, revoked."""
+    """List tokens: id, account, scope, created, revoked, expires, last used, packs, name (tab-separated)."""
     with _services(data_dir) as services:
         records = services.auth.tokens(account)
     for record in records:
-        revoked = record.revoked.isoformat(timespec="seconds") if record.revoked else "-"
-        created = record.created.isoformat(timespec="seconds")
-        sys.stdout.write(f"{record.id}\t{record.account}\t{record.scope}\t{created}\t{revoked}\n")
+        when = [
+            moment.isoformat(timespec="seconds") if moment else "-"
+            for moment in (record.created, record.revoked, record.expires, record.last_used)
+        ]
+        packs = ",".join(record.packs) if record.packs is not None else "-"
+        label = one_line(record.name) if record.name else "-"
+        fields = [record.id, one_line(record.account), record.scope, *when, packs, label]
+        sys.stdout.write("\t".join(fields) + "\n")
 
 
 def token_revoke(
@@ -295,6 +339,71 @@ def token_revoke(
         _complain(f"no live token with id {token_id!r}")
         raise typer.Exit(1)
     typer.echo(f"revoked {token_id}", err=True)
+
+
+AccountArgument = Annotated[str, typer.Argument(help="The account's name.")]
+
+
+def account_list(data_dir: DataDir = None) -> None:
+    """List accounts: name, role, created, disabled, reason (tab-separated; - for none)."""
+    with _services(data_dir) as services:
+        found = services.moderation.all_accounts()
+    for record in found:
+        disabled = record.disabled.isoformat(timespec="seconds") if record.disabled else "-"
+        reason = one_line(record.disabled_reason) if record.disabled_reason else "-"
+        created = record.created.isoformat(timespec="seconds")
+        sys.stdout.write(f"{one_line(record.name)}\t{record.role}\t{created}\t{disabled}\t{reason}\n")
+
+
+def account_set_role(
+    account: AccountArgument,
+    role: Annotated[str, typer.Argument(help="admin (a platform admin: moderates) or member.")],
+    data_dir: DataDir = None,
+) -> None:
+    """Make an account a platform admin (its admin tokens moderate), or a member again."""
+    from creatorpack.service.errors import NotFoundError  # noqa: PLC0415
+    from creatorpack.service.ports import ROLES  # noqa: PLC0415
+
+    chosen = next((r for r in ROLES if r == role), None)
+    if chosen is None:
+        _complain(f"unknown role {role!r}; use one of {', '.join(ROLES)}")
+        raise typer.Exit(2)
+    try:
+        with _services(data_dir) as services:
+            services.moderation.set_role(account, chosen)
+    except NotFoundError as exc:
+        _complain(str(exc))
+        raise typer.Exit(1) from None
+    typer.echo(f"{one_line(account)} is now {chosen}", err=True)
+
+
+def account_disable(
+    account: AccountArgument,
+    reason: Annotated[str, typer.Option("--reason", help="Why (kept in the platform's journal).")],
+    data_dir: DataDir = None,
+) -> None:
+    """Disable an account: its tokens stop working and its packs are hidden."""
+    _set_disabled(account, reason, data_dir)
+
+
+def account_enable(account: AccountArgument, data_dir: DataDir = None) -> None:
+    """Enable a disabled account: its tokens work again and its packs are shown as published."""
+    _set_disabled(account, None, data_dir)
+
+
+def _set_disabled(account: str, reason: str | None, data_dir: Path | None) -> None:
+    from creatorpack.service.errors import NotFoundError  # noqa: PLC0415
+
+    if reason is not None and not reason.strip():
+        _complain("--reason needs some text")
+        raise typer.Exit(2)
+    try:
+        with _services(data_dir) as services:
+            services.moderation.set_disabled(account, reason.strip() if reason is not None else None)
+    except NotFoundError as exc:
+        _complain(str(exc))
+        raise typer.Exit(1) from None
+    typer.echo(f"{one_line(account)} is {'disabled' if reason is not None else 'enabled'}", err=True)
 
 
 def db_upgrade(data_dir: DataDir = None) -> None:
@@ -396,6 +505,12 @@ def register(app: typer.Typer) -> None:
     tokens.command("list")(token_list)
     tokens.command("revoke")(token_revoke)
     app.add_typer(tokens, name="token")
+    accounts = typer.Typer(help="Accounts: list, platform admins, disable and enable.", no_args_is_help=True)
+    accounts.command("list")(account_list)
+    accounts.command("set-role")(account_set_role)
+    accounts.command("disable")(account_disable)
+    accounts.command("enable")(account_enable)
+    app.add_typer(accounts, name="account")
     database = typer.Typer(
         help="Service database: migrations, blob garbage collection, reader views rebuilt.", no_args_is_help=True
     )

@@ -9,6 +9,7 @@ from creatorpack import CreatorpackError
 
 __all__ = [
     "AssetMismatchError",
+    "BadRequestError",
     "ConflictError",
     "ForbiddenError",
     "InvalidCursorError",
@@ -17,6 +18,7 @@ __all__ = [
     "MigrationConflictError",
     "MissingPackIdError",
     "NotFoundError",
+    "PackIdTakenError",
     "PayloadTooLargeError",
     "ProblemError",
     "RangeNotSatisfiableError",
@@ -125,6 +127,18 @@ class UnplayableError(ProblemError, ValueError):
     """The revision cannot be started at that entry (no such entry, or an initial state outside its schema)."""
 
     problem = "not-playable"
+
+
+class BadRequestError(ProblemError, ValueError):
+    """A request whose values the domain refuses (an account name, an expiry, a reason too long, ...)."""
+
+    problem = "invalid-request"
+
+
+class PackIdTakenError(ProblemError, ValueError):
+    """A new pack whose id, or its normalized form (case, ``-``/``_``/``.`` runs), another pack holds."""
+
+    problem = "pack-id-taken"
 
 
 # -- part 2: publishing, the catalog, assets ------------------------------------------------------

@@ -16,7 +16,7 @@ reader view as it is, never the pack.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
@@ -28,11 +28,14 @@ from creatorpack.service.assets import BlobAssets, asset_sha256
 from creatorpack.service.catalog import listing_for
 from creatorpack.service.errors import (
     ConflictError,
+    ForbiddenError,
     LintFailedError,
     MissingPackIdError,
     NotFoundError,
+    PackIdTakenError,
     UnreadablePackError,
 )
+from creatorpack.service.names import normalize_pack_id
 from creatorpack.service.ports import (
     Actor,
     AddOutcome,
@@ -40,6 +43,7 @@ from creatorpack.service.ports import (
     BlobStore,
     Clock,
     DeleteOutcome,
+    Listing,
     NewPublication,
     NewRevision,
     PackEvent,
@@ -154,10 +158,13 @@ class Packs:
 
     # -- storing --------------------------------------------------------------------------------
 
-    def submit(self, account: str, body: bytes, *, token_id: str | None = None) -> Submitted:
+    def submit(
+        self, account: str, body: bytes, *, token_id: str | None = None, allowed: Callable[[str], bool] | None = None
+    ) -> Submitted:
         """Store ``body`` as revision ``manifest.revision`` of ``manifest.pack_id`` for ``account``.
 
-        A new revision is journaled with ``token_id`` (the token that uploaded it).
+        A new revision is journaled with ``token_id`` (the token that uploaded it). ``allowed`` says
+        whether the token may act on the pack id (a token limited to named packs): 403 otherwise.
         """
         report = self._checked(body)
         manifest = report.document.get("manifest") if report.document is not None else None
@@ -167,6 +174,8 @@ class Packs:
                 "it can still be validated and linted (use protocol_version 0.3 or later to store it)"
             )
         pack_id, number = str(manifest["pack_id"]), int(manifest["revision"])
+        if allowed is not None and not allowed(pack_id):
+            raise ForbiddenError(f"this token may not act on pack {pack_id!r}: it is limited to other packs")
         sha256 = hashlib.sha256(body).hexdigest()
         stored = self._stored_already(account, pack_id, number, sha256)
         if stored is not None:
@@ -176,8 +185,8 @@ class Packs:
             raise RuntimeError("the blob store returned a different sha256")  # pragma: no cover - a broken store
         new = NewRevision(pack_id, number, digest, len(body), str(report.version), self._clock.now(), token_id)
         outcome = self._store.add_revision(account, new)
-        if outcome is AddOutcome.OTHER_OWNER:
-            raise _no_pack(pack_id)
+        if outcome in (AddOutcome.OTHER_OWNER, AddOutcome.NAME_TAKEN):
+            raise _taken(pack_id)
         if outcome is AddOutcome.CREATED:
             return Submitted(RevisionRecord(pack_id, number, digest, len(body), new.version, new.created), created=True)
         if outcome is AddOutcome.SAME:
@@ -198,7 +207,7 @@ class Packs:
         if slot is None:
             return None
         if slot.owner != account:
-            raise _no_pack(pack_id)
+            raise _taken(pack_id)
         existing = slot.existing
         if existing is None:
             if number <= slot.latest_revision:
@@ -231,6 +240,10 @@ class Packs:
         if record is None or record.owner != account:
             raise _no_pack(pack_id)
         return record
+
+    def record(self, pack_id: str) -> PackRecord | None:
+        """The pack whoever owns it (for moderation: the caller is checked there), or None."""
+        return self._store.pack(pack_id)
 
     def revision(self, account: str, pack_id: str, revision: int) -> tuple[RevisionRecord, bytes]:
         """A live revision of a pack ``account`` owns, with its stored bytes."""
@@ -349,13 +362,29 @@ class Packs:
     def reader(self, account: str | None, pack_id: str) -> ReaderDocument:
         """The reader view of the published revision: anyone's if public or unlisted, the owner's if private."""
         publication = self._store.publication(pack_id)
-        if publication is None or (publication.visibility == "private" and publication.owner != account):
+        if publication is None or not publication.readable_by(account):
             raise NotFoundError(f"no published pack {pack_id!r}")
-        return ReaderDocument(publication.reader, public=publication.visibility == "public")
+        return ReaderDocument(publication.reader, public=publication.listed)
 
     def publication(self, pack_id: str) -> PublicationRecord | None:
         """The pack's current publication (owner, visibility, serialized reader view), for the reader fast path."""
         return self._store.publication(pack_id)
+
+    def listing(self, pack_id: str) -> Listing | None:
+        """The catalog listing of the pack's current publication, if it is public (built as publishing builds it).
+
+        For moderation: a pack shown again (restored, its owner enabled) is listed as it was published.
+        None when nothing public is published, or when its reader view cannot be built any more.
+        """
+        current = self._store.publication(pack_id)
+        if current is None or current.visibility != "public":
+            return None
+        found = self._store.owned_revision(pack_id, current.revision)
+        data = self._blobs.get(found[1].sha256) if found is not None else None
+        if data is None:
+            return None
+        view = self._reader_view(orjson.loads(data), current.published, [])
+        return listing_for(view) if view is not None else None
 
     def publications_version(self) -> int:
         """A number that grows whenever any pack is published or unpublished."""
@@ -414,6 +443,15 @@ class Packs:
 
 def _unreadable(exc: DocumentError, *, linted: bool = False) -> UnreadablePackError:
     return UnreadablePackError(exc.code, exc.message, document_error_json(exc, linted=linted)["errors"])
+
+
+def _taken(pack_id: str) -> PackIdTakenError:
+    name = normalize_pack_id(pack_id)
+    return PackIdTakenError(
+        f"pack id {pack_id!r} is taken: a pack of another account, or one whose id differs from it only in "
+        f"case or in '-', '_' and '.' ({name!r} once normalized), holds it; choose another manifest.pack_id",
+        normalized=name,
+    )
 
 
 def _no_pack(pack_id: str) -> NotFoundError:

@@ -18,12 +18,19 @@ from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any, Literal, Protocol, TypeAlias
 
+from creatorpack.service.names import normalize_pack_id
+
 __all__ = [
     "AGE_RATINGS",
+    "REPORT_REASONS",
+    "ROLES",
     "SCOPES",
     "VISIBILITIES",
+    "AccountRecord",
     "Actor",
     "AddOutcome",
+    "AdminEvent",
+    "AdminEventKind",
     "AgeRating",
     "AssetRecord",
     "AssetStore",
@@ -43,23 +50,32 @@ __all__ = [
     "MemoryAssetStore",
     "MemoryBlobStore",
     "MemoryKeyStore",
+    "MemoryModerationStore",
     "MemoryPackStore",
     "MemorySessionStore",
     "MemoryTokenStore",
+    "ModerationStore",
     "NewPublication",
+    "NewReport",
     "NewRevision",
     "PackEvent",
     "PackEventKind",
     "PackRecord",
     "PackStore",
+    "PackSummary",
     "PublicationRecord",
+    "ReportReason",
+    "ReportRecord",
+    "ReportStatus",
     "RevisionRecord",
     "RevisionSlot",
+    "Role",
     "Scope",
     "SessionEvent",
     "SessionRecord",
     "SessionStore",
     "SystemClock",
+    "Takedown",
     "TokenRecord",
     "TokenStore",
     "Visibility",
@@ -67,6 +83,8 @@ __all__ = [
 
 Scope: TypeAlias = Literal["creator", "reader", "host", "admin"]
 SCOPES: tuple[Scope, ...] = ("creator", "reader", "host", "admin")
+Role: TypeAlias = Literal["member", "admin"]
+ROLES: tuple[Role, ...] = ("member", "admin")
 Visibility: TypeAlias = Literal["public", "unlisted", "private"]
 EventKind: TypeAlias = Literal["start", "turn", "migrate"]
 VISIBILITIES: tuple[Visibility, ...] = ("public", "unlisted", "private")
@@ -76,13 +94,48 @@ AGE_RATINGS: tuple[AgeRating, ...] = ("general", "adult")
 
 @dataclass(frozen=True, slots=True)
 class TokenRecord:
-    """A stored token: its public id, account, scope and dates; the secret itself is never stored."""
+    """A stored token: its public id, account, scope and dates; the secret itself is never stored.
+
+    ``packs``: the pack ids (normalized, :func:`~creatorpack.service.names.normalize_pack_id`) the
+    token may act on, None for every pack of its account. ``role`` and ``account_disabled`` are its
+    account's, read with the token so that one read tells whether the token may do anything.
+    """
 
     id: str
     account: str
     scope: Scope
     created: datetime
     revoked: datetime | None = None
+    expires: datetime | None = None
+    last_used: datetime | None = None
+    packs: tuple[str, ...] | None = None
+    name: str | None = None
+    role: Role = "member"
+    account_disabled: datetime | None = None
+
+    def expired(self, now: datetime) -> bool:
+        """Whether the token's expiry has passed at ``now``."""
+        return self.expires is not None and self.expires <= now
+
+    def may_act_on(self, pack_id: str) -> bool:
+        """Whether the token may act on the pack ``pack_id`` (any spelling of its id)."""
+        return self.packs is None or normalize_pack_id(pack_id) in self.packs
+
+    @property
+    def platform_admin(self) -> bool:
+        """An ``admin`` token of an account whose platform role is ``admin``: it may moderate."""
+        return self.scope == "admin" and self.role == "admin"
+
+
+@dataclass(frozen=True, slots=True)
+class AccountRecord:
+    """An account: its name, platform role, and whether (since when, why) it is disabled."""
+
+    name: str
+    created: datetime
+    role: Role = "member"
+    disabled: datetime | None = None
+    disabled_reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,8 +165,21 @@ class RevisionRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class Takedown:
+    """Why and when a platform admin hid a pack from the catalog and its readers."""
+
+    reason: str
+    at: datetime
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
 class PackRecord:
-    """A pack: owner, highest revision number ever used, published revision and visibility."""
+    """A pack: owner, highest revision number ever used, published revision and visibility.
+
+    ``takedown`` is set while an admin hides the pack; ``owner_disabled`` while its owner's account
+    is disabled. Either hides it from everyone but its owner (:attr:`hidden`).
+    """
 
     pack_id: str
     owner: str
@@ -122,6 +188,18 @@ class PackRecord:
     published_revision: int | None
     visibility: Visibility
     revisions: tuple[RevisionRecord, ...]
+    takedown: Takedown | None = None
+    owner_disabled: bool = False
+
+    @property
+    def hidden(self) -> bool:
+        """Whether moderation hides the pack from everyone but its owner."""
+        return self.takedown is not None or self.owner_disabled
+
+    @property
+    def open_to_others(self) -> bool:
+        """Whether a revision is published for callers other than the owner (published, not private, not hidden)."""
+        return self.published_revision is not None and self.visibility != "private" and not self.hidden
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +220,7 @@ class AddOutcome(StrEnum):
     DELETED = "deleted"  # this revision existed and was deleted
     NOT_ABOVE_LATEST = "not-above-latest"
     OTHER_OWNER = "other-owner"
+    NAME_TAKEN = "name-taken"  # a new pack whose normalized id another pack holds
 
 
 class DeleteOutcome(StrEnum):
@@ -256,6 +335,22 @@ class TokenStore(Protocol):
         """Revoke a token; False if there is no such token or it was already revoked."""
         ...
 
+    def touch(self, token_id: str, when: datetime) -> None:
+        """Record that the token was used at ``when``."""
+        ...
+
+    def account(self, name: str) -> AccountRecord | None:
+        """The account with this name, or None."""
+        ...
+
+    def accounts(self, *, after: str = "", limit: int = 100) -> list[AccountRecord]:
+        """Accounts whose name sorts after ``after``, by name, at most ``limit``."""
+        ...
+
+    def set_role(self, name: str, role: Role) -> bool:
+        """Give an account its platform role; False if there is no such account."""
+        ...
+
 
 class BlobStore(Protocol):
     """Bytes addressed by their sha256 (hex); writes are atomic and idempotent."""
@@ -349,6 +444,9 @@ class MemoryPackStore:
         self._publications: dict[str, PublicationRecord] = {}
         self._listings: list[_ListingVersion] = []
         self._seq = 0
+        self._names: dict[str, str] = {}  # normalized id -> the pack that holds it
+        self._takedowns: dict[str, Takedown] = {}
+        self._disabled_owners: set[str] = set()
 
     def _journal(self, kind: PackEventKind, pack_id: str, actor: Actor, when: datetime, revision: int | None) -> None:
         event_id = len(self._events) + 1
@@ -359,7 +457,11 @@ class MemoryPackStore:
         with self._lock:
             pack = self._packs.get(new.pack_id)
             if pack is None:
+                holder = self._names.get(normalize_pack_id(new.pack_id))
+                if holder is not None and holder != new.pack_id:
+                    return AddOutcome.NAME_TAKEN
                 pack = PackRecord(new.pack_id, account, new.created, 0, None, "private", ())
+                self._names[normalize_pack_id(new.pack_id)] = new.pack_id
             elif pack.owner != account:
                 return AddOutcome.OTHER_OWNER
             for existing in pack.revisions:
@@ -376,7 +478,15 @@ class MemoryPackStore:
 
     def pack(self, pack_id: str) -> PackRecord | None:
         """See :meth:`PackStore.pack`."""
-        return self._packs.get(pack_id)
+        pack = self._packs.get(pack_id)
+        if pack is None:
+            return None
+        disabled = pack.owner in self._disabled_owners
+        return replace(pack, takedown=self._takedowns.get(pack_id), owner_disabled=disabled)
+
+    def _hidden(self, pack_id: str) -> bool:
+        pack = self._packs.get(pack_id)
+        return pack_id in self._takedowns or (pack is not None and pack.owner in self._disabled_owners)
 
     def revision(self, pack_id: str, revision: int) -> RevisionRecord | None:
         """See :meth:`PackStore.revision`."""
@@ -427,7 +537,7 @@ class MemoryPackStore:
             )
             if pack is None or not live:
                 return False
-            self._relist(publication.pack_id, publication.listing)
+            self._relist(publication.pack_id, None if self._hidden(pack.pack_id) else publication.listing)
             self._packs[pack.pack_id] = replace(
                 pack, published_revision=publication.revision, visibility=publication.visibility
             )
@@ -466,7 +576,8 @@ class MemoryPackStore:
 
     def publication(self, pack_id: str) -> PublicationRecord | None:
         """See :meth:`PackStore.publication`."""
-        return self._publications.get(pack_id)
+        found = self._publications.get(pack_id)
+        return replace(found, hidden=self._hidden(pack_id)) if found is not None else None
 
     def published_pack_ids(self) -> list[str]:
         """See :meth:`PackStore.published_pack_ids`."""
@@ -480,7 +591,7 @@ class MemoryPackStore:
             named = (publication.revision, publication.published)
             if current is None or (current.revision, current.published) != named:
                 return False
-            self._relist(publication.pack_id, publication.listing)
+            self._relist(publication.pack_id, None if self._hidden(publication.pack_id) else publication.listing)
             self._publications[publication.pack_id] = replace(
                 current, reader=publication.reader, covers=publication.covers
             )
@@ -528,21 +639,54 @@ class MemoryTokenStore:
 
     def __init__(self) -> None:
         self._by_hash: dict[str, TokenRecord] = {}
+        self._accounts: dict[str, AccountRecord] = {}
         self._lock = threading.Lock()
 
     def add_token(self, record: TokenRecord, token_hash: str) -> None:
         """See :meth:`TokenStore.add_token`."""
         with self._lock:
+            self._accounts.setdefault(record.account, AccountRecord(record.account, record.created))
             self._by_hash[token_hash] = record
+
+    def _with_account(self, record: TokenRecord) -> TokenRecord:
+        account = self._accounts.get(record.account)
+        if account is None:  # pragma: no cover - every token's account is stored with it
+            return record
+        return replace(record, role=account.role, account_disabled=account.disabled)
 
     def token_by_hash(self, token_hash: str) -> TokenRecord | None:
         """See :meth:`TokenStore.token_by_hash`."""
-        return self._by_hash.get(token_hash)
+        found = self._by_hash.get(token_hash)
+        return self._with_account(found) if found is not None else None
 
     def tokens(self, account: str | None = None) -> list[TokenRecord]:
         """See :meth:`TokenStore.tokens`."""
-        found = [t for t in self._by_hash.values() if account is None or t.account == account]
+        found = [self._with_account(t) for t in self._by_hash.values() if account is None or t.account == account]
         return sorted(found, key=lambda t: (t.created, t.id))
+
+    def touch(self, token_id: str, when: datetime) -> None:
+        """See :meth:`TokenStore.touch`."""
+        with self._lock:
+            for digest, record in self._by_hash.items():
+                if record.id == token_id:
+                    self._by_hash[digest] = replace(record, last_used=when)
+
+    def account(self, name: str) -> AccountRecord | None:
+        """See :meth:`TokenStore.account`."""
+        return self._accounts.get(name)
+
+    def accounts(self, *, after: str = "", limit: int = 100) -> list[AccountRecord]:
+        """See :meth:`TokenStore.accounts`."""
+        return [self._accounts[n] for n in sorted(self._accounts) if n > after][:limit]
+
+    def set_role(self, name: str, role: Role) -> bool:
+        """See :meth:`TokenStore.set_role`."""
+        with self._lock:
+            account = self._accounts.get(name)
+            if account is None:
+                return False
+            self._accounts[name] = replace(account, role=role)
+            return True
 
     def revoke(self, token_id: str, when: datetime) -> bool:
         """See :meth:`TokenStore.revoke`."""
@@ -692,6 +836,8 @@ class PackEventKind(StrEnum):
     DELETE = "delete"
     PUBLISH = "publish"
     UNPUBLISH = "unpublish"
+    TAKEDOWN = "takedown"  # a platform admin hid the pack
+    RESTORE = "restore"  # ... and showed it again
 
 
 @dataclass(frozen=True, slots=True)
@@ -745,7 +891,10 @@ class NewPublication:
 
 @dataclass(frozen=True, slots=True)
 class PublicationRecord:
-    """A pack's current publication: revision, visibility, owner, reader view and covers."""
+    """A pack's current publication: revision, visibility, owner, reader view and covers.
+
+    ``hidden``: moderation hides the pack (taken down, or its owner disabled) from all but its owner.
+    """
 
     pack_id: str
     owner: str
@@ -754,6 +903,21 @@ class PublicationRecord:
     published: datetime
     reader: bytes
     covers: Mapping[str, str]
+    hidden: bool = False
+
+    @property
+    def open_to_others(self) -> bool:
+        """Whether callers other than the owner may read it (not private, not hidden)."""
+        return self.visibility != "private" and not self.hidden
+
+    @property
+    def listed(self) -> bool:
+        """Whether it is public and shown (what the catalog lists and caches may share)."""
+        return self.visibility == "public" and not self.hidden
+
+    def readable_by(self, account: str | None) -> bool:
+        """Whether ``account`` (None: an anonymous caller) may read the publication."""
+        return self.open_to_others or (account is not None and account == self.owner)
 
 
 class CatalogSort(StrEnum):
@@ -941,3 +1105,252 @@ class MemoryKeyStore:
         """See :meth:`KeyStore.secret`."""
         with self._lock:
             return self._secrets.setdefault(name, candidate)
+
+
+# -- moderation: takedowns, disabled accounts, reports and the platform's journal ---------------------
+
+
+class AdminEventKind(StrEnum):
+    """What an entry of the platform's journal records (every action of a platform admin)."""
+
+    TAKEDOWN = "takedown"
+    RESTORE = "restore"
+    DISABLE = "disable"
+    ENABLE = "enable"
+    TOKEN_CREATE = "token-create"  # noqa: S105 - an event kind, not a secret
+    TOKEN_REVOKE = "token-revoke"  # noqa: S105 - an event kind, not a secret
+    REPORT_RESOLVE = "report-resolve"
+    ROLE = "role"
+
+
+@dataclass(frozen=True, slots=True)
+class AdminEvent:
+    """One entry of the platform's journal: who did what to which account or pack, when and why."""
+
+    id: int
+    kind: AdminEventKind
+    account: str  # the admin (or "-" for the command line)
+    token_id: str | None
+    at: datetime
+    target_account: str | None = None
+    pack_id: str | None = None
+    detail: str | None = None
+
+
+ReportReason: TypeAlias = Literal["spam", "rights", "harmful", "sexual", "unmarked-adult", "spoilers", "other"]
+REPORT_REASONS: tuple[ReportReason, ...] = (
+    "spam",
+    "rights",
+    "harmful",
+    "sexual",
+    "unmarked-adult",
+    "spoilers",
+    "other",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class NewReport:
+    """A reader's report of a pack, about to be stored."""
+
+    pack_id: str
+    reason: ReportReason
+    details: str
+    reporter: str | None  # the reporting account; None for an anonymous reader
+    created: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ReportRecord:
+    """A stored report, open until an admin resolves it."""
+
+    id: int
+    pack_id: str
+    reason: ReportReason
+    details: str
+    reporter: str | None
+    created: datetime
+    resolved: datetime | None = None
+    resolved_by: str | None = None
+    resolution: str | None = None
+
+
+ReportStatus: TypeAlias = Literal["open", "resolved", "all"]
+
+
+@dataclass(frozen=True, slots=True)
+class PackSummary:
+    """A pack as the admins' list shows it: owner, revisions, publication and moderation state."""
+
+    pack_id: str
+    owner: str
+    created: datetime
+    latest_revision: int
+    published_revision: int | None
+    visibility: Visibility
+    takedown: Takedown | None
+    owner_disabled: bool
+
+
+class ModerationStore(Protocol):
+    """What platform admins change and read; every method is one transaction with its journal entries."""
+
+    def takedown(self, pack_id: str, reason: str, actor: Actor, when: datetime) -> bool:
+        """Hide the pack (its catalog listing ends at once); False if there is no such pack."""
+        ...
+
+    def restore(self, pack_id: str, listing: Listing | None, actor: Actor, when: datetime) -> bool:
+        """Show a taken-down pack again, listed by ``listing`` if it is shown; False if it was not taken down."""
+        ...
+
+    def set_disabled(
+        self, account: str, reason: str | None, actor: Actor, when: datetime, listings: Mapping[str, Listing]
+    ) -> bool:
+        """Disable an account (``reason``) or enable it again (None); False if there is no such account.
+
+        Disabling ends the catalog listings of its packs; enabling lists again those named in
+        ``listings`` that are shown once the account is enabled (published, public, not taken down).
+        """
+        ...
+
+    def packs(self, *, after: str = "", limit: int = 100, owner: str | None = None) -> list[PackSummary]:
+        """Packs whose id sorts after ``after`` (of one owner), by id, at most ``limit``."""
+        ...
+
+    def add_report(self, report: NewReport) -> ReportRecord:
+        """Store a report."""
+        ...
+
+    def reports(self, status: ReportStatus = "open", *, after: int = 0, limit: int = 100) -> list[ReportRecord]:
+        """Reports with an id above ``after``, oldest first, at most ``limit``."""
+        ...
+
+    def resolve_report(self, report_id: int, note: str, actor: Actor, when: datetime) -> bool:
+        """Resolve an open report (journaled); False if there is no open report with that id."""
+        ...
+
+    def journal(self, kind: AdminEventKind, actor: Actor, when: datetime, **target: str | None) -> None:
+        """Add an entry to the platform's journal (``target_account``, ``pack_id``, ``detail``)."""
+        ...
+
+    def admin_events(self, *, after: int = 0, limit: int = 100) -> list[AdminEvent]:
+        """The platform's journal entries with an id above ``after``, oldest first, at most ``limit``."""
+        ...
+
+
+class MemoryModerationStore:
+    """Moderation over a :class:`MemoryPackStore` and a :class:`MemoryTokenStore` (their state, their locks)."""
+
+    def __init__(self, packs: MemoryPackStore, tokens: MemoryTokenStore) -> None:
+        self._packs = packs
+        self._tokens = tokens
+        self._reports: list[ReportRecord] = []
+        self._events: list[AdminEvent] = []
+
+    def takedown(self, pack_id: str, reason: str, actor: Actor, when: datetime) -> bool:
+        """See :meth:`ModerationStore.takedown`."""
+        with self._packs._lock:
+            if pack_id not in self._packs._packs:
+                return False
+            self._packs._takedowns[pack_id] = Takedown(reason, when, actor.account)
+            self._packs._relist(pack_id, None)
+            self._packs._journal(PackEventKind.TAKEDOWN, pack_id, actor, when, None)
+        self.journal(AdminEventKind.TAKEDOWN, actor, when, pack_id=pack_id, detail=reason)
+        return True
+
+    def restore(self, pack_id: str, listing: Listing | None, actor: Actor, when: datetime) -> bool:
+        """See :meth:`ModerationStore.restore`."""
+        with self._packs._lock:
+            if self._packs._takedowns.pop(pack_id, None) is None:
+                return False
+            shown = not self._packs._hidden(pack_id) and self._shown_public(pack_id)
+            self._packs._relist(pack_id, listing if shown else None)
+            self._packs._journal(PackEventKind.RESTORE, pack_id, actor, when, None)
+        self.journal(AdminEventKind.RESTORE, actor, when, pack_id=pack_id)
+        return True
+
+    def _shown_public(self, pack_id: str) -> bool:
+        current = self._packs._publications.get(pack_id)
+        return current is not None and current.visibility == "public"
+
+    def set_disabled(
+        self, account: str, reason: str | None, actor: Actor, when: datetime, listings: Mapping[str, Listing]
+    ) -> bool:
+        """See :meth:`ModerationStore.set_disabled`."""
+        with self._tokens._lock:
+            record = self._tokens._accounts.get(account)
+            if record is None:
+                return False
+            disabled = when if reason is not None else None
+            self._tokens._accounts[account] = replace(record, disabled=disabled, disabled_reason=reason)
+        with self._packs._lock:
+            if reason is None:
+                self._packs._disabled_owners.discard(account)
+            else:
+                self._packs._disabled_owners.add(account)
+            for pack in list(self._packs._packs.values()):
+                if pack.owner != account:
+                    continue
+                shown = not self._packs._hidden(pack.pack_id) and self._shown_public(pack.pack_id)
+                self._packs._relist(pack.pack_id, listings.get(pack.pack_id) if shown else None)
+        kind = AdminEventKind.DISABLE if reason is not None else AdminEventKind.ENABLE
+        self.journal(kind, actor, when, target_account=account, detail=reason)
+        return True
+
+    def packs(self, *, after: str = "", limit: int = 100, owner: str | None = None) -> list[PackSummary]:
+        """See :meth:`ModerationStore.packs`."""
+        found = []
+        for pack_id in sorted(self._packs._packs):
+            pack = self._packs.pack(pack_id)
+            if pack is None or pack_id <= after or (owner is not None and pack.owner != owner):
+                continue
+            found.append(
+                PackSummary(
+                    pack.pack_id,
+                    pack.owner,
+                    pack.created,
+                    pack.latest_revision,
+                    pack.published_revision,
+                    pack.visibility,
+                    pack.takedown,
+                    pack.owner_disabled,
+                )
+            )
+        return found[:limit]
+
+    def add_report(self, report: NewReport) -> ReportRecord:
+        """See :meth:`ModerationStore.add_report`."""
+        with self._packs._lock:
+            record = ReportRecord(
+                len(self._reports) + 1, report.pack_id, report.reason, report.details, report.reporter, report.created
+            )
+            self._reports.append(record)
+            return record
+
+    def reports(self, status: ReportStatus = "open", *, after: int = 0, limit: int = 100) -> list[ReportRecord]:
+        """See :meth:`ModerationStore.reports`."""
+        found = [
+            r for r in self._reports if r.id > after and (status == "all" or (r.resolved is None) == (status == "open"))
+        ]
+        return found[:limit]
+
+    def resolve_report(self, report_id: int, note: str, actor: Actor, when: datetime) -> bool:
+        """See :meth:`ModerationStore.resolve_report`."""
+        with self._packs._lock:
+            index = report_id - 1
+            if not 0 <= index < len(self._reports) or self._reports[index].resolved is not None:
+                return False
+            report = self._reports[index]
+            self._reports[index] = replace(report, resolved=when, resolved_by=actor.account, resolution=note)
+        self.journal(AdminEventKind.REPORT_RESOLVE, actor, when, pack_id=report.pack_id, detail=f"#{report_id}: {note}")
+        return True
+
+    def journal(self, kind: AdminEventKind, actor: Actor, when: datetime, **target: str | None) -> None:
+        """See :meth:`ModerationStore.journal`."""
+        with self._packs._lock:
+            event = AdminEvent(len(self._events) + 1, kind, actor.account, actor.token_id, when, **target)
+            self._events.append(event)
+
+    def admin_events(self, *, after: int = 0, limit: int = 100) -> list[AdminEvent]:
+        """See :meth:`ModerationStore.admin_events`."""
+        return [e for e in self._events if e.id > after][:limit]

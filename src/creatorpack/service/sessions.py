@@ -400,7 +400,7 @@ class Sessions:
             if number is None and live:
                 number = live[-1].revision
         else:
-            if token.scope == "creator" or pack.published_revision is None or pack.visibility == "private":
+            if token.scope == "creator" or not pack.open_to_others:
                 raise _no_pack(pack.pack_id)
             if revision is not None and revision != pack.published_revision:
                 raise NotFoundError(
@@ -570,7 +570,7 @@ class Sessions:
 
     def _session(self, token: TokenRecord, session_id: str) -> SessionRecord:
         session = self._store.session(session_id)
-        if session is None or session.account != token.account:
+        if session is None or session.account != token.account or not token.may_act_on(session.pack_id):
             raise _no_session(session_id)
         return session
 
@@ -602,7 +602,7 @@ class Sessions:
             is_open = hit[1]
         else:
             pack = self._packs.pack(session.pack_id)
-            is_open = pack is not None and pack.published_revision is not None and pack.visibility != "private"
+            is_open = pack is not None and pack.open_to_others
             if self._revision_seconds > 0:
                 with self._lock:
                     if len(self._open) > _MAX_STATES:

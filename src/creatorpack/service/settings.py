@@ -69,6 +69,7 @@ class Settings:
     max_header_bytes: int = 16 * 1024
     rate_per_token: RateLimit = field(default_factory=lambda: RateLimit(300, 10))  # 30/s: a host drives 20/s
     rate_per_ip: RateLimit = field(default_factory=lambda: RateLimit(1000, 10))
+    rate_reports: RateLimit = field(default_factory=lambda: RateLimit(5, 3600))  # readers' reports of packs
     lint_max_seconds: float = 5.0
     token_cache_seconds: float = 1.0  # how long a server process trusts a checked token (revocation delay)
     migrate: bool | None = None  # None: only on the embedded SQLite default
@@ -124,6 +125,8 @@ class Settings:
             values["rate_per_token"] = RateLimit.parse(env["CREATORPACK_RATE_PER_TOKEN"])
         if env.get("CREATORPACK_RATE_PER_IP"):
             values["rate_per_ip"] = RateLimit.parse(env["CREATORPACK_RATE_PER_IP"])
+        if env.get("CREATORPACK_RATE_REPORTS"):
+            values["rate_reports"] = RateLimit.parse(env["CREATORPACK_RATE_REPORTS"])
         for name, key in (
             ("lint_max_seconds", "CREATORPACK_LINT_MAX_SECONDS"),
             ("token_cache_seconds", "CREATORPACK_TOKEN_CACHE_SECONDS"),

@@ -22,7 +22,8 @@ from creatorpack.service.api.errors import PROBLEM_MEDIA_TYPE
 from creatorpack.service.assets import Assets
 from creatorpack.service.auth import Auth
 from creatorpack.service.catalog import Catalog
-from creatorpack.service.errors import PayloadTooLargeError, UnsupportedMediaTypeError
+from creatorpack.service.errors import ForbiddenError, PayloadTooLargeError, UnsupportedMediaTypeError
+from creatorpack.service.moderation import Moderation
 from creatorpack.service.packs import Packs
 from creatorpack.service.ports import Scope, TokenRecord
 from creatorpack.service.sessions import Sessions
@@ -69,6 +70,7 @@ class Services:
     sessions: Sessions
     catalog: Catalog
     assets: Assets
+    moderation: Moderation
 
 
 def _decimal_digits(value: Any) -> Any:
@@ -103,7 +105,7 @@ def require(scope: Scope) -> Callable[[Request], Awaitable[TokenRecord]]:
         record = auth.cached(header)
         if record is None:  # not checked in the last moment: ask the store, off the event loop
             record = await to_thread.run_sync(auth.authenticate, header)
-        return auth.require(record, scope)
+        return _may_act(request, auth.require(record, scope))
 
     return dependency
 
@@ -115,7 +117,7 @@ async def authenticated(request: Request) -> TokenRecord:
     record = auth.cached(header)
     if record is None:  # not checked in the last moment: ask the store, off the event loop
         record = await to_thread.run_sync(auth.authenticate, header)
-    return record
+    return _may_act(request, record)
 
 
 async def optional_token(request: Request) -> TokenRecord | None:
@@ -127,6 +129,14 @@ async def optional_token(request: Request) -> TokenRecord | None:
     record = auth.cached(header)
     if record is None:
         record = await to_thread.run_sync(auth.authenticate, header)
+    return _may_act(request, record)
+
+
+def _may_act(request: Request, record: TokenRecord) -> TokenRecord:
+    """``record`` if it may act on the pack the path names (a token limited to named packs); 403 otherwise."""
+    pack_id = request.path_params.get("pack_id")
+    if isinstance(pack_id, str) and not record.may_act_on(pack_id):
+        raise ForbiddenError(f"this token may not act on pack {pack_id!r}: it is limited to other packs")
     return record
 
 

@@ -71,6 +71,7 @@ PROBLEMS: Final = {
         ProblemType("unsupported-media-type", 415, "The body must be JSON"),
         ProblemType("invalid-pack", 422, "The pack breaks its contract"),
         ProblemType("pack-id-missing", 422, "The pack has no pack_id"),
+        ProblemType("pack-id-taken", 409, "Another pack holds this pack id"),
         ProblemType("rate-limited", 429, "Too many requests"),
         ProblemType("headers-too-large", 431, "The request headers are too large"),
         ProblemType("internal-error", 500, "Internal server error"),

@@ -97,7 +97,7 @@ class RevisionFastPath:
             elif name == b"if-none-match":
                 if_none_match = value
         token = self.auth.cached(authorization)
-        if token is None or token.scope not in _SCOPES:
+        if token is None or token.scope not in _SCOPES or not token.may_act_on(key[0]):
             return False
         entry = self._entries.get(key)
         if entry is None or entry.expires < time.monotonic():

@@ -18,7 +18,7 @@ from creatorpack.service.api.deps import (
     services,
 )
 from creatorpack.service.api.schemas import Pack, Revision
-from creatorpack.service.ports import PackRecord, RevisionRecord, TokenRecord
+from creatorpack.service.ports import PackRecord, RevisionRecord, Takedown, TokenRecord
 
 __all__ = ["delete", "pack", "revision", "router", "upload"]
 
@@ -44,6 +44,11 @@ def _revision_json(record: RevisionRecord, pack: PackRecord | None = None) -> di
     }
 
 
+def _takedown_json(takedown: Takedown | None) -> dict[str, str] | None:
+    """A takedown as its pack's owner reads it: the reason and when (not which admin)."""
+    return None if takedown is None else {"reason": takedown.reason, "at": takedown.at.isoformat()}
+
+
 def _location(record: RevisionRecord) -> str:
     return f"/v1/packs/{record.pack_id}/revisions/{record.revision}"
 
@@ -61,7 +66,7 @@ async def upload(request: Request, token: Creator) -> Response:
     packs = services(request).packs
 
     def store() -> tuple[RevisionRecord, PackRecord | None, bool]:
-        done = packs.submit(token.account, body, token_id=token.id)
+        done = packs.submit(token.account, body, token_id=token.id, allowed=token.may_act_on)
         # A retry of a stored revision says whether it is the published one, as the pack's own read does.
         record = None if done.created else packs.pack(token.account, done.revision.pack_id)
         return done.revision, record, done.created
@@ -84,6 +89,7 @@ def pack(request: Request, pack_id: PackId, token: Creator) -> Response:
             "published_revision": record.published_revision,
             "visibility": record.visibility,
             "revisions": live,
+            "takedown": _takedown_json(record.takedown),
         }
     )
 

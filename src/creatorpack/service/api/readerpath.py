@@ -37,6 +37,8 @@ __all__ = ["ReaderFastPath"]
 _ID: Final = r"([A-Za-z][A-Za-z0-9_.-]{0,79})"
 _READER: Final = re.compile(rf"/v1/packs/{_ID}/reader")
 _PUBLISH: Final = re.compile(rf"/v1/packs/{_ID}/publish")
+_TAKEDOWN: Final = re.compile(rf"/v1/admin/packs/{_ID}/takedown")
+_ACCOUNT_STATE: Final = re.compile(r"/v1/admin/accounts/[^/]+/(?:disable|enable)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,9 +80,12 @@ class ReaderFastPath:
             return
         method, path = scope["method"], scope["path"]
         if method in ("POST", "DELETE"):
-            changed = _PUBLISH.fullmatch(path)
+            changed = _PUBLISH.fullmatch(path) or _TAKEDOWN.fullmatch(path)
             if changed is not None:
                 await self._publication_change(changed[1], scope, receive, send)
+                return
+            if _ACCOUNT_STATE.fullmatch(path) is not None:  # every pack of the account: forget them all
+                await pass_on_then_forget(self.app, scope, receive, send, self._forget_all)
                 return
         elif method == "GET":
             match = _READER.fullmatch(path)
@@ -103,7 +108,7 @@ class ReaderFastPath:
         account = None
         if authorization is not None:
             token = self.auth.cached(authorization)
-            if token is None:
+            if token is None or not token.may_act_on(pack_id):
                 return False
             account = token.account
         await self._check_version()
@@ -149,8 +154,8 @@ class ReaderFastPath:
             return None
         if found is None or self._version is None:
             return None
-        document = ReaderDocument(found.reader, public=found.visibility == "public")
-        listed = found.visibility != "private"
+        document = ReaderDocument(found.reader, public=found.listed)
+        listed = found.open_to_others
         entry = _Entry(found.owner, listed, document.public, document.etag.encode(), document.data)
         if generation != self._generation:
             return entry
@@ -166,6 +171,12 @@ class ReaderFastPath:
         """Drop the pack and make every load in flight discard what it read."""
         self._generation += 1
         self._drop(pack_id)
+
+    def _forget_all(self) -> None:
+        """Drop every pack and make every load in flight discard what it read."""
+        self._generation += 1
+        self._entries.clear()
+        self._size = 0
 
     def _drop(self, pack_id: str) -> None:
         gone = self._entries.pop(pack_id, None)

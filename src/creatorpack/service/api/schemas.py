@@ -23,6 +23,7 @@ __all__ = [
     "NarratorTurn",
     "Pack",
     "PackDiff",
+    "PackTakedown",
     "Problem",
     "PublishRequest",
     "Published",
@@ -92,6 +93,13 @@ class Revision(BaseModel):
     published: bool
 
 
+class PackTakedown(BaseModel):
+    """Why and when the platform's admins hid the pack (it stays hidden until they restore it)."""
+
+    reason: str
+    at: datetime
+
+
 class Pack(BaseModel):
     """A pack as its owner sees it: live revisions, the published one and the visibility."""
 
@@ -101,6 +109,9 @@ class Pack(BaseModel):
     published_revision: int | None
     visibility: Literal["public", "unlisted", "private"]
     revisions: list[Revision]
+    takedown: PackTakedown | None = Field(
+        description="Set while a platform admin hides the pack from the catalog and its readers"
+    )
 
 
 class Health(BaseModel):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from creatorpack.service.store.assets import SqlAssetStore, SqlKeyStore
 from creatorpack.service.store.catalog import SqlCatalogStore
 from creatorpack.service.store.database import Database, MigrationRequiredError, connect
+from creatorpack.service.store.moderation import SqlModerationStore
 from creatorpack.service.store.sessions import SqlSessionStore
 from creatorpack.service.store.sql import SqlPackStore, SqlTokenStore
 
@@ -19,6 +20,7 @@ __all__ = [
     "SqlAssetStore",
     "SqlCatalogStore",
     "SqlKeyStore",
+    "SqlModerationStore",
     "SqlPackStore",
     "SqlSessionStore",
     "SqlTokenStore",

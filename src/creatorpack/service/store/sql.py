@@ -9,7 +9,9 @@ import orjson
 from sqlalchemy import Connection, and_, bindparam, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from creatorpack.service.names import normalize_pack_id
 from creatorpack.service.ports import (
+    AccountRecord,
     Actor,
     AddOutcome,
     DeleteOutcome,
@@ -21,6 +23,8 @@ from creatorpack.service.ports import (
     PublicationRecord,
     RevisionRecord,
     RevisionSlot,
+    Role,
+    Takedown,
     TokenRecord,
 )
 from creatorpack.service.store.catalog import relist
@@ -38,6 +42,9 @@ from creatorpack.service.store.tables import (
 __all__ = [
     "SqlPackStore",
     "SqlTokenStore",
+    "account_record",
+    "hidden_pack",
+    "takedown_of",
 ]
 
 _ATTEMPTS: Final = 5  # a unique-key race (two first uploads of one pack) is retried
@@ -60,17 +67,34 @@ _REVISION_SLOT: Final = (
     .where(packs.c.pack_id == bindparam("pack_id"))
 )
 _PUBLICATION: Final = (
-    select(publications, accounts.c.name)
+    select(publications, accounts.c.name, packs.c.takedown_at, accounts.c.disabled)
     .join(packs, packs.c.pack_id == publications.c.pack_id)
     .join(accounts, accounts.c.id == packs.c.account_id)
     .where(publications.c.pack_id == bindparam("pack_id"))
 )
 _CLOCK: Final = select(catalog_clock.c.seq).where(catalog_clock.c.id == 1)
+_TOKEN_COLUMNS: Final = (
+    tokens.c.id,
+    accounts.c.name,
+    tokens.c.scope,
+    tokens.c.created,
+    tokens.c.revoked,
+    tokens.c.expires,
+    tokens.c.last_used,
+    tokens.c.packs,
+    tokens.c.name.label("token_name"),
+    accounts.c.role,
+    accounts.c.disabled,
+)
 _TOKEN_BY_HASH: Final = (
-    select(tokens.c.id, accounts.c.name, tokens.c.scope, tokens.c.created, tokens.c.revoked)
+    select(*_TOKEN_COLUMNS)
     .join(accounts, accounts.c.id == tokens.c.account_id)
     .where(tokens.c.hash == bindparam("hash"))
 )
+
+
+class _RacedError(Exception):
+    """The transaction read before a concurrent one committed what it must see: it is run again."""
 
 
 def _utc(value: datetime | None) -> datetime | None:
@@ -100,6 +124,24 @@ def _journal(
     )
 
 
+def hidden_pack(conn: Connection, pack_id: str) -> bool:
+    """Whether moderation hides the pack (taken down, or its owner disabled), read in ``conn``'s transaction."""
+    row = conn.execute(
+        select(packs.c.takedown_at, accounts.c.disabled)
+        .join(accounts, accounts.c.id == packs.c.account_id)
+        .where(packs.c.pack_id == pack_id)
+    ).one_or_none()
+    return row is not None and (row.takedown_at is not None or row.disabled is not None)
+
+
+def takedown_of(row: Any) -> Takedown | None:
+    """The takedown a row of ``packs`` records, if any."""
+    at = _utc(row.takedown_at)
+    if at is None:
+        return None
+    return Takedown(row.takedown_reason or "", at, row.takedown_by or "")
+
+
 def _account_id(conn: Connection, name: str, when: datetime) -> int:
     found = conn.execute(select(accounts.c.id).where(accounts.c.name == name)).scalar()
     if found is not None:
@@ -119,7 +161,7 @@ class SqlPackStore:
             try:
                 with self._db.write() as conn:
                     return self._add(conn, account, new)
-            except IntegrityError:
+            except (IntegrityError, _RacedError):
                 if attempt == _ATTEMPTS - 1:
                     raise
         raise AssertionError("unreachable")  # pragma: no cover
@@ -131,6 +173,12 @@ class SqlPackStore:
             select(packs.c.account_id, packs.c.latest_revision).where(packs.c.pack_id == new.pack_id).with_for_update()
         ).one_or_none()
         if pack is None:
+            name = normalize_pack_id(new.pack_id)
+            holder = conn.execute(select(packs.c.pack_id).where(packs.c.normalized_id == name)).scalar()
+            if holder == new.pack_id:  # a concurrent first upload created it after this transaction looked
+                raise _RacedError
+            if holder is not None:
+                return AddOutcome.NAME_TAKEN
             conn.execute(
                 insert(packs).values(
                     pack_id=new.pack_id,
@@ -139,6 +187,7 @@ class SqlPackStore:
                     latest_revision=0,
                     published_revision=None,
                     visibility="private",
+                    normalized_id=name,
                 )
             )
             latest = 0
@@ -176,7 +225,7 @@ class SqlPackStore:
         """See :meth:`~creatorpack.service.ports.PackStore.pack`."""
         with self._db.read() as conn:
             row = conn.execute(
-                select(packs, accounts.c.name)
+                select(packs, accounts.c.name, accounts.c.disabled)
                 .join(accounts, accounts.c.id == packs.c.account_id)
                 .where(packs.c.pack_id == pack_id)
             ).one_or_none()
@@ -195,6 +244,8 @@ class SqlPackStore:
             row.published_revision,
             row.visibility,
             tuple(_revision(r) for r in found),
+            takedown_of(row),
+            row.disabled is not None,
         )
 
     def revision(self, pack_id: str, revision: int) -> RevisionRecord | None:
@@ -257,7 +308,7 @@ class SqlPackStore:
             ).scalar()
             if locked is None or live is None:
                 return False
-            relist(conn, pack_id, publication.listing)
+            relist(conn, pack_id, None if hidden_pack(conn, pack_id) else publication.listing)
             conn.execute(
                 update(packs)
                 .where(packs.c.pack_id == pack_id)
@@ -310,6 +361,7 @@ class SqlPackStore:
             published,
             row.reader.encode("utf-8"),
             covers,
+            hidden=row.takedown_at is not None or row.disabled is not None,
         )
 
     def published_pack_ids(self) -> list[str]:
@@ -329,7 +381,7 @@ class SqlPackStore:
             when = conn.execute(select(publications.c.published).where(publications.c.pack_id == pack_id)).scalar()
             if _utc(when) != publication.published:  # published again meanwhile: the new publication stands
                 return False
-            relist(conn, pack_id, publication.listing)
+            relist(conn, pack_id, None if hidden_pack(conn, pack_id) else publication.listing)
             conn.execute(
                 update(publications)
                 .where(publications.c.pack_id == pack_id)
@@ -388,6 +440,9 @@ class SqlTokenStore:
                             hash=token_hash,
                             created=record.created,
                             revoked=record.revoked,
+                            expires=record.expires,
+                            packs=None if record.packs is None else orjson.dumps(list(record.packs)).decode(),
+                            name=record.name,
                         )
                     )
                     return
@@ -395,13 +450,23 @@ class SqlTokenStore:
                 if attempt == _ATTEMPTS - 1:
                     raise
 
-    _COLUMNS = (tokens.c.id, accounts.c.name, tokens.c.scope, tokens.c.created, tokens.c.revoked)
-
     @staticmethod
     def _record(row: Any) -> TokenRecord:
         created = _utc(row.created)
         assert created is not None
-        return TokenRecord(row.id, row.name, row.scope, created, _utc(row.revoked))
+        return TokenRecord(
+            row.id,
+            row.name,
+            row.scope,
+            created,
+            _utc(row.revoked),
+            expires=_utc(row.expires),
+            last_used=_utc(row.last_used),
+            packs=None if row.packs is None else tuple(orjson.loads(row.packs)),
+            name=row.token_name,
+            role=row.role,
+            account_disabled=_utc(row.disabled),
+        )
 
     def token_by_hash(self, token_hash: str) -> TokenRecord | None:
         """See :meth:`~creatorpack.service.ports.TokenStore.token_by_hash`."""
@@ -411,7 +476,7 @@ class SqlTokenStore:
 
     def tokens(self, account: str | None = None) -> list[TokenRecord]:
         """See :meth:`~creatorpack.service.ports.TokenStore.tokens`."""
-        query = select(*self._COLUMNS).join(accounts, accounts.c.id == tokens.c.account_id)
+        query = select(*_TOKEN_COLUMNS).join(accounts, accounts.c.id == tokens.c.account_id)
         if account is not None:
             query = query.where(accounts.c.name == account)
         with self._db.read() as conn:
@@ -425,3 +490,35 @@ class SqlTokenStore:
                 update(tokens).where(tokens.c.id == token_id, tokens.c.revoked.is_(None)).values(revoked=when)
             )
             return bool(done.rowcount)
+
+    def touch(self, token_id: str, when: datetime) -> None:
+        """See :meth:`~creatorpack.service.ports.TokenStore.touch`."""
+        with self._db.write() as conn:
+            conn.execute(update(tokens).where(tokens.c.id == token_id).values(last_used=when))
+
+    def account(self, name: str) -> AccountRecord | None:
+        """See :meth:`~creatorpack.service.ports.TokenStore.account`."""
+        with self._db.read() as conn:
+            row = conn.execute(select(accounts).where(accounts.c.name == name)).one_or_none()
+        return account_record(row) if row is not None else None
+
+    def accounts(self, *, after: str = "", limit: int = 100) -> list[AccountRecord]:
+        """See :meth:`~creatorpack.service.ports.TokenStore.accounts`."""
+        with self._db.read() as conn:
+            rows = conn.execute(
+                select(accounts).where(accounts.c.name > after).order_by(accounts.c.name).limit(limit)
+            ).all()
+        return [account_record(row) for row in rows]
+
+    def set_role(self, name: str, role: Role) -> bool:
+        """See :meth:`~creatorpack.service.ports.TokenStore.set_role`."""
+        with self._db.write() as conn:
+            done = conn.execute(update(accounts).where(accounts.c.name == name).values(role=role))
+            return bool(done.rowcount)
+
+
+def account_record(row: Any) -> AccountRecord:
+    """An :class:`AccountRecord` from a row of ``accounts``."""
+    created = _utc(row.created)
+    assert created is not None
+    return AccountRecord(row.name, created, row.role, _utc(row.disabled), row.disabled_reason)

@@ -27,6 +27,7 @@ from sqlalchemy import (
 __all__ = [
     "SEARCH_OBJECTS",
     "accounts",
+    "admin_events",
     "assets",
     "catalog_clock",
     "include_name",
@@ -37,6 +38,7 @@ __all__ = [
     "pack_events",
     "packs",
     "publications",
+    "reports",
     "revisions",
     "service_keys",
     "session_events",
@@ -52,6 +54,9 @@ accounts = Table(
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("name", String(80), nullable=False, unique=True),
     Column("created", DateTime(timezone=True), nullable=False),
+    Column("role", String(16), nullable=False, server_default="member"),  # member or admin (of the platform)
+    Column("disabled", DateTime(timezone=True), nullable=True),
+    Column("disabled_reason", Text, nullable=True),
 )
 
 tokens = Table(
@@ -63,6 +68,10 @@ tokens = Table(
     Column("hash", String(64), nullable=False, unique=True),
     Column("created", DateTime(timezone=True), nullable=False),
     Column("revoked", DateTime(timezone=True), nullable=True),
+    Column("expires", DateTime(timezone=True), nullable=True),
+    Column("last_used", DateTime(timezone=True), nullable=True),
+    Column("packs", Text, nullable=True),  # JSON: the normalized pack ids it is limited to (NULL: every pack)
+    Column("name", String(100), nullable=True),
 )
 
 packs = Table(
@@ -74,6 +83,13 @@ packs = Table(
     Column("latest_revision", BigInteger, nullable=False),
     Column("published_revision", BigInteger, nullable=True),
     Column("visibility", String(16), nullable=False),
+    # The id as ownership compares it (names.normalize_pack_id); NULL only for a pack that collided
+    # with an older one when migration 0004 ran (it reported them).
+    Column("normalized_id", String(80), nullable=True),
+    Column("takedown_reason", Text, nullable=True),
+    Column("takedown_at", DateTime(timezone=True), nullable=True),
+    Column("takedown_by", String(80), nullable=True),
+    Index("ix_packs_normalized_id", "normalized_id", unique=True),
 )
 
 revisions = Table(
@@ -200,6 +216,36 @@ service_keys = Table(
     metadata,
     Column("name", String(32), primary_key=True),
     Column("value", String(128), nullable=False),
+)
+
+# -- migration 0004: moderation --------------------------------------------------------------------
+
+reports = Table(
+    "reports",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("pack_id", String(80), ForeignKey("packs.pack_id"), nullable=False),
+    Column("reason", String(32), nullable=False),
+    Column("details", Text, nullable=False),
+    Column("reporter", String(80), nullable=True),
+    Column("created", DateTime(timezone=True), nullable=False),
+    Column("resolved", DateTime(timezone=True), nullable=True),
+    Column("resolved_by", String(80), nullable=True),
+    Column("resolution", Text, nullable=True),
+    Index("ix_reports_open", "resolved", "id"),
+)
+
+admin_events = Table(
+    "admin_events",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("kind", String(32), nullable=False),
+    Column("account", String(80), nullable=False),
+    Column("token_id", String(32), nullable=True),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Column("target_account", String(80), nullable=True),
+    Column("pack_id", String(80), nullable=True),
+    Column("detail", Text, nullable=True),
 )
 
 SEARCH_OBJECTS: Final = frozenset({"listings_fts", "search_vector", "ix_listings_search"})
