@@ -235,13 +235,14 @@ def _query_params(dependant: Any) -> list[Any]:
 
 
 _PACKS: Final = "/v1/packs/"
+_ADMIN: Final = "/v1/admin/"
 
 FastPath = tuple[Callable[..., ASGIApp], dict[str, Any]]
 """A raw-ASGI layer (called as ``cls(app, **options)``) and its options."""
 
 
 class FastPathGate:
-    """Sends requests under ``/v1/packs/`` through ``fast_paths``, and those to ``exact`` paths through theirs.
+    """Sends requests under ``/v1/packs/`` (and ``/v1/admin/``) through ``fast_paths``, ``exact`` paths through theirs.
 
     ``fast_paths`` are ASGI middleware classes, the first outermost; ``exact`` maps a path to the one
     layer that serves it. They serve only those paths, so no other route pays for their checks.
@@ -261,7 +262,7 @@ class FastPathGate:
         """Route pack paths through the fast paths, an exact path through its own."""
         if scope["type"] == "http":
             path = scope["path"]
-            if path.startswith(_PACKS):
+            if path.startswith(_PACKS) or path.startswith(_ADMIN):  # moderation changes what readers are served
                 await self.fast(scope, receive, send)
                 return
             layer = self.exact.get(path)
