@@ -260,12 +260,32 @@ def test_bad_observations_are_422_with_plays_message_and_change_nothing(client: 
     assert hidden["detail"] == "the turn's observations or illustration matches do not fit this pack"
 
 
+def test_integral_numbers_are_integers_in_every_session_body(client: TestClient) -> None:
+    """``turn`` and ``revision`` are JSON Schema integers: ``1.0`` and ``1e0`` are 1 (the OpenAPI document's word)."""
+    alice = issue(client)
+    upload(client, harbour_bytes(), alice)
+    upload(client, harbour_bytes(2), alice)
+    response = client.post("/v1/packs/harbour/sessions", content=b'{"revision": 1.0}', headers={**alice, **JSON})
+    assert response.status_code == 201, response.text
+    sid = response.json()["session_id"]
+    assert response.json()["revision"] == 1
+    body = b'{"turn": 1e0, "observations": {"helped": true}}'
+    response = client.post(f"/v1/sessions/{sid}/turns", content=body, headers={**alice, **JSON})
+    assert response.status_code == 200, response.text
+    assert response.json()["turn"] == 1
+    response = client.post(f"/v1/sessions/{sid}/migrate", content=b'{"revision": 2.0}', headers={**alice, **JSON})
+    assert response.status_code == 200, response.text
+    assert response.json()["revision"] == 2
+
+
 @pytest.mark.parametrize(
     ("body", "location"),
     [
         (b'{"turn": "1"}', "body.turn"),
         (b'{"turn": true}', "body.turn"),
-        (b'{"turn": 1.0}', "body.turn"),
+        (b'{"turn": 1.5}', "body.turn"),
+        (b'{"turn": 0.0}', "body.turn"),
+        (b'{"turn": 2147483648.0}', "body.turn"),
         (b'{"turn": 0}', "body.turn"),
         (b"{}", "body.turn"),
         (b'{"turn": 1, "observation": {}}', "body.observation"),
