@@ -169,6 +169,31 @@ def test_who_may_start_where(client: TestClient) -> None:
     assert client.post("/v1/packs/harbour/sessions").status_code == 401
 
 
+def test_a_creator_of_other_packs_starts_nothing_and_sees_its_accounts_sessions_as_a_reader(
+    client: TestClient,
+) -> None:
+    """The docs' row "creator of other packs": 404 to start or migrate; the reader view of the account's sessions."""
+    alice, bob, bob_host = issue(client), issue(client, "bob", "creator"), issue(client, "bob", "host")
+    upload(client, harbour_bytes(1), alice)
+    publish(client, "harbour", 1, alice)
+    problem(client.post("/v1/packs/harbour/sessions", headers=bob), 404, "not-found")
+    started = start(client, "harbour", bob_host)  # the account's session, started with its host token
+    assert started["view"] == "narrator"
+    sid = started["session_id"]
+    seen = client.get(f"/v1/sessions/{sid}", headers=bob).json()
+    assert seen["view"] == "reader"
+    assert "save" not in seen
+    played = turn(client, sid, bob, 1, observations={"helped": True})
+    assert played.status_code == 200, played.text
+    assert "narrator" not in played.json()
+    assert "state" not in played.json()
+    assert {
+        e.get("view") is not None for e in client.get(f"/v1/sessions/{sid}/transcript", headers=bob).json()["entries"]
+    } == {True}
+    migrated = client.post(f"/v1/sessions/{sid}/migrate", json={"revision": 1}, headers=bob)
+    problem(migrated, 404, "not-found")
+
+
 def test_turn_numbers_retries_and_the_ending(client: TestClient) -> None:
     alice = issue(client)
     upload(client, harbour_bytes(), alice)
