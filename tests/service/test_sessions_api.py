@@ -684,3 +684,20 @@ def test_a_withdrawn_pack_takes_no_more_turns_from_its_readers(settings: Setting
         assert turn(client, owner, alice, 1, observations={"helped": True}).status_code == 200
         publish(client, "harbour", 1, alice)  # published again: the reader plays on
         assert turn(client, reader, rita, 2, observations={"helped": True}).status_code == 200
+
+
+def test_a_pack_withdrawn_through_this_process_stops_its_readers_at_once(client: TestClient) -> None:
+    """With the cache time at its default (1 s): the process that withdrew the pack knows it at once."""
+    assert client.app.state.services.settings.token_cache_seconds == 1  # type: ignore[attr-defined]
+    alice, rita = issue(client), issue(client, "rita", "reader")
+    upload(client, harbour_bytes(), alice)
+    publish(client, "harbour", 1, alice)
+    reader = start(client, "harbour", rita)["session_id"]
+    assert turn(client, reader, rita, 1, observations={"helped": True}).status_code == 200  # open, remembered
+    unpublish(client, "harbour", alice)
+    problem(turn(client, reader, rita, 2, observations={"helped": True}), 404, "not-found")
+    publish(client, "harbour", 1, alice)  # published again: at once too
+    assert turn(client, reader, rita, 2, observations={"helped": True}).status_code == 200
+    upload(client, harbour_bytes(2, "private"), alice)
+    publish(client, "harbour", 2, alice)  # republished as private
+    problem(turn(client, reader, rita, 3, observations={"helped": True}), 404, "not-found")
