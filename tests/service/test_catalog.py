@@ -171,6 +171,34 @@ def test_limits_and_forged_cursors_are_4xx(shelf: TestClient) -> None:
     assert shelf.get("/v1/catalog", params={"limit": 2, "cursor": good}).status_code == 200  # the limit may change
 
 
+@pytest.mark.parametrize(
+    ("query", "name"),
+    [
+        ("q=%FF%FE", "q"),
+        ("tag=%C3", "tag"),
+        ("limit=1&genre=ok&genre=%E9t%E9", "genre"),
+        ("q=fog&%FF=1", "\ufffd"),
+        ("q=caf%C3%A9&cursor=%80", "cursor"),
+    ],
+)
+def test_a_query_parameter_that_is_not_utf8_is_400_naming_it(shelf: TestClient, query: str, name: str) -> None:
+    """Not read as replacement characters (a search for U+FFFD matched nothing and gave the whole catalog)."""
+    response = shelf.get(f"/v1/catalog?{query}")
+    assert response.status_code == 400, response.text
+    body = response.json()
+    assert body["type"] == "urn:creatorpack:problem:invalid-request"
+    assert body["errors"] == [{"location": f"query.{name}", "message": "is not UTF-8 once percent-decoded"}]
+
+
+def test_a_query_that_is_not_utf8_is_400_on_every_route(client: TestClient) -> None:
+    alice = issue(client)
+    for path in ("/v1/packs/moon.garden/events?after=%FF", "/v1/health?x=%FF", "/v1/lint?strict=%C0%AF"):
+        response = client.get(path, headers=alice) if "lint" not in path else client.post(path, headers=alice)
+        assert response.status_code == 400, (path, response.text)
+        assert response.json()["type"] == "urn:creatorpack:problem:invalid-request"
+    assert client.get("/v1/catalog?q=caf%C3%A9+%E2%9C%93").status_code == 200  # UTF-8 is read as it was
+
+
 def _all_pages(client: TestClient, between: Any = None, **params: Any) -> list[str]:
     seen: list[str] = []
     cursor = None

@@ -393,3 +393,22 @@ def test_a_client_gone_mid_body_is_no_error_and_stores_nothing(
     assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]
     assert packs.pack("alice", "moon.garden") == before  # no revision, publication or change
     assert [digest for digest, _ in blobs.list()] == stored  # no blob either
+
+
+@pytest.mark.parametrize(
+    ("content_type", "shown"),
+    [
+        (";;;===", "not ';;;==='"),
+        ("text/plain; charset=utf-8", "not 'text/plain'"),
+        ("  ; charset=utf-8", "not '; charset=utf-8'"),
+        ("x\x7fy", "not 'x\\x7fy'"),
+        ("a" * 500, "not '" + "a" * 60 + "…'"),
+    ],
+)
+def test_a_415_quotes_the_content_type_that_was_sent(
+    stateless_client: TestClient, content_type: str, shown: str
+) -> None:
+    """What was sent, escaped and cut short: never "an empty type" for a header that is not empty."""
+    response = stateless_client.post("/v1/validate", content=b"{}", headers={"Content-Type": content_type})
+    _assert_problem(response, 415)
+    assert response.json()["detail"] == f"send the body as application/json, {shown}"

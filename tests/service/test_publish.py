@@ -207,15 +207,35 @@ def test_malformed_publish_requests_are_400(client: TestClient) -> None:
     assert response.status_code == 400
 
 
-def test_the_publish_revision_is_a_json_integer_not_a_boolean_string_or_float(client: TestClient) -> None:
+def test_the_publish_revision_is_a_json_integer_not_a_boolean_string_or_fraction(client: TestClient) -> None:
     alice = issue(client)
     _upload(client, published_bytes(), alice)
-    for payload in (b'{"revision": true}', b'{"revision": "1"}', b'{"revision": 1.0}'):
+    for payload in (b'{"revision": true}', b'{"revision": "1"}', b'{"revision": 1.5}', b'{"revision": 1e400}'):
         response = client.post("/v1/packs/moon.garden/publish", content=payload, headers={**alice, **JSON})
         assert response.status_code == 400, (payload, response.text)
         assert response.json()["type"] == "urn:creatorpack:problem:invalid-request"
         assert response.json()["errors"][0]["location"] == "body.revision"
     assert client.get("/v1/packs/moon.garden", headers=alice).json()["published_revision"] is None
+
+
+@pytest.mark.parametrize("payload", [b'{"revision": 1.0}', b'{"revision": 1e0}', b'{"revision": 0.1e1}'])
+def test_an_integral_json_number_is_the_integer_it_is(client: TestClient, payload: bytes) -> None:
+    """JSON Schema's ``integer``, which the OpenAPI document says, is any number with a zero fraction."""
+    alice = issue(client)
+    _upload(client, published_bytes(), alice)
+    response = client.post("/v1/packs/moon.garden/publish", content=payload, headers={**alice, **JSON})
+    assert response.status_code == 200, response.text
+    assert response.json()["revision"] == 1
+    assert client.get("/v1/packs/moon.garden", headers=alice).json()["published_revision"] == 1
+
+
+def test_an_integral_number_past_the_bounds_is_still_400(client: TestClient) -> None:
+    alice = issue(client)
+    _upload(client, published_bytes(), alice)
+    for payload in (b'{"revision": 0.0}', b'{"revision": -1.0}', b'{"revision": 9007199254740992.0}'):
+        response = client.post("/v1/packs/moon.garden/publish", content=payload, headers={**alice, **JSON})
+        assert response.status_code == 400, (payload, response.text)
+        assert response.json()["errors"][0]["location"] == "body.revision"
 
 
 def test_a_publish_body_not_declared_json_is_415(client: TestClient) -> None:

@@ -169,6 +169,31 @@ def test_who_may_start_where(client: TestClient) -> None:
     assert client.post("/v1/packs/harbour/sessions").status_code == 401
 
 
+def test_a_creator_of_other_packs_starts_nothing_and_sees_its_accounts_sessions_as_a_reader(
+    client: TestClient,
+) -> None:
+    """The docs' row "creator of other packs": 404 to start or migrate; the reader view of the account's sessions."""
+    alice, bob, bob_host = issue(client), issue(client, "bob", "creator"), issue(client, "bob", "host")
+    upload(client, harbour_bytes(1), alice)
+    publish(client, "harbour", 1, alice)
+    problem(client.post("/v1/packs/harbour/sessions", headers=bob), 404, "not-found")
+    started = start(client, "harbour", bob_host)  # the account's session, started with its host token
+    assert started["view"] == "narrator"
+    sid = started["session_id"]
+    seen = client.get(f"/v1/sessions/{sid}", headers=bob).json()
+    assert seen["view"] == "reader"
+    assert "save" not in seen
+    played = turn(client, sid, bob, 1, observations={"helped": True})
+    assert played.status_code == 200, played.text
+    assert "narrator" not in played.json()
+    assert "state" not in played.json()
+    assert {
+        e.get("view") is not None for e in client.get(f"/v1/sessions/{sid}/transcript", headers=bob).json()["entries"]
+    } == {True}
+    migrated = client.post(f"/v1/sessions/{sid}/migrate", json={"revision": 1}, headers=bob)
+    problem(migrated, 404, "not-found")
+
+
 def test_turn_numbers_retries_and_the_ending(client: TestClient) -> None:
     alice = issue(client)
     upload(client, harbour_bytes(), alice)
@@ -260,12 +285,32 @@ def test_bad_observations_are_422_with_plays_message_and_change_nothing(client: 
     assert hidden["detail"] == "the turn's observations or illustration matches do not fit this pack"
 
 
+def test_integral_numbers_are_integers_in_every_session_body(client: TestClient) -> None:
+    """``turn`` and ``revision`` are JSON Schema integers: ``1.0`` and ``1e0`` are 1 (the OpenAPI document's word)."""
+    alice = issue(client)
+    upload(client, harbour_bytes(), alice)
+    upload(client, harbour_bytes(2), alice)
+    response = client.post("/v1/packs/harbour/sessions", content=b'{"revision": 1.0}', headers={**alice, **JSON})
+    assert response.status_code == 201, response.text
+    sid = response.json()["session_id"]
+    assert response.json()["revision"] == 1
+    body = b'{"turn": 1e0, "observations": {"helped": true}}'
+    response = client.post(f"/v1/sessions/{sid}/turns", content=body, headers={**alice, **JSON})
+    assert response.status_code == 200, response.text
+    assert response.json()["turn"] == 1
+    response = client.post(f"/v1/sessions/{sid}/migrate", content=b'{"revision": 2.0}', headers={**alice, **JSON})
+    assert response.status_code == 200, response.text
+    assert response.json()["revision"] == 2
+
+
 @pytest.mark.parametrize(
     ("body", "location"),
     [
         (b'{"turn": "1"}', "body.turn"),
         (b'{"turn": true}', "body.turn"),
-        (b'{"turn": 1.0}', "body.turn"),
+        (b'{"turn": 1.5}', "body.turn"),
+        (b'{"turn": 0.0}', "body.turn"),
+        (b'{"turn": 2147483648.0}', "body.turn"),
         (b'{"turn": 0}', "body.turn"),
         (b"{}", "body.turn"),
         (b'{"turn": 1, "observation": {}}', "body.observation"),
@@ -639,3 +684,20 @@ def test_a_withdrawn_pack_takes_no_more_turns_from_its_readers(settings: Setting
         assert turn(client, owner, alice, 1, observations={"helped": True}).status_code == 200
         publish(client, "harbour", 1, alice)  # published again: the reader plays on
         assert turn(client, reader, rita, 2, observations={"helped": True}).status_code == 200
+
+
+def test_a_pack_withdrawn_through_this_process_stops_its_readers_at_once(client: TestClient) -> None:
+    """With the cache time at its default (1 s): the process that withdrew the pack knows it at once."""
+    assert client.app.state.services.settings.token_cache_seconds == 1  # type: ignore[attr-defined]
+    alice, rita = issue(client), issue(client, "rita", "reader")
+    upload(client, harbour_bytes(), alice)
+    publish(client, "harbour", 1, alice)
+    reader = start(client, "harbour", rita)["session_id"]
+    assert turn(client, reader, rita, 1, observations={"helped": True}).status_code == 200  # open, remembered
+    unpublish(client, "harbour", alice)
+    problem(turn(client, reader, rita, 2, observations={"helped": True}), 404, "not-found")
+    publish(client, "harbour", 1, alice)  # published again: at once too
+    assert turn(client, reader, rita, 2, observations={"helped": True}).status_code == 200
+    upload(client, harbour_bytes(2, "private"), alice)
+    publish(client, "harbour", 2, alice)  # republished as private
+    problem(turn(client, reader, rita, 3, observations={"helped": True}), 404, "not-found")

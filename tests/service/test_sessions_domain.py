@@ -598,3 +598,25 @@ def test_a_stored_revision_broken_elsewhere_is_refused_not_played() -> None:
     stored = RevisionRecord("harbour-light", 3, blobs.put(data), len(data), "0.5", datetime(2026, 11, 1, tzinfo=UTC))
     with pytest.raises(creatorpack.InvalidPackError):
         Engines(blobs).engine(stored)
+
+
+def test_a_read_of_openness_that_overlaps_a_withdrawal_here_keeps_nothing(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A turn that read the pack as published while an unpublish committed here does not remember it as open."""
+    sessions = Sessions(world.store, world.packs, world.blobs, world.engines, world.clock, revision_seconds=60)
+    world.publish(1)
+    started = sessions.start(RITA, "harbour")
+    read = world.packs.pack
+
+    def read_then_withdraw(pack_id: str) -> Any:
+        found = read(pack_id)  # published, as this turn reads it
+        monkeypatch.setattr(world.packs, "pack", read)
+        world.publish(None)
+        sessions.forget(pack_id)  # what the unpublish route does once it has committed
+        return found
+
+    monkeypatch.setattr(world.packs, "pack", read_then_withdraw)
+    sessions.turn(RITA, started.session_id, 1, Turn({"helped": True}))  # read before the withdrawal: it plays
+    with pytest.raises(NotFoundError, match="no longer published"):
+        sessions.turn(RITA, started.session_id, 2, Turn({"helped": True}))

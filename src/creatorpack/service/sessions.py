@@ -358,6 +358,7 @@ class Sessions:
         # changes; a deletion is seen within that time), so that a turn reads the store twice, not three times.
         self._revisions: dict[tuple[str, int], tuple[float, str, RevisionRecord]] = {}
         self._open: dict[str, tuple[float, bool]] = {}  # pack id -> (until, published and not private)
+        self._forgotten = 0  # advanced by forget(): a read of openness that overlapped one keeps nothing
         self._revision_seconds = revision_seconds
         self._lock = threading.Lock()
 
@@ -589,11 +590,23 @@ class Sessions:
                 self._revisions[key] = (time.monotonic() + self._revision_seconds, *found)
         return found
 
+    def forget(self, pack_id: str) -> None:
+        """Forget what this process knows of the pack's publication: it was just published or withdrawn here.
+
+        The publish and unpublish routes call it once the change has committed, so this process stops
+        a withdrawn pack's sessions at once; other processes within ``revision_seconds``. A read of
+        the pack that overlapped the change keeps nothing it read.
+        """
+        with self._lock:
+            self._forgotten += 1
+            self._open.pop(pack_id, None)
+
     def _still_open(self, session: SessionRecord, owner: str, token: TokenRecord) -> None:
         """404 for anyone but the owner once the pack is withdrawn (unpublished or made private).
 
         Its readers' sessions then take no more turns and reach no more assets; what they were shown
-        stays theirs to read. Known within the cache time of the revisions (as a revoked token is).
+        stays theirs to read. Known at once in the process that withdrew it (:meth:`forget`), in the
+        others within the cache time of the revisions (as a revoked token is).
         """
         if owner == token.account:
             return
@@ -601,13 +614,15 @@ class Sessions:
         if hit is not None and hit[0] > time.monotonic():
             is_open = hit[1]
         else:
+            forgotten = self._forgotten
             pack = self._packs.pack(session.pack_id)
             is_open = pack is not None and pack.open_to_others
             if self._revision_seconds > 0:
                 with self._lock:
                     if len(self._open) > _MAX_STATES:
                         self._open.clear()
-                    self._open[session.pack_id] = (time.monotonic() + self._revision_seconds, is_open)
+                    if forgotten == self._forgotten:  # no publication changed here while it was read
+                        self._open[session.pack_id] = (time.monotonic() + self._revision_seconds, is_open)
         if not is_open:
             raise NotFoundError(f"pack {session.pack_id!r} is no longer published: the session cannot go on")
 

@@ -182,11 +182,29 @@ async def read_json_body(request: Request, limit: int | None = None) -> bytes:
     415 unless it is declared JSON.
     """
     declared = request.headers.get("content-type")
-    if not is_json_media(declared):
-        media = (declared or "").split(";", 1)[0].strip().lower()
-        raise UnsupportedMediaTypeError(f"send the body as application/json, not {media or 'an empty type'!r}")
+    if declared is not None and not is_json_media(declared):
+        raise UnsupportedMediaTypeError(f"send the body as application/json, not {_shown_type(declared)}")
     most = services(request).settings.max_body_bytes
     return await read_body(request, most if limit is None else min(limit, most))
+
+
+_SHOWN_TYPE_CHARS: Final = 60
+
+
+def _shown_type(declared: str) -> str:
+    """A ``Content-Type`` as a 415 quotes it: its media type (else all of it), escaped, at most 60 characters.
+
+    ``;;;===`` has no media type, and saying it was empty would not be true; the header is the
+    client's own text, so it is quoted by ``repr`` (no control character reaches the answer or a log)
+    and cut short.
+    """
+    media = declared.split(";", 1)[0].strip().lower()
+    shown = media or declared.strip()
+    if not shown:
+        return "an empty Content-Type"
+    if len(shown) > _SHOWN_TYPE_CHARS:
+        shown = shown[:_SHOWN_TYPE_CHARS] + "…"
+    return repr(shown)
 
 
 async def read_request(request: Request, model: type[Model], *, empty_ok: bool = False) -> Model:

@@ -13,7 +13,7 @@ import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import UnionType
 from typing import Any, Final, Union, get_args, get_origin
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, unquote_to_bytes
 
 from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -173,11 +173,15 @@ def _header(scope: Scope, name: bytes) -> bytes | None:
 
 
 class SingleValuedQueryMiddleware:
-    """Answers 400 when a query parameter that takes one value is sent more than once.
+    """Answers 400 when a query parameter that takes one value is sent more than once, or is not UTF-8.
 
     FastAPI would silently keep the last value; a client that sends two ``q`` or two ``limit`` meant
     something this service cannot know. Only a query string with a repeated name costs anything
     here: the route is then matched to learn which of its parameters take one value.
+
+    Starlette decodes a query's percent-escapes as UTF-8 with replacement characters, so ``q=%FF%FE``
+    would be a search for two U+FFFD (which match nothing, and the whole catalog came back): a name
+    or value whose bytes are not UTF-8 once percent-decoded is refused on every route, naming it.
     """
 
     def __init__(self, app: ASGIApp, routes: Sequence[BaseRoute]) -> None:
@@ -188,6 +192,12 @@ class SingleValuedQueryMiddleware:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Refuse a repeated single-valued parameter, else pass the request on."""
         query = scope.get("query_string") if scope["type"] == "http" else None
+        if query and (query.find(b"%") >= 0 or not query.isascii()) and (bad := _not_utf8(query)) is not None:
+            errors = [{"location": f"query.{bad}", "message": "is not UTF-8 once percent-decoded"}]
+            detail = f"{errors[0]['location']}: {errors[0]['message']}"
+            response = problem_response("invalid-request", detail, instance=scope["path"], errors=errors)
+            await response(scope, receive, send)
+            return
         if query:
             names = [name for name, _ in parse_qsl(query.decode("latin-1"), keep_blank_values=True)]
             if len(set(names)) < len(names):
@@ -212,6 +222,23 @@ class SingleValuedQueryMiddleware:
                     names = self._scalars[id(route)] = _scalar_query_names(route)
                 return names
         return ()
+
+
+def _not_utf8(query: bytes) -> str | None:
+    """The name of the first query parameter whose name or value is not UTF-8 once percent-decoded, or None.
+
+    Read from the raw bytes, as the client sent them (``+`` is a space); a name that is itself not
+    UTF-8 is shown with replacement characters.
+    """
+    for part in query.split(b"&"):
+        name, _, value = part.partition(b"=")
+        raw_name = unquote_to_bytes(name.replace(b"+", b" "))
+        try:
+            raw_name.decode("utf-8")
+            unquote_to_bytes(value.replace(b"+", b" ")).decode("utf-8")
+        except UnicodeDecodeError:
+            return raw_name.decode("utf-8", "replace")
+    return None
 
 
 def _scalar_query_names(route: Any) -> tuple[str, ...]:

@@ -50,14 +50,20 @@ async def publish(request: Request, pack_id: PackId, token: Creator) -> Response
     """Lint the revision and, with no error, make it the published one (warnings are returned)."""
     body = await read_request(request, PublishRequest)
     actor = Actor(token.account, token.id)
-    done = await cpu_bound(request, services(request).packs.publish, actor, pack_id, body.revision)
+    try:
+        done = await cpu_bound(request, services(request).packs.publish, actor, pack_id, body.revision)
+    finally:
+        services(request).sessions.forget(pack_id)  # committed (or not changed): made private stops them here now
     return json_response(done.to_json())
 
 
 @router.delete("/{pack_id}/publish", status_code=204, responses=_ERRORS)
 def unpublish(request: Request, pack_id: PackId, token: Creator) -> Response:
     """Withdraw the published revision: the pack leaves the catalog and its reader view is gone."""
-    services(request).packs.unpublish(Actor(token.account, token.id), pack_id)
+    try:
+        services(request).packs.unpublish(Actor(token.account, token.id), pack_id)
+    finally:
+        services(request).sessions.forget(pack_id)  # its readers' sessions stop in this process at once
     return Response(status_code=204)
 
 

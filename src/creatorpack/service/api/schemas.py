@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 __all__ = [
+    "INTEGRAL",
     "Asset",
     "CatalogEntryModel",
     "CatalogPageModel",
@@ -43,7 +44,9 @@ __all__ = [
     "ReaderTurn",
     "Report",
     "Revision",
+    "RevisionNumber",
     "StartRequest",
+    "TurnNumber",
     "TurnRequest",
     "Violation",
 ]
@@ -140,15 +143,33 @@ _MAX_REVISION = 9_007_199_254_740_991
 _MAX_TURN = 2_147_483_647
 
 
+def _integral(value: Any) -> Any:
+    """A number with a zero fractional part as the integer it is (``1604.0``, ``1e3``); anything else as it is.
+
+    JSON Schema's ``integer`` is any number whose fractional part is zero, and the OpenAPI document
+    says ``integer``, so a client (or a JSON library) that writes ``1604.0`` means 1604. Booleans,
+    strings and ``3.5`` stay what they are, and the strict integer after this refuses them (400).
+    """
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+INTEGRAL: Final = BeforeValidator(_integral)
+"""Metadata of a JSON body's integer field: an integral number is that integer (see :func:`_integral`)."""
+RevisionNumber = Annotated[int, Field(ge=1, le=_MAX_REVISION, strict=True), INTEGRAL]
+"""A revision number in a JSON body: 1 to 2^53 - 1, an integral number (``3.0`` is 3; ``true``, ``"3"`` are not)."""
+TurnNumber = Annotated[int, Field(ge=1, le=_MAX_TURN, strict=True), INTEGRAL]
+"""A turn number in a JSON body: 1 to 2^31 - 1, an integral JSON number."""
+
+
 class StartRequest(BaseModel):
     """``POST /v1/packs/{pack_id}/sessions``: where to start (all optional)."""
 
     model_config = ConfigDict(extra="forbid")
 
     entry: str | None = Field(None, max_length=200, description="A runtime entry id (default: the first entry)")
-    revision: int | None = Field(
-        None, ge=1, le=_MAX_REVISION, strict=True, description="The owner only: a revision to playtest"
-    )
+    revision: RevisionNumber | None = Field(None, description="The owner only: a revision to playtest")
 
 
 class TurnRequest(BaseModel):
@@ -156,7 +177,7 @@ class TurnRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    turn: int = Field(ge=1, le=_MAX_TURN, strict=True, description="The next turn number (the last one to retry)")
+    turn: TurnNumber = Field(description="The next turn number (the last one to retry)")
     observations: dict[str, Any] = Field(default_factory=dict, description="Observation id to answer")
     illustration_matches: list[str] = Field(default_factory=list, description="Illustration rule ids matched")
 
@@ -166,7 +187,7 @@ class MigrateRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    revision: int = Field(ge=1, le=_MAX_REVISION, strict=True)
+    revision: RevisionNumber
 
 
 class ReaderTurn(BaseModel):
@@ -285,7 +306,7 @@ class PublishRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    revision: int = Field(ge=1, le=_MAX_REVISION, strict=True, description="A live revision of the pack")
+    revision: RevisionNumber = Field(description="A live revision of the pack")
 
 
 class Published(BaseModel):
