@@ -15,8 +15,8 @@ from creatorpack.service.errors import (
     ConflictError,
     ForbiddenError,
     MissingPackIdError,
-    PackIdTakenError,
     NotFoundError,
+    PackIdTakenError,
     UnauthorizedError,
     UnreadablePackError,
 )

@@ -187,7 +187,9 @@ def test_reports_are_rate_limited_per_reporter(limited_reports: Settings) -> Non
 
 def test_an_admin_makes_tokens_without_the_command_line(client: TestClient) -> None:
     root = _admin(client)
-    made = client.post("/v1/admin/accounts/newcomer/tokens", json={"scope": "creator", "expires_in": 3600}, headers=root)
+    made = client.post(
+        "/v1/admin/accounts/newcomer/tokens", json={"scope": "creator", "expires_in": 3600}, headers=root
+    )
     assert made.status_code == 201
     body = made.json()
     assert body["account"] == "newcomer"

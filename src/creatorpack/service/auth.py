@@ -133,7 +133,7 @@ class Auth:
         if token is None or len(token) > _MAX_TOKEN_CHARS:
             return None
         hit = self._cache.get(hash_token(token))
-        if hit is None or hit[1] < time.monotonic():
+        if hit is None or hit[1] < time.monotonic() or hit[0].expired(self._clock.now()):
             return None
         return hit[0]
 

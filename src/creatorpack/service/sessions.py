@@ -601,6 +601,12 @@ class Sessions:
             self._forgotten += 1
             self._open.pop(pack_id, None)
 
+    def forget_all(self) -> None:
+        """Forget what this process knows of every pack's publication (an account's packs were hidden or shown)."""
+        with self._lock:
+            self._forgotten += 1
+            self._open.clear()
+
     def _still_open(self, session: SessionRecord, owner: str, token: TokenRecord) -> None:
         """404 for anyone but the owner once the pack is withdrawn (unpublished or made private).
 

@@ -261,13 +261,21 @@ def packs(
 async def takedown(request: Request, pack_id: PackId, admin: Admin) -> Response:
     """Hide a pack from the catalog and from everyone but its owner (who reads the reason in its journal)."""
     body = await read_request(request, Reason)
-    return json_response(_pack_json(services(request).moderation.takedown(admin, pack_id, body.reason)))
+    try:
+        done = services(request).moderation.takedown(admin, pack_id, body.reason)
+    finally:
+        services(request).sessions.forget(pack_id)  # other accounts' sessions stop in this process at once
+    return json_response(_pack_json(done))
 
 
 @admin_router.delete("/packs/{pack_id}/takedown", response_model=PackSummaryModel, responses={**_ERRORS, **_NOT_FOUND})
 def restore(request: Request, pack_id: PackId, admin: Admin) -> Response:
     """Show a taken-down pack again, as it is published now."""
-    return json_response(_pack_json(services(request).moderation.restore(admin, pack_id)))
+    try:
+        done = services(request).moderation.restore(admin, pack_id)
+    finally:
+        services(request).sessions.forget(pack_id)
+    return json_response(_pack_json(done))
 
 
 # -- accounts ----------------------------------------------------------------------------------------
@@ -295,13 +303,21 @@ def accounts(
 async def disable(request: Request, account: AccountName, admin: Admin) -> Response:
     """Disable an account: its tokens stop working and its packs are hidden from everyone."""
     body = await read_request(request, Reason)
-    return json_response(_account_json(services(request).moderation.disable(admin, account, body.reason)))
+    try:
+        done = services(request).moderation.disable(admin, account, body.reason)
+    finally:
+        services(request).sessions.forget_all()  # its packs' sessions of other accounts stop here at once
+    return json_response(_account_json(done))
 
 
 @admin_router.post("/accounts/{account}/enable", response_model=AccountModel, responses={**_ERRORS, **_NOT_FOUND})
 def enable(request: Request, account: AccountName, admin: Admin) -> Response:
     """Enable a disabled account: its tokens work again and its packs are shown as they are published."""
-    return json_response(_account_json(services(request).moderation.enable(admin, account)))
+    try:
+        done = services(request).moderation.enable(admin, account)
+    finally:
+        services(request).sessions.forget_all()
+    return json_response(_account_json(done))
 
 
 @admin_router.post(

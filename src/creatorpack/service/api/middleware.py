@@ -289,7 +289,7 @@ class FastPathGate:
         """Route pack paths through the fast paths, an exact path through its own."""
         if scope["type"] == "http":
             path = scope["path"]
-            if path.startswith(_PACKS) or path.startswith(_ADMIN):  # moderation changes what readers are served
+            if path.startswith((_PACKS, _ADMIN)):  # moderation changes what readers are served
                 await self.fast(scope, receive, send)
                 return
             layer = self.exact.get(path)

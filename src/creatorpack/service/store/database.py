@@ -81,8 +81,8 @@ class Database:
             with conn.begin():
                 yield conn
 
-    def upgrade(self) -> None:
-        """Apply every migration not applied yet (safe to run from several processes at once).
+    def upgrade(self, target: str = "head") -> None:
+        """Apply every migration not applied yet, up to ``target`` (safe to run from several processes at once).
 
         A database a newer release migrated is :class:`MigrationRequiredError`, as in :meth:`check_migrated`.
         """
@@ -96,7 +96,7 @@ class Database:
                 conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": _MIGRATION_LOCK})
             self._check_known(MigrationContext.configure(conn).get_current_heads())
             config.attributes["connection"] = conn
-            command.upgrade(config, "head")
+            command.upgrade(config, target)
 
     def migrations(self) -> tuple[frozenset[str], frozenset[str]]:
         """The migrations the database is at, and this release's heads (equal when it is up to date)."""
