@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
 
 from creatorpack import __version__
-from creatorpack.service.api import assets, catalog, checks, errors, meta, packs, publishing, sessions
+from creatorpack.service.api import assets, catalog, checks, docs, errors, meta, packs, publishing, sessions
 from creatorpack.service.api.checkpath import ValidateFastPath
 from creatorpack.service.api.cors import cors_options
 from creatorpack.service.api.deps import Services
@@ -146,7 +146,7 @@ def create_app(
     app.state.limiter = limiter
     app.state.not_ready = lambda: _not_ready(app.state.database, app.state.blobs)
     errors.install(app)
-    groups = (meta, checks, packs, publishing, catalog, assets, sessions)
+    groups = (meta, checks, packs, publishing, catalog, assets, sessions, docs)
     for group in groups:
         app.include_router(group.router)
     app.state.routes = [r for group in groups for r in group.router.routes]  # app.routes holds one per router
