@@ -9,10 +9,24 @@ from collections.abc import AsyncIterator
 from typing import Any, Final
 
 from fastapi import FastAPI
+from starlette.middleware.cors import CORSMiddleware
 
 from creatorpack import __version__
-from creatorpack.service.api import admin, assets, catalog, checks, errors, meta, packs, publishing, sessions, tokens
+from creatorpack.service.api import (
+    admin,
+    assets,
+    catalog,
+    checks,
+    docs,
+    errors,
+    meta,
+    packs,
+    publishing,
+    sessions,
+    tokens,
+)
 from creatorpack.service.api.checkpath import ValidateFastPath
+from creatorpack.service.api.cors import cors_options
 from creatorpack.service.api.deps import Services
 from creatorpack.service.api.fastpath import RevisionFastPath
 from creatorpack.service.api.middleware import (
@@ -150,7 +164,7 @@ def create_app(
     app.state.not_ready = lambda: _not_ready(app.state.database, app.state.blobs)
     errors.install(app)
     routers = [
-        *(group.router for group in (meta, checks, packs, publishing, catalog, assets, sessions, tokens)),
+        *(group.router for group in (meta, checks, packs, publishing, catalog, assets, sessions, tokens, docs)),
         admin.reports_router,
         admin.admin_router,
     ]
@@ -169,6 +183,8 @@ def create_app(
     app.add_middleware(
         RateLimitMiddleware, limiter=limiter, per_token=settings.rate_per_token, per_ip=settings.rate_per_ip
     )
+    if settings.cors_origins:  # outside the limiter: preflights are answered, 429s carry the CORS headers
+        app.add_middleware(CORSMiddleware, **cors_options(settings.cors_origins))
     app.add_middleware(HeaderLimitMiddleware, max_bytes=settings.max_header_bytes)
 
     def openapi() -> dict[str, Any]:

@@ -17,13 +17,24 @@ from urllib.parse import SplitResult, parse_qsl, urlsplit
 
 from creatorpack import CreatorpackError
 
-__all__ = ["DEFAULT_DATA_DIR", "RateLimit", "Settings", "SettingsError", "hide_password", "plain_identifier"]
+__all__ = [
+    "DEFAULT_DATA_DIR",
+    "RateLimit",
+    "Settings",
+    "SettingsError",
+    "hide_password",
+    "parse_cors_origins",
+    "plain_identifier",
+]
 
 DEFAULT_DATA_DIR: Final = Path("~/.local/share/creatorpack").expanduser()
 _MIB: Final = 1024 * 1024
 _SCHEMA: Final = re.compile(r"[^\W\d][\w$]*")
 """PostgreSQL's unquoted identifier: a letter (any script) or _, then letters, digits, _ and $."""
 _REDIS_SCHEMES: Final = ("redis", "rediss", "unix")
+_ORIGIN: Final = re.compile(r"(https?)://([a-z0-9](?:[a-z0-9.-]*[a-z0-9])?|\[[0-9a-f:.]+\])(?::([0-9]{1,5}))?")
+"""An origin as a browser sends it in ``Origin`` (matched lower-cased): scheme, ASCII host, optional port."""
+_DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 
 
 class SettingsError(CreatorpackError, ValueError):
@@ -73,6 +84,7 @@ class Settings:
     lint_max_seconds: float = 5.0
     token_cache_seconds: float = 1.0  # how long a server process trusts a checked token (revocation delay)
     migrate: bool | None = None  # None: only on the embedded SQLite default
+    cors_origins: tuple[str, ...] = ()  # browser origins that may call the API ("*": any); (): no CORS at all
 
     @property
     def sqlite_path(self) -> Path:
@@ -133,8 +145,42 @@ class Settings:
         ):
             if env.get(key):
                 values[name] = _seconds(key, env[key])
+        if env.get("CREATORPACK_CORS_ORIGINS"):
+            values["cors_origins"] = parse_cors_origins(env["CREATORPACK_CORS_ORIGINS"])
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
+
+
+def parse_cors_origins(text: str) -> tuple[str, ...]:
+    """``CREATORPACK_CORS_ORIGINS``: comma-separated origins (``https://reader.example``), or ``*`` alone.
+
+    Each origin is returned as a browser serializes it in ``Origin`` (lower case, no default port),
+    since the CORS middleware compares strings: ``https://Reader.example:443`` would otherwise never match.
+    A path, even ``/``, a user, a query or another scheme than http(s) cannot be an origin.
+    """
+    items = [item.strip() for item in text.split(",")]
+    if items == ["*"]:
+        return ("*",)
+    origins: list[str] = []
+    for item in items:
+        origin = _origin(item)
+        if origin not in origins:
+            origins.append(origin)
+    return tuple(origins)
+
+
+def _origin(text: str) -> str:
+    if text == "*":
+        raise SettingsError("CREATORPACK_CORS_ORIGINS is either * alone or a list of origins, not both")
+    match = _ORIGIN.fullmatch(text.lower())
+    port = int(match[3]) if match and match[3] else None
+    if match is None or port == 0 or (port is not None and port > 65535):
+        raise SettingsError(
+            "CREATORPACK_CORS_ORIGINS lists origins as scheme://host[:port] (http or https; an ASCII host, xn-- for an "
+            f"internationalized one; no path, not even /), comma-separated, or *; not {text!r}"
+        )
+    scheme, host = match[1], match[2]
+    return f"{scheme}://{host}" if port in (None, _DEFAULT_PORTS[scheme]) else f"{scheme}://{host}:{port}"
 
 
 def _positive_int(name: str, text: str) -> int:
