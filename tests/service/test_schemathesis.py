@@ -33,7 +33,9 @@ atexit.register(_DATA.cleanup)
 def _app(name: str, **settings: Any) -> tuple[FastAPI, dict[str, str]]:
     app = create_app(Settings(data_dir=Path(_DATA.name) / name, rate_per_ip=OFF, rate_per_token=OFF, **settings))
     with TestClient(app) as client:
-        headers = issue(client)
+        # A platform admin's admin token: every route answers it past the token check, moderation included.
+        headers = issue(client, "alice", "admin")
+        client.app.state.services.moderation.set_role("alice", "admin")  # type: ignore[attr-defined]
         client.post("/v1/packs", content=published_bytes(pack_id="a"), headers={**headers, **JSON})
         client.post("/v1/packs/a/publish", json={"revision": 1}, headers=headers)  # the reader routes have a pack
     return app, headers

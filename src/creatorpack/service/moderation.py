@@ -58,10 +58,10 @@ class NewToken:
     record: TokenRecord
 
 
-def _text(value: str, what: str, most: int) -> str:
+def _text(value: str, what: str, most: int, *, empty_ok: bool = False) -> str:
     text = value.strip()
-    if not text or len(text) > most:
-        raise BadRequestError(f"{what} is 1 to {most:,} characters (not only spaces)")
+    if (not text and not empty_ok) or len(text) > most or "\x00" in text:
+        raise BadRequestError(f"{what} is {0 if empty_ok else 1} to {most:,} characters (not only spaces, no NUL)")
     return text
 
 
@@ -199,9 +199,7 @@ class Moderation:
         publication = self._packs.publication(pack_id)
         if publication is None or not publication.readable_by(account):
             raise NotFoundError(f"no published pack {pack_id!r}")
-        text = details.strip()
-        if len(text) > MAX_DETAILS:
-            raise BadRequestError(f"a report's details are at most {MAX_DETAILS:,} characters")
+        text = _text(details, "a report's details", MAX_DETAILS, empty_ok=True)
         return self._store.add_report(NewReport(pack_id, reason, text, account, self._now()))
 
     def reports(

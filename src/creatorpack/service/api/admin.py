@@ -42,17 +42,21 @@ __all__ = ["admin_router", "reports_router"]
 admin_router = APIRouter(prefix="/v1/admin", tags=["admin"])
 reports_router = APIRouter(prefix="/v1/packs", tags=["catalog"])
 
+_MAX_ID: Final = 2**31 - 1  # report and journal ids are SQL integers
 Admin = Annotated[TokenRecord, Depends(authenticated)]
 Caller = Annotated[TokenRecord | None, Depends(optional_token)]
 AccountName = Annotated[
     str, Path(min_length=1, max_length=80, pattern=r"^[^/\x00-\x1f\x7f]+$", description="An account's name")
 ]
-After = Annotated[int, Query(ge=0, le=2**62, description="The `next` of the previous page"), DIGITS]
+After = Annotated[int, Query(ge=0, le=_MAX_ID, description="The `next` of the previous page"), DIGITS]
 Limit = Annotated[int, Query(ge=1, le=1000), DIGITS]
 _ERRORS: Final[dict[int | str, dict[str, Any]]] = {k: PROBLEM_RESPONSES[k] for k in (400, 401, 403)}
 _BODY: Final[dict[int | str, dict[str, Any]]] = {k: PROBLEM_RESPONSES[k] for k in (413, 415)}
 _NOT_FOUND: Final[dict[int | str, dict[str, Any]]] = {404: PROBLEM_RESPONSES[404]}
-ReasonText = Annotated[str, Field(min_length=1, max_length=MAX_REASON)]
+_NO_NUL: Final = r"^[^\x00]*$"  # PostgreSQL text holds no NUL
+_PLAIN: Final = r"^[^\x00-\x1f\x7f]*$"  # a name: no control character
+ReasonText = Annotated[str, Field(min_length=1, max_length=MAX_REASON, pattern=_NO_NUL)]
+Name = Annotated[str, Query(max_length=80, pattern=_PLAIN, description="The `next` of the previous page")]
 
 
 # -- shapes ------------------------------------------------------------------------------------------
@@ -84,7 +88,7 @@ class AdminTokenRequest(BaseModel):
     packs: list[Annotated[str, Field(pattern=ID_PATTERN, max_length=80)]] | None = Field(
         None, min_length=1, max_length=100
     )
-    name: str | None = Field(None, min_length=1, max_length=MAX_TOKEN_NAME)
+    name: str | None = Field(None, min_length=1, max_length=MAX_TOKEN_NAME, pattern=_PLAIN)
 
 
 class ReportRequest(BaseModel):
@@ -93,7 +97,7 @@ class ReportRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     reason: Literal["spam", "rights", "harmful", "sexual", "unmarked-adult", "spoilers", "other"]
-    details: str = Field("", max_length=MAX_DETAILS)
+    details: str = Field("", max_length=MAX_DETAILS, pattern=_NO_NUL)
 
 
 class TakedownModel(BaseModel):
@@ -242,9 +246,9 @@ def _event_json(event: AdminEvent) -> dict[str, Any]:
 def packs(
     request: Request,
     admin: Admin,
-    after: Annotated[str, Query(max_length=80, description="The `next` of the previous page")] = "",
+    after: Name = "",
     limit: Limit = 100,
-    owner: Annotated[str | None, Query(max_length=80, description="Only this account's packs")] = None,
+    owner: Annotated[str | None, Query(max_length=80, pattern=_PLAIN, description="Only this account's packs")] = None,
 ) -> Response:
     """Every pack, by id: owner, revisions, publication, takedown and whether its owner is disabled."""
     found = services(request).moderation.packs(admin, after=after, limit=limit, owner=owner)
@@ -285,7 +289,7 @@ def restore(request: Request, pack_id: PackId, admin: Admin) -> Response:
 def accounts(
     request: Request,
     admin: Admin,
-    after: Annotated[str, Query(max_length=80, description="The `next` of the previous page")] = "",
+    after: Name = "",
     limit: Limit = 100,
 ) -> Response:
     """Every account, by name: role, and whether (since when, why) it is disabled."""
@@ -396,7 +400,9 @@ def reports(
     responses={**_ERRORS, **_BODY, **_NOT_FOUND},
     openapi_extra=request_body(Resolution),
 )
-async def resolve(request: Request, report_id: Annotated[int, Path(ge=1, le=2**62), DIGITS], admin: Admin) -> Response:
+async def resolve(
+    request: Request, report_id: Annotated[int, Path(ge=1, le=_MAX_ID), DIGITS], admin: Admin
+) -> Response:
     """Resolve an open report with a note (journaled)."""
     body = await read_request(request, Resolution)
     services(request).moderation.resolve(admin, report_id, body.note)

@@ -66,7 +66,7 @@ class NewTokenRequest(BaseModel):
     packs: list[Annotated[str, Field(pattern=ID_PATTERN, max_length=80)]] | None = Field(
         None, min_length=1, max_length=100, description="Pack ids it may act on (any spelling); none: every pack"
     )
-    name: str | None = Field(None, min_length=1, max_length=MAX_TOKEN_NAME)
+    name: str | None = Field(None, min_length=1, max_length=MAX_TOKEN_NAME, pattern=r"^[^\x00-\x1f\x7f]*$")
 
 
 def token_json(record: TokenRecord, secret: str | None = None) -> dict[str, Any]:
