@@ -197,7 +197,7 @@ def test_a_database_never_migrated_is_refused_at_start(
     assert (code, err) == (0, "database migrated from nothing to migration 0004\n")
     app = create_app(settings)  # at the head now
     app.state.database.dispose()
-    assert _run(settings, "db", "upgrade")[::2] == (0, "database is up to date (migration 0003)\n")
+    assert _run(settings, "db", "upgrade")[::2] == (0, "database is up to date (migration 0004)\n")
 
 
 def test_db_refresh_views_rebuilds_views_published_by_older_rules(settings: Settings) -> None:
