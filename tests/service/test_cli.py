@@ -243,3 +243,26 @@ def test_db_refresh_views_rebuilds_views_published_by_older_rules(settings: Sett
         assert listed == {"moon.garden": None, "sun.garden": "cover"}
         assert _run(settings, "db", "refresh-views")[:2] == (0, "")  # nothing left to rebuild
     app.state.database.dispose()
+
+
+def test_db_check_finds_rows_without_their_bytes(settings: Settings) -> None:
+    """Exit 0 and a summary when every blob is there; one line per problem and exit 1 when not."""
+    app = create_app(settings)
+    with TestClient(app) as client:
+        token, _ = app.state.services.auth.issue("alice", "creator")
+        alice = {"Authorization": f"Bearer {token}"}
+        assert _put(client, PNG, alice).status_code == 201
+        response = client.post("/v1/packs", content=pack_bytes(), headers={**alice, **JSON})
+        revision = response.json()["sha256"]
+    assert _run(settings, "db", "check") == (0, "", "checked 1 revision and 1 asset: 0 missing, 0 corrupt\n")
+    blobs = settings.data_dir / "blobs"
+    (blobs / revision[:2] / revision[2:4] / revision).unlink()
+    (blobs / sha(PNG)[:2] / sha(PNG)[2:4] / sha(PNG)).write_bytes(PNG + b"!")
+    code, out, err = _run(settings, "db", "check")
+    assert code == 1
+    assert out.splitlines() == [
+        f"missing\trevision\tmoon.garden\t1\t{revision}",
+        f"corrupt\tasset\t-\t-\t{sha(PNG)}\t{len(PNG) + 1} bytes, not the {len(PNG)} recorded",
+    ]
+    assert err == "checked 1 revision and 1 asset: 1 missing, 1 corrupt\n"
+    assert _run(settings, "db", "check", "--older-than", "1")[0] == 2  # a usage error, as for the other commands
