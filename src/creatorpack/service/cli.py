@@ -178,10 +178,12 @@ def serve(
     from uvicorn.config import STARTUP_FAILURE  # noqa: PLC0415
 
     from creatorpack.service.app import preflight  # noqa: PLC0415
+    from creatorpack.service.worker import PARENT_ENV  # noqa: PLC0415
 
     proxies = _proxies(forwarded_allow_ips)
     settings = _settings(data_dir)
     os.environ["CREATORPACK_DATA_DIR"] = str(settings.data_dir)  # the worker processes read their settings
+    os.environ[PARENT_ENV] = str(os.getpid())  # and end when this process does, however it ends
     try:
         preflight(settings)
     except Exception as exc:  # noqa: BLE001 - any failure to build the app ends the command cleanly
@@ -193,7 +195,7 @@ def serve(
     )
     try:
         uvicorn.run(
-            "creatorpack.service.app:create_app",
+            "creatorpack.service.worker:create_app",  # create_app, in a process that dies with this one
             factory=True,
             host=host,
             port=port,
