@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from datetime import datetime
 from typing import Any
 
@@ -11,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from creatorpack.service.app import create_app
 from creatorpack.service.settings import Settings
-from tests.conftest import example
+from tests.conftest import EXAMPLES, example
 from tests.service.conftest import JSON, issue, pack_bytes
 
 PROBLEM = "application/problem+json"
@@ -231,3 +232,18 @@ def test_data_survives_a_restart(settings: Settings) -> None:
         response = second.get("/v1/packs/moon.garden/revisions/1", headers=alice)
         assert response.status_code == 200
         assert response.content == body
+
+
+def test_every_bundled_example_uploads_after_the_others_with_one_token(client: TestClient) -> None:
+    """A new user who uploads the examples one after another gets 201 for each: their pack ids differ.
+
+    They differ as names once pack ids are compared PyPI-style too (case, and runs of ``-``, ``_``, ``.``).
+    """
+    alice = issue(client)
+    paths = sorted(p for v in ("0.3", "0.4", "0.5") for p in (EXAMPLES / v).glob("*.json"))
+    assert [p.name for p in paths] == ["minimal.json", "rich.json"] * 3
+    ids = [json.loads(p.read_bytes())["manifest"]["pack_id"] for p in paths]
+    assert len({re.sub(r"[-_.]+", "-", i).lower() for i in ids}) == len(paths), ids
+    for path in paths:
+        response = upload(client, path.read_bytes(), alice)
+        assert response.status_code == 201, (str(path), response.text)

@@ -408,9 +408,9 @@ def test_head_of_a_file_gives_the_get_headers_without_reading_the_file(
     reads: list[str] = []
     real = Assets.stream
 
-    def counted(self: Assets, asset: Any, start: int = 0, stop: int | None = None) -> Any:
+    def counted(self: Assets, asset: Any, start: int = 0, stop: int | None = None, **named: Any) -> Any:
         reads.append(asset.sha256)
-        return real(self, asset, start, stop)
+        return real(self, asset, start, stop, **named)
 
     monkeypatch.setattr(Assets, "stream", counted)
     for path, headers in cases:

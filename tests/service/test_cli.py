@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -243,3 +245,105 @@ def test_db_refresh_views_rebuilds_views_published_by_older_rules(settings: Sett
         assert listed == {"moon.garden": None, "sun.garden": "cover"}
         assert _run(settings, "db", "refresh-views")[:2] == (0, "")  # nothing left to rebuild
     app.state.database.dispose()
+
+
+def test_db_check_finds_rows_without_their_bytes(settings: Settings) -> None:
+    """Exit 0 and a summary when every blob is there; one line per problem and exit 1 when not."""
+    app = create_app(settings)
+    with TestClient(app) as client:
+        token, _ = app.state.services.auth.issue("alice", "creator")
+        alice = {"Authorization": f"Bearer {token}"}
+        assert _put(client, PNG, alice).status_code == 201
+        response = client.post("/v1/packs", content=pack_bytes(), headers={**alice, **JSON})
+        revision = response.json()["sha256"]
+    assert _run(settings, "db", "check") == (0, "", "checked 1 revision and 1 asset: 0 missing, 0 corrupt\n")
+    blobs = settings.data_dir / "blobs"
+    (blobs / revision[:2] / revision[2:4] / revision).unlink()
+    (blobs / sha(PNG)[:2] / sha(PNG)[2:4] / sha(PNG)).write_bytes(PNG + b"!")
+    code, out, err = _run(settings, "db", "check")
+    assert code == 1
+    assert out.splitlines() == [
+        f"missing\trevision\tmoon.garden\t1\t{revision}",
+        f"corrupt\tasset\t-\t-\t{sha(PNG)}\t{len(PNG) + 1} bytes, not the {len(PNG)} recorded",
+    ]
+    assert err == "checked 1 revision and 1 asset: 1 missing, 1 corrupt\n"
+    assert _run(settings, "db", "check", "--older-than", "1")[0] == 2  # a usage error, as for the other commands
+
+
+def _children(pid: int) -> set[int]:
+    """The live (not zombie) processes whose parent is ``pid``, from /proc."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.add(int(stat.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _port_free(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return False
+    except OSError:
+        pass
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_workers_end_when_serve_is_killed(data_dir: Path) -> None:
+    """``kill -9`` of the serve process: its server processes exit and let go of the port within seconds."""
+    port = _free_port()
+    command = [sys.executable, "-m", "creatorpack", "serve", "--port", str(port), "--data-dir", str(data_dir)]
+    env = {"PATH": "/usr/bin:/bin", "CREATORPACK_RATE_PER_IP": "0"}
+    server = subprocess.Popen([*command, "--workers", "2"], env=env, stderr=subprocess.DEVNULL)
+    workers: set[int] = set()
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers) < 2 or not _healthy(port):
+            assert time.monotonic() < deadline, "the server did not start"
+            assert server.poll() is None, "the server stopped"
+            workers = {pid for pid in _children(server.pid) if "multiprocessing" in _command_line(pid)}
+            time.sleep(0.2)
+        server.kill()
+        server.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while any(_alive(pid) for pid in workers) or not _port_free(port):
+            assert time.monotonic() < deadline, ([p for p in workers if _alive(p)], _port_free(port))
+            time.sleep(0.2)
+    finally:
+        if server.poll() is None:
+            server.kill()
+        for pid in workers:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _healthy(port: int) -> bool:
+    try:
+        return httpx.get(f"http://127.0.0.1:{port}/v1/health", timeout=2).status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+def _command_line(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""

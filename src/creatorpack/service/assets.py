@@ -24,6 +24,7 @@ from creatorpack.service.errors import (
     UnsupportedAssetError,
 )
 from creatorpack.service.ports import AssetRecord, AssetStore, BlobStore, Clock, PackStore
+from creatorpack.service.storage import STORAGE_FAULTS, StorageFaults
 
 __all__ = [
     "ASSET_TYPES",
@@ -79,8 +80,11 @@ class BlobAssets:
         return None
 
     def read(self, name: str) -> bytes:
-        """The uploaded bytes."""
-        return self._blobs.get(name) or b""
+        """The uploaded bytes (an uploaded file whose bytes are gone is a storage fault, not an empty file)."""
+        data = self._blobs.get(name)
+        if data is None:
+            raise STORAGE_FAULTS.missing(f"the uploaded asset {name}", name)
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +101,7 @@ class AssetFile:
 
     asset: AssetRecord
     public: bool
+    asset_id: str = ""  # the pack's id of the asset, for the log when its bytes are gone
 
     @property
     def ranged(self) -> bool:
@@ -147,11 +152,21 @@ def _magnitude(digits: str) -> tuple[int, str]:
 class Assets:
     """Uploads and reads of asset files over the asset store, the pack store and the blob store."""
 
-    def __init__(self, store: AssetStore, packs: PackStore, blobs: BlobStore, clock: Clock) -> None:
+    def __init__(
+        self,
+        store: AssetStore,
+        packs: PackStore,
+        blobs: BlobStore,
+        clock: Clock,
+        *,
+        faults: StorageFaults = STORAGE_FAULTS,
+    ) -> None:
         self._store = store
         self._packs = packs
         self._blobs = blobs
         self._clock = clock
+        self.storage_faults = faults
+        """Rows found without their bytes (a 500, logged); see :mod:`~creatorpack.service.storage`."""
 
     def upload(self, sha256: str, data: bytes) -> Uploaded:
         """Store ``data`` under ``sha256`` once it is checked: hash, size and (sniffed) type."""
@@ -185,21 +200,23 @@ class Assets:
         if publication is None or not publication.open_to_others or asset_id not in publication.covers:
             raise NotFoundError(f"no asset {asset_id!r} of pack {pack_id!r} for this caller")
         asset = self._uploaded(publication.covers[asset_id], asset_id)
-        return AssetFile(asset, public=publication.listed)
+        return AssetFile(asset, public=publication.listed, asset_id=asset_id)
 
     def _owned(self, pack_id: str, asset_id: str, revision: int | None, latest: int) -> AssetFile:
         pack = self._packs.pack(pack_id)
         live = [r for r in (pack.revisions if pack else ()) if r.deleted is None]
         chosen = next((r for r in reversed(live) if revision is None or r.revision == revision), None)
-        data = self._blobs.get(chosen.sha256) if chosen is not None else None
-        if chosen is None or data is None:
+        if chosen is None:
             raise NotFoundError(f"pack {pack_id!r} has no revision {revision or latest}")
+        data = self._blobs.get(chosen.sha256)
+        if data is None:
+            raise self.storage_faults.missing(f"revision {chosen.revision} of {pack_id!r}", chosen.sha256)
         sha = asset_sha256(orjson.loads(data), asset_id)
         if sha is None:
             raise NotFoundError(f"revision {chosen.revision} of {pack_id!r} has no asset {asset_id!r}")
         publication = self._packs.publication(pack_id)
         public = publication is not None and publication.listed and publication.covers.get(asset_id) == sha
-        return AssetFile(self._uploaded(sha, asset_id), public=public)
+        return AssetFile(self._uploaded(sha, asset_id), public=public, asset_id=asset_id)
 
     def _uploaded(self, sha256: str, asset_id: str) -> AssetRecord:
         asset = self._store.asset(sha256)
@@ -215,18 +232,45 @@ class Assets:
         asset = self._store.asset(sha256)
         if asset is None:
             raise NotFoundError(f"the file of asset {asset_id!r} has not been uploaded yet")
-        return AssetFile(asset, public=False)
+        return AssetFile(asset, public=False, asset_id=asset_id)
 
-    def stream(self, asset: AssetRecord, start: int = 0, stop: int | None = None) -> Iterator[bytes]:
-        """The file's bytes ``start`` to ``stop - 1`` (default: all), read :data:`CHUNK_BYTES` at a time."""
+    def check_present(self, asset: AssetRecord, asset_id: str) -> None:
+        """Make sure the uploaded file's bytes are there before an answer starts (for a ``HEAD``, which reads none).
+
+        A row without its bytes is a storage fault (logged, counted, 500), not a missing asset: the
+        upload's row is written only after its bytes.
+        """
+        if self._blobs.read_range(asset.sha256, 0, 0) is None:
+            raise self.storage_faults.missing(f"the uploaded file of asset {asset_id!r}", asset.sha256)
+
+    def stream(
+        self, asset: AssetRecord, start: int = 0, stop: int | None = None, *, asset_id: str | None = None
+    ) -> Iterator[bytes]:
+        """The file's bytes ``start`` to ``stop - 1`` (default: all), read :data:`CHUNK_BYTES` at a time.
+
+        The first chunk is read at once, before the iterator is returned, so that bytes that are gone
+        are a storage fault answered as such (500) rather than a response that breaks off after its
+        headers were sent.
+        """
         end = asset.size if stop is None else min(stop, asset.size)
-        at = start
+        first = self._chunk(asset, start, end, asset_id) if start < end else b""
+        return self._rest(asset, first, start, end, asset_id)
+
+    def _rest(self, asset: AssetRecord, first: bytes, start: int, end: int, asset_id: str | None) -> Iterator[bytes]:
+        if first:
+            yield first
+        at = start + len(first)
         while at < end:
-            data = self._blobs.read_range(asset.sha256, at, min(end, at + CHUNK_BYTES))
-            if not data:
-                raise NotFoundError(f"the bytes of asset {asset.sha256} are missing")  # pragma: no cover - a lost blob
+            data = self._chunk(asset, at, end, asset_id)  # pragma: no branch - gone mid-file only by data loss
             yield data
             at += len(data)
+
+    def _chunk(self, asset: AssetRecord, at: int, end: int, asset_id: str | None) -> bytes:
+        data = self._blobs.read_range(asset.sha256, at, min(end, at + CHUNK_BYTES))
+        if not data:
+            what = f"the uploaded file of asset {asset_id!r}" if asset_id else f"the uploaded file {asset.sha256}"
+            raise self.storage_faults.missing(what, asset.sha256)
+        return data
 
 
 def asset_sha256(pack: Any, asset_id: str) -> str | None:

@@ -1,15 +1,15 @@
-"""The service's commands: ``serve``, ``token create|list|revoke``, ``account ...`` and ``db upgrade|gc|refresh-views``.
+"""The service's commands: ``serve``, ``token ...``, ``account ...`` and ``db upgrade|gc|check|refresh-views``.
 
 :func:`register` adds them to the ``creatorpack`` Typer app. Everything heavy (uvicorn, SQLAlchemy,
 FastAPI) is imported inside the commands, so ``creatorpack validate`` starts as fast as before.
 
 Exit codes: 0 done; 1 ``token revoke`` found no live token, an ``account`` command no such account,
-or ``db refresh-views`` could not rebuild some publication (its stored view is kept); 2 bad settings
-(any ``CREATORPACK_*`` variable, those only the server processes use included), a database, schema
-or blob store that cannot be used, or (``serve``) an address it cannot listen on;
-:data:`EXIT_NOT_MIGRATED` (3) the database is not at this release's migrations (run ``creatorpack db
-upgrade``; the embedded SQLite default is migrated on start), or a newer release migrated it. Errors
-are one line on stderr, passwords hidden.
+``db refresh-views`` could not rebuild some publication (its stored view is kept), or ``db check``
+found a row without its bytes (or with other bytes); 2 bad settings (any ``CREATORPACK_*`` variable,
+those only the server processes use included), a database, schema or blob store that cannot be used,
+or (``serve``) an address it cannot listen on; :data:`EXIT_NOT_MIGRATED` (3) the database is not at
+this release's migrations (run ``creatorpack db upgrade``; the embedded SQLite default is migrated on
+start), or a newer release migrated it. Errors are one line on stderr, passwords hidden.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from creatorpack._text import one_line
 if TYPE_CHECKING:
     from creatorpack.service.api.deps import Services
     from creatorpack.service.settings import Settings
+    from creatorpack.service.store import Database
 
 __all__ = [
     "EXIT_NOT_MIGRATED",
@@ -36,6 +37,7 @@ __all__ = [
     "account_enable",
     "account_list",
     "account_set_role",
+    "db_check",
     "db_gc",
     "db_refresh_views",
     "db_upgrade",
@@ -115,6 +117,13 @@ def _describe(exc: Exception, settings: Settings) -> str:
 @contextlib.contextmanager
 def _services(data_dir: Path | None, *, migrate: bool | None = None) -> Iterator[Services]:
     """The wired services; any failure to build them, or to use a store, is a one-line error (exit 2 or 3)."""
+    with _wired(data_dir, migrate=migrate) as (services, _):
+        yield services
+
+
+@contextlib.contextmanager
+def _wired(data_dir: Path | None, *, migrate: bool | None = None) -> Iterator[tuple[Services, Database]]:
+    """:func:`_services` and the database they are wired over."""
     from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
 
     from creatorpack.service.app import open_database, wire  # noqa: PLC0415
@@ -132,7 +141,7 @@ def _services(data_dir: Path | None, *, migrate: bool | None = None) -> Iterator
         database.dispose()
         raise _fail(exc, settings) from None
     try:
-        yield services
+        yield services, database
     except (SQLAlchemyError, OSError) as exc:
         raise _fail(exc, settings) from None
     finally:
@@ -174,10 +183,12 @@ def serve(
     from uvicorn.config import STARTUP_FAILURE  # noqa: PLC0415
 
     from creatorpack.service.app import preflight  # noqa: PLC0415
+    from creatorpack.service.worker import PARENT_ENV  # noqa: PLC0415
 
     proxies = _proxies(forwarded_allow_ips)
     settings = _settings(data_dir)
     os.environ["CREATORPACK_DATA_DIR"] = str(settings.data_dir)  # the worker processes read their settings
+    os.environ[PARENT_ENV] = str(os.getpid())  # and end when this process does, however it ends
     try:
         preflight(settings)
     except Exception as exc:  # noqa: BLE001 - any failure to build the app ends the command cleanly
@@ -189,7 +200,7 @@ def serve(
     )
     try:
         uvicorn.run(
-            "creatorpack.service.app:create_app",
+            "creatorpack.service.worker:create_app",  # create_app, in a process that dies with this one
             factory=True,
             host=host,
             port=port,
@@ -476,6 +487,28 @@ def db_gc(
     )
 
 
+def db_check(data_dir: DataDir = None) -> None:
+    """Check that every live revision and uploaded asset has its bytes in the blob store, of its size and sha256.
+
+    Prints one line per problem (``missing`` or ``corrupt``, tab-separated with the revision or the
+    asset and the sha256), then a summary on standard error; exit 1 when anything is wrong.
+    """
+    from creatorpack.service.inventory import live_revisions  # noqa: PLC0415
+
+    with _wired(data_dir) as (services, database):
+        done = services.packs.check_storage(live_revisions(database))
+    for problem in done.problems:
+        sys.stdout.write(problem.line() + "\n")  # ids, numbers and hashes: nothing to escape
+    missing = sum(1 for p in done.problems if p.kind == "missing")
+    typer.echo(
+        f"checked {done.revisions} revision{'s' if done.revisions != 1 else ''} and {done.assets} "
+        f"asset{'s' if done.assets != 1 else ''}: {missing} missing, {len(done.problems) - missing} corrupt",
+        err=True,
+    )
+    if not done.ok:
+        raise typer.Exit(1)
+
+
 def db_refresh_views(data_dir: DataDir = None) -> None:
     """Rebuild every publication's reader view by this release's rules (run after upgrading creatorpack).
 
@@ -512,9 +545,11 @@ def register(app: typer.Typer) -> None:
     accounts.command("enable")(account_enable)
     app.add_typer(accounts, name="account")
     database = typer.Typer(
-        help="Service database: migrations, blob garbage collection, reader views rebuilt.", no_args_is_help=True
+        help="Service database: migrations, blob garbage collection and checks, reader views rebuilt.",
+        no_args_is_help=True,
     )
     database.command("upgrade")(db_upgrade)
     database.command("gc")(db_gc)
+    database.command("check")(db_check)
     database.command("refresh-views")(db_refresh_views)
     app.add_typer(database, name="db")

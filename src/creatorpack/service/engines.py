@@ -21,6 +21,7 @@ from creatorpack.diff import MigrationPlan, migration_plan
 from creatorpack.play import Engine
 from creatorpack.service.errors import NotFoundError
 from creatorpack.service.ports import BlobStore, RevisionRecord
+from creatorpack.service.storage import STORAGE_FAULTS, StorageFaults
 
 __all__ = ["Engines"]
 
@@ -45,8 +46,11 @@ class Engines:
         max_engines: int = _MAX_ENGINES,
         max_source_bytes: int = _MAX_SOURCE_BYTES,
         max_plans: int = _MAX_PLANS,
+        faults: StorageFaults = STORAGE_FAULTS,
     ) -> None:
         self._blobs = blobs
+        self.storage_faults = faults
+        """Live revisions found without their bytes (a 500, logged); see :mod:`~creatorpack.service.storage`."""
         self._max_engines = max_engines
         self._max_bytes = max_source_bytes
         self._max_plans = max_plans
@@ -59,7 +63,11 @@ class Engines:
         """How many engines this cache compiled (each revision once while it stays cached)."""
 
     def engine(self, revision: RevisionRecord) -> Engine:
-        """The compiled engine of a stored revision (:class:`NotFoundError` if its bytes are gone)."""
+        """The compiled engine of a stored revision.
+
+        Bytes gone are :class:`NotFoundError` for a deleted revision (gc may have collected them) and
+        :class:`~creatorpack.service.errors.StorageInconsistentError` for a live one (lost: logged, counted).
+        """
         key = revision.sha256
         with self._lock:
             hit = self._engines.get(key)
@@ -90,6 +98,8 @@ class Engines:
 
     def _compile(self, revision: RevisionRecord) -> Engine:
         data = self._blobs.get(revision.sha256)
+        if data is None and revision.deleted is None:
+            raise self.storage_faults.missing(f"revision {revision.revision} of {revision.pack_id!r}", revision.sha256)
         if data is None:
             raise NotFoundError(f"the bytes of revision {revision.revision} of {revision.pack_id!r} are gone")
         report = validate(data)  # validated on upload; validated again here, once per revision

@@ -24,6 +24,7 @@ __all__ = [
     "RangeNotSatisfiableError",
     "ServiceError",
     "SessionEndedError",
+    "StorageInconsistentError",
     "TurnConflictError",
     "UnauthorizedError",
     "UnplayableError",
@@ -79,6 +80,13 @@ class UnreadablePackError(ServiceError, ValueError):
         self.code = code
         self.message = message
         self.errors = list(errors)
+
+
+class StorageInconsistentError(ServiceError, RuntimeError):
+    """A row says bytes are stored (a live revision, an uploaded asset) and the blob store has none: a 500, logged.
+
+    Data loss or a misconfigured blob store, never the client's doing; see :mod:`creatorpack.service.storage`.
+    """
 
 
 class MissingPackIdError(ServiceError, ValueError):

@@ -16,7 +16,7 @@ reader view as it is, never the pack.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
@@ -55,6 +55,7 @@ from creatorpack.service.ports import (
 )
 from creatorpack.service.reader import ReaderPack, publication_visibility, reader_view
 from creatorpack.service.reports import document_error_json, lint_json, validate_json
+from creatorpack.service.storage import STORAGE_FAULTS, StorageCheck, StorageFaults, check_storage
 
 if TYPE_CHECKING:
     from creatorpack import LintConfig
@@ -129,6 +130,7 @@ class Packs:
         validator: Validator | None = None,
         lint_config: LintConfig | None = None,
         assets: AssetStore | None = None,
+        faults: StorageFaults = STORAGE_FAULTS,
     ) -> None:
         self._store = store
         self._blobs = blobs
@@ -136,6 +138,8 @@ class Packs:
         self._validator = validator or Validator()
         self._lint_config = lint_config
         self._assets = assets
+        self.storage_faults = faults
+        """Live revisions found without their bytes in this process; see :mod:`~creatorpack.service.storage`."""
 
     # -- checking, nothing stored --------------------------------------------------------------
 
@@ -254,9 +258,11 @@ class Packs:
         owner, record = found
         if owner != account:
             raise _no_pack(pack_id)
-        data = self._blobs.get(record.sha256) if record.deleted is None else None
-        if data is None:
+        if record.deleted is not None:
             raise NotFoundError(f"pack {pack_id!r} has no revision {revision}")
+        data = self._blobs.get(record.sha256)
+        if data is None:  # the pack lists it: lost bytes, not a missing revision (logged, counted, 500)
+            raise self.storage_faults.missing(f"revision {revision} of {pack_id!r}", record.sha256)
         return record, data
 
     def delete(self, account: str, pack_id: str, revision: int, *, token_id: str | None = None) -> None:
@@ -329,6 +335,8 @@ class Packs:
             found = self._store.owned_revision(pack_id, current.revision)
             data = self._blobs.get(found[1].sha256) if found is not None else None
             if data is None:
+                if found is not None:
+                    self.storage_faults.missing(f"revision {current.revision} of {pack_id!r}", found[1].sha256)
                 failed.append((pack_id, f"the stored bytes of revision {current.revision} are missing"))
                 continue
             errors: list[dict[str, Any]] = []
@@ -426,6 +434,15 @@ class Packs:
             )
             return None
         return reader_view(document, start.reader_view(), now.isoformat())
+
+    def check_storage(self, live: Iterable[RevisionRecord]) -> StorageCheck:
+        """Whether the blob store holds the bytes of each revision of ``live`` and of every uploaded asset.
+
+        ``live`` is every live revision (``creatorpack db check`` reads them from the database): each
+        blob must be there (else ``missing``), of the recorded size and hashing to its sha256 (else
+        ``corrupt``). Nothing is changed.
+        """
+        return check_storage(live, self._assets, self._blobs)
 
     def collect_garbage(self, older_than: timedelta = timedelta(hours=1)) -> list[str]:
         """Remove blobs no live revision references and no uploaded asset is, older than ``older_than``.

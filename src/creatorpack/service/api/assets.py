@@ -82,8 +82,9 @@ def file_response(
         headers["Content-Range"] = f"bytes {start}-{stop - 1}/{asset.size}"
     status = 206 if span is not None else 200
     if head:
+        assets.check_present(asset, found.asset_id)  # the status a GET would have: 500 for lost bytes
         return Response(status_code=status, headers=headers, media_type=asset.mime_type)
-    body = assets.stream(asset, start, stop)
+    body = assets.stream(asset, start, stop, asset_id=found.asset_id)  # reads the first chunk now
     return StreamingResponse(body, 206 if span is not None else 200, headers=headers, media_type=asset.mime_type)
 
 

@@ -25,6 +25,7 @@ from creatorpack.service.errors import (
     PayloadTooLargeError,
     ProblemError,
     RangeNotSatisfiableError,
+    StorageInconsistentError,
     UnauthorizedError,
     UnreadablePackError,
     UnsupportedAssetError,
@@ -75,6 +76,7 @@ PROBLEMS: Final = {
         ProblemType("rate-limited", 429, "Too many requests"),
         ProblemType("headers-too-large", 431, "The request headers are too large"),
         ProblemType("internal-error", 500, "Internal server error"),
+        ProblemType("storage-inconsistent", 500, "The stored data is inconsistent"),
         # Play sessions (part 3)
         ProblemType("turn-conflict", 409, "The turn is not the session's next turn"),
         ProblemType("session-over", 409, "The session reached its ending"),
@@ -246,6 +248,11 @@ async def _disconnected(request: Request, _exc: Exception) -> Response:
     )
 
 
+async def _storage(request: Request, exc: Exception) -> Response:
+    """Logged (and counted) where it was found, with what is missing; the body names no sha256."""
+    return problem_response("storage-inconsistent", str(exc), instance=_path(request))
+
+
 async def _internal(request: Request, _exc: Exception) -> Response:
     return problem_response("internal-error", "the server failed; the error was logged", instance=_path(request))
 
@@ -266,6 +273,7 @@ _HANDLERS: Final[tuple[tuple[type[Exception], Any], ...]] = (
     (AssetMismatchError, _asset_mismatch),
     (UnsupportedAssetError, _asset_type),
     (RangeNotSatisfiableError, _unsatisfiable),
+    (StorageInconsistentError, _storage),
     (RequestValidationError, _bad_request),
     (StarletteHTTPException, _http_error),
     (ClientDisconnect, _disconnected),

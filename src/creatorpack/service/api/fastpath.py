@@ -4,7 +4,9 @@ A stored revision never changes (its bytes are addressed by sha256), so once an 
 answer can be kept in memory and served without the framework's routing, validation and thread
 hand-off. Only the happy path is served here: a token this process checked a moment ago holding the
 ``creator`` (or ``admin``) scope, asking for a revision it owns. Everything else, errors included, goes
-on to the FastAPI route, which stays the single description of the route (and its OpenAPI entry).
+on to the FastAPI route, which stays the single description of the route (and its OpenAPI entry), but
+for a live revision whose bytes are gone: that was logged and counted as the revision was read here,
+and is answered here (500 ``storage-inconsistent``) rather than read, logged and counted again.
 
 A ``DELETE`` of a revision through this process forgets it once the delete has committed, before its
 answer leaves, so the client that deleted it is never served its bytes again; other server
@@ -22,10 +24,12 @@ from dataclasses import dataclass
 from typing import Final
 
 from anyio import to_thread
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from creatorpack.service.api._forget import pass_on_then_forget
+from creatorpack.service.api.errors import problem_response
 from creatorpack.service.auth import Auth
+from creatorpack.service.errors import StorageInconsistentError
 from creatorpack.service.packs import Packs
 
 __all__ = ["RevisionFastPath"]
@@ -101,7 +105,11 @@ class RevisionFastPath:
             return False
         entry = self._entries.get(key)
         if entry is None or entry.expires < time.monotonic():
-            entry = await self._load(key, token.account)
+            try:
+                entry = await self._load(key, token.account)
+            except StorageInconsistentError as exc:  # logged and counted once: the route would read (and count) again
+                await problem_response("storage-inconsistent", str(exc), instance=scope["path"])(scope, _nothing, send)
+                return True
             if entry is None:
                 return False
         if entry.account != token.account:
@@ -121,7 +129,9 @@ class RevisionFastPath:
         generation = self._generation
         try:
             record, data = await to_thread.run_sync(self.packs.revision, account, *key)
-        except Exception:  # noqa: BLE001 - the route answers every failure (not found, storage) its own way
+        except StorageInconsistentError:
+            raise
+        except Exception:  # noqa: BLE001 - the route answers every other failure (not found, a store down) its own way
             return None
         if len(data) > self.max_entry_bytes:
             return None
@@ -145,6 +155,11 @@ class RevisionFastPath:
         gone = self._entries.pop(key, None)
         if gone is not None:
             self._size -= len(gone.data)
+
+
+async def _nothing() -> Message:
+    """A ``receive`` for an answer that reads no body (a ``GET``)."""
+    return {"type": "http.request", "body": b"", "more_body": False}
 
 
 def _matches(header: bytes, etag: bytes) -> bool:
