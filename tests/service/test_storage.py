@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from creatorpack.service.inventory import live_revisions
 from creatorpack.service.settings import Settings
 from creatorpack.service.storage import STORAGE_FAULTS, StorageProblem
 from tests.service.conftest import JSON, issue, pack_bytes
@@ -103,11 +102,10 @@ def test_an_uploaded_asset_without_its_bytes_is_a_logged_500(
 def test_check_storage_finds_missing_and_corrupt_bytes(client: TestClient, settings: Settings) -> None:
     alice = issue(client)
     packs = client.app.state.services.packs  # type: ignore[attr-defined]
-    database = client.app.state.database  # type: ignore[attr-defined]
     for data in (JPEG, MP4, PNG):
         _put(client, data, alice)
     good = _upload(client, pack_bytes("a.pack"), alice)
-    assert packs.check_storage(live_revisions(database)).problems == ()
+    assert packs.check_storage().problems == ()
     lost = _upload(client, pack_bytes("b.pack"), alice)
     edited = _upload(client, pack_bytes("c.pack"), alice)
     _upload(client, pack_bytes("d.pack", 1), alice)
@@ -120,7 +118,7 @@ def test_check_storage_finds_missing_and_corrupt_bytes(client: TestClient, setti
     _blob(settings, edited).write_bytes(bytes(flipped))
     _blob(settings, sha(PNG)).write_bytes(PNG[:10])
     _blob(settings, sha(MP4)).unlink()
-    found = packs.check_storage(live_revisions(database))
+    found = packs.check_storage()
     assert (found.revisions, found.assets, found.ok) == (4, 3, False)
     other = next(p for p in found.problems if p.pack_id == "c.pack")
     assert other.detail == f"the bytes hash to {sha(bytes(flipped))}"

@@ -28,7 +28,6 @@ from creatorpack._text import one_line
 if TYPE_CHECKING:
     from creatorpack.service.api.deps import Services
     from creatorpack.service.settings import Settings
-    from creatorpack.service.store import Database
 
 __all__ = [
     "EXIT_NOT_MIGRATED",
@@ -117,13 +116,6 @@ def _describe(exc: Exception, settings: Settings) -> str:
 @contextlib.contextmanager
 def _services(data_dir: Path | None, *, migrate: bool | None = None) -> Iterator[Services]:
     """The wired services; any failure to build them, or to use a store, is a one-line error (exit 2 or 3)."""
-    with _wired(data_dir, migrate=migrate) as (services, _):
-        yield services
-
-
-@contextlib.contextmanager
-def _wired(data_dir: Path | None, *, migrate: bool | None = None) -> Iterator[tuple[Services, Database]]:
-    """:func:`_services` and the database they are wired over."""
     from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
 
     from creatorpack.service.app import open_database, wire  # noqa: PLC0415
@@ -141,7 +133,7 @@ def _wired(data_dir: Path | None, *, migrate: bool | None = None) -> Iterator[tu
         database.dispose()
         raise _fail(exc, settings) from None
     try:
-        yield services, database
+        yield services
     except (SQLAlchemyError, OSError) as exc:
         raise _fail(exc, settings) from None
     finally:
@@ -493,10 +485,8 @@ def db_check(data_dir: DataDir = None) -> None:
     Prints one line per problem (``missing`` or ``corrupt``, tab-separated with the revision or the
     asset and the sha256), then a summary on standard error; exit 1 when anything is wrong.
     """
-    from creatorpack.service.inventory import live_revisions  # noqa: PLC0415
-
-    with _wired(data_dir) as (services, database):
-        done = services.packs.check_storage(live_revisions(database))
+    with _services(data_dir) as services:
+        done = services.packs.check_storage()
     for problem in done.problems:
         sys.stdout.write(problem.line() + "\n")  # ids, numbers and hashes: nothing to escape
     missing = sum(1 for p in done.problems if p.kind == "missing")

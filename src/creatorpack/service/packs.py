@@ -16,7 +16,7 @@ reader view as it is, never the pack.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
@@ -435,14 +435,13 @@ class Packs:
             return None
         return reader_view(document, start.reader_view(), now.isoformat())
 
-    def check_storage(self, live: Iterable[RevisionRecord]) -> StorageCheck:
-        """Whether the blob store holds the bytes of each revision of ``live`` and of every uploaded asset.
+    def check_storage(self) -> StorageCheck:
+        """Whether the blob store holds the bytes of every live revision and of every uploaded asset.
 
-        ``live`` is every live revision (``creatorpack db check`` reads them from the database): each
-        blob must be there (else ``missing``), of the recorded size and hashing to its sha256 (else
-        ``corrupt``). Nothing is changed.
+        Each blob must be there (else ``missing``), of the recorded size and hashing to its sha256
+        (else ``corrupt``). Nothing is changed.
         """
-        return check_storage(live, self._assets, self._blobs)
+        return check_storage(self._store.live_revisions(), self._assets, self._blobs)
 
     def collect_garbage(self, older_than: timedelta = timedelta(hours=1)) -> list[str]:
         """Remove blobs no live revision references and no uploaded asset is, older than ``older_than``.

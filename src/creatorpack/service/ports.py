@@ -278,6 +278,10 @@ class PackStore(Protocol):
         """The sha256 of every revision not deleted (what the blob collector must keep)."""
         ...
 
+    def live_revisions(self) -> list[RevisionRecord]:
+        """Every revision not deleted, by pack id and number (what ``creatorpack db check`` verifies)."""
+        ...
+
     def publish(self, publication: NewPublication, actor: Actor) -> bool:
         """Make ``publication`` the pack's published revision, its listing and a journal entry, atomically.
 
@@ -632,6 +636,10 @@ class MemoryPackStore:
     def referenced_blobs(self) -> set[str]:
         """See :meth:`PackStore.referenced_blobs`."""
         return {r.sha256 for p in self._packs.values() for r in p.revisions if r.deleted is None}
+
+    def live_revisions(self) -> list[RevisionRecord]:
+        """See :meth:`PackStore.live_revisions`."""
+        return [r for pack_id in sorted(self._packs) for r in self._packs[pack_id].revisions if r.deleted is None]
 
 
 class MemoryTokenStore:

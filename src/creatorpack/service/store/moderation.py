@@ -27,7 +27,7 @@ from creatorpack.service.ports import (
 )
 from creatorpack.service.store.catalog import relist
 from creatorpack.service.store.database import Database
-from creatorpack.service.store.sql import _journal, _utc, takedown_of
+from creatorpack.service.store.sql import journal, takedown_of, utc
 from creatorpack.service.store.tables import accounts, admin_events, packs, publications, reports
 
 __all__ = ["SqlModerationStore"]
@@ -52,7 +52,7 @@ def _shown_public(conn: Connection, pack_id: str) -> bool:
 
 
 def _report(row: Any) -> ReportRecord:
-    created = _utc(row.created)
+    created = utc(row.created)
     assert created is not None
     return ReportRecord(
         int(row.id),
@@ -61,7 +61,7 @@ def _report(row: Any) -> ReportRecord:
         row.details,
         row.reporter,
         created,
-        _utc(row.resolved),
+        utc(row.resolved),
         row.resolved_by,
         row.resolution,
     )
@@ -84,7 +84,7 @@ class SqlModerationStore:
             if not done.rowcount:
                 return False
             relist(conn, pack_id, None)
-            _journal(conn, PackEventKind.TAKEDOWN, pack_id, actor, when, None)
+            journal(conn, PackEventKind.TAKEDOWN, pack_id, actor, when, None)
             _admin_event(conn, AdminEventKind.TAKEDOWN, actor, when, pack_id=pack_id, detail=reason)
             return True
 
@@ -99,7 +99,7 @@ class SqlModerationStore:
             if not done.rowcount:
                 return False
             relist(conn, pack_id, listing if _shown_public(conn, pack_id) else None)
-            _journal(conn, PackEventKind.RESTORE, pack_id, actor, when, None)
+            journal(conn, PackEventKind.RESTORE, pack_id, actor, when, None)
             _admin_event(conn, AdminEventKind.RESTORE, actor, when, pack_id=pack_id)
             return True
 
@@ -140,7 +140,7 @@ class SqlModerationStore:
             rows = conn.execute(query.order_by(packs.c.pack_id).limit(limit)).all()
         found = []
         for row in rows:
-            created = _utc(row.created)
+            created = utc(row.created)
             assert created is not None
             found.append(
                 PackSummary(
@@ -213,7 +213,7 @@ class SqlModerationStore:
             ).all()
         found = []
         for row in rows:
-            at = _utc(row.at)
+            at = utc(row.at)
             assert at is not None
             found.append(
                 AdminEvent(

@@ -17,7 +17,7 @@ from sqlalchemy import bindparam, insert, select, update
 from creatorpack.service.ports import SessionEvent, SessionRecord
 from creatorpack.service.store.database import Database
 from creatorpack.service.store.sql import _account_id as account_id
-from creatorpack.service.store.sql import _utc as utc
+from creatorpack.service.store.sql import utc
 from creatorpack.service.store.tables import accounts, session_events, sessions
 
 __all__ = ["SqlSessionStore"]

@@ -44,7 +44,9 @@ __all__ = [
     "SqlTokenStore",
     "account_record",
     "hidden_pack",
+    "journal",
     "takedown_of",
+    "utc",
 ]
 
 _ATTEMPTS: Final = 5  # a unique-key race (two first uploads of one pack) is retried
@@ -97,21 +99,23 @@ class _RacedError(Exception):
     """The transaction read before a concurrent one committed what it must see: it is run again."""
 
 
-def _utc(value: datetime | None) -> datetime | None:
+def utc(value: datetime | None) -> datetime | None:
+    """A database time as an aware UTC datetime (SQLite hands back naive ones); None stays None."""
     if value is None:
         return None
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 def _revision(row: Any) -> RevisionRecord:
-    created = _utc(row.created)
+    created = utc(row.created)
     assert created is not None
-    return RevisionRecord(row.pack_id, row.revision, row.sha256, row.size, row.version, created, _utc(row.deleted))
+    return RevisionRecord(row.pack_id, row.revision, row.sha256, row.size, row.version, created, utc(row.deleted))
 
 
-def _journal(
+def journal(
     conn: Connection, kind: PackEventKind, pack_id: str, actor: Actor, when: datetime, revision: int | None
 ) -> None:
+    """Add an entry to the pack's audit journal, in ``conn``'s transaction."""
     conn.execute(
         insert(pack_events).values(
             pack_id=pack_id,
@@ -136,7 +140,7 @@ def hidden_pack(conn: Connection, pack_id: str) -> bool:
 
 def takedown_of(row: Any) -> Takedown | None:
     """The takedown a row of ``packs`` records, if any."""
-    at = _utc(row.takedown_at)
+    at = utc(row.takedown_at)
     if at is None:
         return None
     return Takedown(row.takedown_reason or "", at, row.takedown_by or "")
@@ -218,7 +222,7 @@ class SqlPackStore:
             )
         )
         conn.execute(update(packs).where(packs.c.pack_id == new.pack_id).values(latest_revision=new.revision))
-        _journal(conn, PackEventKind.UPLOAD, new.pack_id, Actor(account, new.token_id), new.created, new.revision)
+        journal(conn, PackEventKind.UPLOAD, new.pack_id, Actor(account, new.token_id), new.created, new.revision)
         return AddOutcome.CREATED
 
     def pack(self, pack_id: str) -> PackRecord | None:
@@ -234,7 +238,7 @@ class SqlPackStore:
             found = conn.execute(
                 select(revisions).where(revisions.c.pack_id == pack_id).order_by(revisions.c.revision)
             ).all()
-        created = _utc(row.created)
+        created = utc(row.created)
         assert created is not None
         return PackRecord(
             row.pack_id,
@@ -291,7 +295,7 @@ class SqlPackStore:
             )
             if not done.rowcount:
                 return DeleteOutcome.MISSING
-            _journal(conn, PackEventKind.DELETE, pack_id, actor or Actor(row.name), when, revision)
+            journal(conn, PackEventKind.DELETE, pack_id, actor or Actor(row.name), when, revision)
             return DeleteOutcome.DELETED
 
     def publish(self, publication: NewPublication, actor: Actor) -> bool:
@@ -325,7 +329,7 @@ class SqlPackStore:
                     covers=orjson.dumps(dict(publication.covers)).decode("utf-8"),
                 )
             )
-            _journal(conn, PackEventKind.PUBLISH, pack_id, actor, publication.published, publication.revision)
+            journal(conn, PackEventKind.PUBLISH, pack_id, actor, publication.published, publication.revision)
             return True
 
     def unpublish(self, pack_id: str, actor: Actor, when: datetime) -> int | None:
@@ -341,7 +345,7 @@ class SqlPackStore:
             conn.execute(
                 update(packs).where(packs.c.pack_id == pack_id).values(published_revision=None, visibility="private")
             )
-            _journal(conn, PackEventKind.UNPUBLISH, pack_id, actor, when, int(published))
+            journal(conn, PackEventKind.UNPUBLISH, pack_id, actor, when, int(published))
             return int(published)
 
     def publication(self, pack_id: str) -> PublicationRecord | None:
@@ -350,7 +354,7 @@ class SqlPackStore:
             row = conn.execute(_PUBLICATION, {"pack_id": pack_id}).one_or_none()
         if row is None:
             return None
-        published = _utc(row.published)
+        published = utc(row.published)
         assert published is not None
         covers = orjson.loads(row.covers)
         return PublicationRecord(
@@ -379,7 +383,7 @@ class SqlPackStore:
             if published is None or int(published) != publication.revision:
                 return False
             when = conn.execute(select(publications.c.published).where(publications.c.pack_id == pack_id)).scalar()
-            if _utc(when) != publication.published:  # published again meanwhile: the new publication stands
+            if utc(when) != publication.published:  # published again meanwhile: the new publication stands
                 return False
             relist(conn, pack_id, None if hidden_pack(conn, pack_id) else publication.listing)
             conn.execute(
@@ -408,7 +412,7 @@ class SqlPackStore:
             ).all()
         found = []
         for row in rows:
-            at = _utc(row.at)
+            at = utc(row.at)
             assert at is not None
             kind = PackEventKind(row.kind)
             found.append(PackEvent(int(row.id), row.pack_id, kind, row.account, row.token_id, at, row.revision))
@@ -418,6 +422,14 @@ class SqlPackStore:
         """See :meth:`~creatorpack.service.ports.PackStore.referenced_blobs`."""
         with self._db.read() as conn:
             return set(conn.execute(select(revisions.c.sha256).where(revisions.c.deleted.is_(None))).scalars())
+
+    def live_revisions(self) -> list[RevisionRecord]:
+        """See :meth:`~creatorpack.service.ports.PackStore.live_revisions`."""
+        query = (
+            select(revisions).where(revisions.c.deleted.is_(None)).order_by(revisions.c.pack_id, revisions.c.revision)
+        )
+        with self._db.read() as conn:
+            return [_revision(row) for row in conn.execute(query)]
 
 
 class SqlTokenStore:
@@ -452,20 +464,20 @@ class SqlTokenStore:
 
     @staticmethod
     def _record(row: Any) -> TokenRecord:
-        created = _utc(row.created)
+        created = utc(row.created)
         assert created is not None
         return TokenRecord(
             row.id,
             row.name,
             row.scope,
             created,
-            _utc(row.revoked),
-            expires=_utc(row.expires),
-            last_used=_utc(row.last_used),
+            utc(row.revoked),
+            expires=utc(row.expires),
+            last_used=utc(row.last_used),
             packs=None if row.packs is None else tuple(orjson.loads(row.packs)),
             name=row.token_name,
             role=row.role,
-            account_disabled=_utc(row.disabled),
+            account_disabled=utc(row.disabled),
         )
 
     def token_by_hash(self, token_hash: str) -> TokenRecord | None:
@@ -519,6 +531,6 @@ class SqlTokenStore:
 
 def account_record(row: Any) -> AccountRecord:
     """An :class:`AccountRecord` from a row of ``accounts``."""
-    created = _utc(row.created)
+    created = utc(row.created)
     assert created is not None
-    return AccountRecord(row.name, created, row.role, _utc(row.disabled), row.disabled_reason)
+    return AccountRecord(row.name, created, row.role, utc(row.disabled), row.disabled_reason)
