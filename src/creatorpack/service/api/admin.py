@@ -37,7 +37,34 @@ from creatorpack.service.ports import (
     TokenRecord,
 )
 
-__all__ = ["admin_router", "reports_router"]
+__all__ = [
+    "AccountModel",
+    "Accounts",
+    "AdminEventModel",
+    "AdminEvents",
+    "AdminTokenRequest",
+    "PackSummaries",
+    "PackSummaryModel",
+    "Reason",
+    "ReportModel",
+    "ReportRequest",
+    "Reports",
+    "Resolution",
+    "TakedownModel",
+    "account_token",
+    "accounts",
+    "admin_router",
+    "disable",
+    "enable",
+    "events",
+    "packs",
+    "report",
+    "reports",
+    "reports_router",
+    "resolve",
+    "restore",
+    "takedown",
+]
 
 admin_router = APIRouter(prefix="/v1/admin", tags=["admin"])
 reports_router = APIRouter(prefix="/v1/packs", tags=["catalog"])

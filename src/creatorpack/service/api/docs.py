@@ -21,7 +21,12 @@ from starlette.responses import Response
 from creatorpack.service.api.security import PAGE_HEADERS
 from creatorpack.service.errors import NotFoundError
 
-__all__ = ["ASSETS", "router"]
+__all__ = [
+    "ASSETS",
+    "docs",
+    "router",
+    "static",
+]
 
 ASSETS: Final = {
     "swagger-ui-bundle.js": ("swagger-ui/swagger-ui-bundle.js", "text/javascript; charset=utf-8"),

@@ -20,7 +20,18 @@ from creatorpack.service.api.packs import ID_PATTERN
 from creatorpack.service.auth import MAX_TOKEN_NAME
 from creatorpack.service.ports import TokenRecord
 
-__all__ = ["NewTokenRequest", "TokenList", "TokenModel", "create", "listing", "revoke", "router", "token_json"]
+__all__ = [
+    "MAX_EXPIRES_IN",
+    "NewTokenModel",
+    "NewTokenRequest",
+    "TokenList",
+    "TokenModel",
+    "create",
+    "listing",
+    "revoke",
+    "router",
+    "token_json",
+]
 
 router = APIRouter(prefix="/v1/tokens", tags=["tokens"])
 
