@@ -13,6 +13,9 @@ The hierarchy (every class also subclasses the builtin in brackets)::
     │   └── NotAnObjectError           JSON, but the root is not an object
     ├── UnknownVersionError [ValueError]  a contract version this release does not know
     ├── InvalidPackError [ValueError]  exit 1: read fine, but breaks the contract
+    ├── (narrate.NarrationError) [RuntimeError]  a turn could not be narrated; the session did not change
+    │   ├── (narrate.ModelUnavailableError)     the model server is down, refuses, or timed out
+    │   └── (narrate.ModelAnswerError)          the model's structured answers did not fit, even after a retry
     └── PlayError [ValueError]         exit 2: the runtime cannot do what was asked
         ├── NotPlayableError           0.2 pack, unknown entry, initial state outside its schema
         ├── TurnError                  a turn's input is malformed (nothing changed)
@@ -29,7 +32,7 @@ example :meth:`creatorpack.Report.raise_for_errors`).
 Errors that belong to one layer are defined beside it and hang from this tree:
 ``lint.config.LintConfigError``, ``upgrade.UpgradeError``, ``scaffold.ScaffoldError`` and the
 CLI's and the service's ``SettingsError`` (each a ``CreatorpackError`` and a ``ValueError``),
-``diff.MigrationError`` (a ``SessionLoadError``), and ``service.errors.ServiceError`` with its
+``diff.MigrationError`` (a ``SessionLoadError``), ``narrate``'s errors, and ``service.errors.ServiceError`` with its
 HTTP-shaped subclasses.
 
 This module imports nothing of creatorpack, so every layer can raise these without a cycle.

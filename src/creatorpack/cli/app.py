@@ -22,7 +22,7 @@ import orjson
 import typer
 
 from creatorpack import __version__
-from creatorpack.cli import _diff, _output, _settings, _walk, _workflow
+from creatorpack.cli import _diff, _narrate, _output, _settings, _walk, _workflow
 from creatorpack.cli._files import write_atomically
 from creatorpack.cli._output import complain
 from creatorpack.contract import schema, suggest
@@ -556,9 +556,10 @@ def _read_script(script: str) -> str:
         raise TurnError(f"cannot read the script {_named(script)}: {exc.code}: {exc}") from None
 
 
-# Commands defined in their own modules, one line each: diff; upgrade, init and hook; serve, token and db
+# Commands defined in their own modules, one line each: diff; narrate; upgrade, init and hook; serve, token and db
 # (the service's module imports its framework only when one of its commands runs).
 _diff.register(app)
+_narrate.register(app)
 _workflow.register(app)
 service_cli.register(app)
 
