@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
@@ -20,6 +20,7 @@ from creatorpack.service.api import (
     docs,
     errors,
     meta,
+    narration,
     packs,
     publishing,
     sessions,
@@ -44,6 +45,7 @@ from creatorpack.service.blobs import LocalBlobStore, S3BlobStore, blob_store_fr
 from creatorpack.service.catalog import Catalog
 from creatorpack.service.engines import Engines
 from creatorpack.service.moderation import Moderation
+from creatorpack.service.narration import Narration
 from creatorpack.service.packs import Packs
 from creatorpack.service.ports import Clock, SystemClock
 from creatorpack.service.ratelimit import Limiter, MemoryLimiter, RedisLimiter
@@ -60,6 +62,9 @@ from creatorpack.service.store import (
     SqlTokenStore,
     connect,
 )
+
+if TYPE_CHECKING:
+    from creatorpack.narrate import ModelClient
 
 __all__ = ["create_app", "open_database", "openapi_json", "preflight", "wire"]
 
@@ -124,7 +129,17 @@ def wire(
         catalog=Catalog(SqlCatalogStore(database), SqlKeyStore(database)),
         assets=Assets(asset_store, pack_store, blobs, clock),
         moderation=Moderation(SqlModerationStore(database), token_store, auth, domain, clock),
+        narration=Narration(sessions, _model(settings), context_tokens=settings.model_context_tokens),
     )
+
+
+def _model(settings: Settings) -> ModelClient | None:
+    """The narrator's model client, when the settings name a model server (``CREATORPACK_MODEL_URL``)."""
+    if settings.model_url is None:
+        return None
+    from creatorpack.narrate import ModelSettings, OpenAIClient  # noqa: PLC0415 - httpx loads only when used
+
+    return OpenAIClient(ModelSettings(settings.model_url, settings.model_name, settings.model_key))
 
 
 def create_app(
@@ -146,6 +161,7 @@ def create_app(
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
         await limiter.close()
+        services.narration.close()
         database.dispose()
 
     app = FastAPI(
@@ -164,7 +180,8 @@ def create_app(
     app.state.not_ready = lambda: _not_ready(app.state.database, app.state.blobs)
     errors.install(app)
     routers = [
-        *(group.router for group in (meta, checks, packs, publishing, catalog, assets, sessions, tokens, docs)),
+        *(group.router for group in (meta, checks, packs, publishing, catalog, assets, sessions, narration, tokens)),
+        docs.router,
         admin.reports_router,
         admin.admin_router,
     ]

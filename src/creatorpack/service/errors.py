@@ -17,6 +17,7 @@ __all__ = [
     "LintFailedError",
     "MigrationConflictError",
     "MissingPackIdError",
+    "NarratorUnavailableError",
     "NotFoundError",
     "PackIdTakenError",
     "PayloadTooLargeError",
@@ -141,6 +142,12 @@ class BadRequestError(ProblemError, ValueError):
     """A request whose values the domain refuses (an account name, an expiry, a reason too long, ...)."""
 
     problem = "invalid-request"
+
+
+class NarratorUnavailableError(ProblemError, RuntimeError):
+    """No narrator is configured, or its model server failed before the narration began (503)."""
+
+    problem = "narrator-unavailable"
 
 
 class PackIdTakenError(ProblemError, ValueError):

@@ -58,6 +58,9 @@ from creatorpack.service.ports import (
 __all__ = [
     "Asset",
     "Audience",
+    "Narrated",
+    "NarrationReplay",
+    "NarrationStart",
     "NarratorEntry",
     "NarratorSession",
     "NarratorTranscript",
@@ -183,10 +186,11 @@ class ReaderEntry:
     revision: int
     at: datetime
     view: ReaderView
+    narration: str | None = None  # a narrated turn's narration, as the spoiler guard passed it
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON form."""
-        return {
+        """The JSON form (``narration`` only for a narrated turn)."""
+        found: dict[str, Any] = {
             "seq": self.seq,
             "kind": self.kind,
             "turn": self.turn,
@@ -194,6 +198,9 @@ class ReaderEntry:
             "at": self.at.isoformat(),
             "view": self.view.to_json(),
         }
+        if self.narration is not None:
+            found["narration"] = self.narration
+        return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,6 +277,38 @@ class Asset:
     sha256: str
 
 
+@dataclass(frozen=True, slots=True)
+class Narrated:
+    """What a narrated turn adds to its request: the reader's input, the narration (guarded) and the host's reports."""
+
+    input: str
+    narration: str
+    host: Mapping[str, Any]  # the guard's and the prompt's reports: never shown to a reader
+
+    def to_json(self) -> dict[str, Any]:
+        """The members a narrated turn's stored request carries."""
+        return {"input": self.input, "narration": self.narration, "narrator_report": dict(self.host)}
+
+
+@dataclass(frozen=True, slots=True)
+class NarrationStart:
+    """What a narrated turn starts from: the engine, the state, the story so far and who is asking."""
+
+    engine: Engine
+    state: SessionState
+    story: tuple[tuple[str, str], ...]  # (input, narration) of the narrated turns so far, oldest first
+    who: Audience
+
+
+@dataclass(frozen=True, slots=True)
+class NarrationReplay:
+    """A narrated turn asked again with the same input: its stored narration and view, the model not asked."""
+
+    narration: str
+    view: TurnView
+    host: Mapping[str, Any]
+
+
 # -- stored results ------------------------------------------------------------------------------------
 
 
@@ -303,10 +342,24 @@ def _reader_view(stored: Mapping[str, Any]) -> ReaderView:
     )
 
 
+def _narration(event: SessionEvent) -> str | None:
+    """The narration a narrated turn's event keeps (reader-safe: it passed the spoiler guard), else None."""
+    request = event.request or {}
+    narration = request.get("narration")
+    return narration if isinstance(narration, str) else None
+
+
 def _turn_view(event: SessionEvent, who: Audience) -> TurnView:
     if who == "reader":
         return ReaderTurn(_reader_view(event.result))
     return NarratorTurn(event.result["narrator"])
+
+
+def _narrated_digest(number: int, reader_input: str) -> str:
+    """A narrated turn is the same turn again when its number and the reader's input are."""
+    return hashlib.sha256(
+        orjson.dumps({"turn": number, "input": reader_input}, option=orjson.OPT_SORT_KEYS)
+    ).hexdigest()
 
 
 def _digest(number: int, turn: Turn) -> str:
@@ -416,9 +469,15 @@ class Sessions:
 
     # -- playing ------------------------------------------------------------------------------------
 
-    def turn(self, token: TokenRecord, session_id: str, number: int, turn: Turn) -> TurnView:
-        """Play turn ``number`` (the next one); the same turn again with the same body is answered as before."""
-        digest = _digest(number, turn)
+    def turn(
+        self, token: TokenRecord, session_id: str, number: int, turn: Turn, *, narrated: Narrated | None = None
+    ) -> TurnView:
+        """Play turn ``number`` (the next one); the same turn again with the same body is answered as before.
+
+        ``narrated``: the turn's answers came from the narrator, which is kept with it (a retry is then the
+        same number and input, see :meth:`narration_start`).
+        """
+        digest = _narrated_digest(number, narrated.input) if narrated is not None else _digest(number, turn)
         for _ in range(_ATTEMPTS):
             session = self._session(token, session_id)
             owner, revision = self._revision(session)
@@ -440,6 +499,7 @@ class Sessions:
                 "turn": number,
                 "observations": dict(turn.observations),
                 "illustration_matches": list(turn.illustration_matches),
+                **(narrated.to_json() if narrated is not None else {}),
             }
             seq = session.seq + 1
             shown = _result(result)
@@ -449,6 +509,36 @@ class Sessions:
                 self._remember(session.id, seq, after)
                 return _turn_view(event, who)
         raise _turn_conflict(self._session(token, session_id), number)  # pragma: no cover - eight lost races in a row
+
+    def narration_start(
+        self, token: TokenRecord, session_id: str, number: int, reader_input: str
+    ) -> NarrationStart | NarrationReplay:
+        """Where narrated turn ``number`` starts from; or, for the last turn asked again with its input, its replay.
+
+        The same checks as :meth:`turn` (409 for another number, after the end, or another input).
+        """
+        session = self._session(token, session_id)
+        owner, revision = self._revision(session)
+        self._still_open(session, owner, token)
+        who = audience(token, owner)
+        if number == session.turn and number > 0:
+            event = self._store.turn_event(session.id, number)
+            if event is not None and event.request_hash == _narrated_digest(number, reader_input):
+                request = event.request or {}
+                host = request.get("narrator_report", {})
+                return NarrationReplay(str(request.get("narration", "")), _turn_view(event, who), host)
+            self._replay(session, number, _narrated_digest(number, reader_input), who)  # raises the conflict
+        if _is_over(session):
+            raise _session_over(session)
+        if number != session.turn + 1:
+            raise _turn_conflict(session, number)
+        engine = self._engine(revision, owns=owner == token.account)
+        story = tuple(
+            (str(e.request["input"]), str(e.request.get("narration", "")))
+            for e in self._store.events(session.id)
+            if e.kind == "turn" and e.request is not None and "input" in e.request
+        )
+        return NarrationStart(engine, self._state(session, engine), story, who)
 
     def _replay(self, session: SessionRecord, number: int, digest: str, who: Audience) -> TurnView:
         event = self._store.turn_event(session.id, number)
@@ -479,7 +569,8 @@ class Sessions:
         events = self._store.events(session.id)
         if audience(token, owner) == "reader":
             readers = tuple(
-                ReaderEntry(e.seq, e.kind, e.turn, e.revision, e.created, _reader_view(e.result)) for e in events
+                ReaderEntry(e.seq, e.kind, e.turn, e.revision, e.created, _reader_view(e.result), _narration(e))
+                for e in events
             )
             return ReaderTranscript(session.id, session.pack_id, readers)
         narrators = tuple(

@@ -85,6 +85,11 @@ class Settings:
     token_cache_seconds: float = 1.0  # how long a server process trusts a checked token (revocation delay)
     migrate: bool | None = None  # None: only on the embedded SQLite default
     cors_origins: tuple[str, ...] = ()  # browser origins that may call the API ("*": any); (): no CORS at all
+    model_url: str | None = None  # the narrator's OpenAI-compatible base URL; None: no narration (503)
+    model_name: str = "default"
+    model_key: str | None = field(default=None, repr=False)
+    model_context_tokens: int = 4096
+    rate_narrate: RateLimit = field(default_factory=lambda: RateLimit(30, 60))  # narrated turns per account
 
     @property
     def sqlite_path(self) -> Path:
@@ -145,10 +150,30 @@ class Settings:
         ):
             if env.get(key):
                 values[name] = _seconds(key, env[key])
+        if env.get("CREATORPACK_MODEL_URL"):
+            values["model_url"] = _model_url(env["CREATORPACK_MODEL_URL"])
+        if env.get("CREATORPACK_MODEL"):
+            values["model_name"] = env["CREATORPACK_MODEL"]
+        if env.get("CREATORPACK_MODEL_KEY"):
+            values["model_key"] = env["CREATORPACK_MODEL_KEY"]
+        if env.get("CREATORPACK_MODEL_CONTEXT_TOKENS"):
+            values["model_context_tokens"] = _positive_int(
+                "CREATORPACK_MODEL_CONTEXT_TOKENS", env["CREATORPACK_MODEL_CONTEXT_TOKENS"]
+            )
+        if env.get("CREATORPACK_RATE_NARRATE"):
+            values["rate_narrate"] = RateLimit.parse(env["CREATORPACK_RATE_NARRATE"])
         if env.get("CREATORPACK_CORS_ORIGINS"):
             values["cors_origins"] = parse_cors_origins(env["CREATORPACK_CORS_ORIGINS"])
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
+
+
+def _model_url(text: str) -> str:
+    """``CREATORPACK_MODEL_URL``: an http(s) base URL of an OpenAI-compatible API (``…/v1``), no trailing slash."""
+    url = text.strip().rstrip("/")
+    if not url.lower().startswith(("http://", "https://")) or len(url) > 2048:
+        raise SettingsError(f"CREATORPACK_MODEL_URL is an http(s) base URL like http://127.0.0.1:8080/v1, not {text!r}")
+    return url
 
 
 def parse_cors_origins(text: str) -> tuple[str, ...]:

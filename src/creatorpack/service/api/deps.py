@@ -24,6 +24,7 @@ from creatorpack.service.auth import Auth
 from creatorpack.service.catalog import Catalog
 from creatorpack.service.errors import ForbiddenError, PayloadTooLargeError, UnsupportedMediaTypeError
 from creatorpack.service.moderation import Moderation
+from creatorpack.service.narration import Narration
 from creatorpack.service.packs import Packs
 from creatorpack.service.ports import Scope, TokenRecord
 from creatorpack.service.sessions import Sessions
@@ -71,6 +72,7 @@ class Services:
     catalog: Catalog
     assets: Assets
     moderation: Moderation
+    narration: Narration
 
 
 def _decimal_digits(value: Any) -> Any:

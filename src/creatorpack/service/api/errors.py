@@ -73,6 +73,7 @@ PROBLEMS: Final = {
         ProblemType("invalid-pack", 422, "The pack breaks its contract"),
         ProblemType("pack-id-missing", 422, "The pack has no pack_id"),
         ProblemType("pack-id-taken", 409, "Another pack holds this pack id"),
+        ProblemType("narrator-unavailable", 503, "The narrator cannot narrate now"),
         ProblemType("rate-limited", 429, "Too many requests"),
         ProblemType("headers-too-large", 431, "The request headers are too large"),
         ProblemType("internal-error", 500, "Internal server error"),
