@@ -31,12 +31,12 @@ NARRATION = (
 def main() -> None:
     quick = "--quick" in sys.argv
     turns = 20 if quick else 100
-    answer = {"helped_stranger": False, "met_mara": False, "lamp_choice": "left_dark", "found_key": False}
+    answer: dict[str, bool | str] = {"helped_stranger": False, "met_mara": False, "lamp_choice": "left_dark"}
     bare, narrated = [], []
     for _ in range(turns):
         session = Session.start(RICH)
         started = time.perf_counter()
-        session.turn({**answer, "gave_key": False})
+        session.turn({**answer, "found_key": False, "gave_key": False})
         bare.append(time.perf_counter() - started)
         model = ScriptedModel([NARRATION], [])  # answers: the first allowed value of each property
         narrator = Narrator(Session.start(RICH), model)

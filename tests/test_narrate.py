@@ -149,6 +149,18 @@ def test_the_client_retries_5xx_then_names_the_server() -> None:
             client.complete([ChatMessage("user", "hi")])
 
 
+def test_a_server_that_takes_only_json_object_gets_the_schema_in_that_form() -> None:
+    with FakeModelServer(["Fog."], [json.dumps(ANSWER)], json_object_only=True) as server:
+        client = OpenAIClient(ModelSettings(server.url, "fake"))
+        done = Narrator(_session(), client).narrate("wait")
+        assert dict(done.turn.observations) == OBSERVED
+        formats = [r.get("response_format", {}).get("type") for r in server.requests]
+        assert formats == [None, "json_schema", "json_object"]  # refused once, then kept in that form
+        Narrator(_session(), client).narrate("wait again")
+        assert [r.get("response_format", {}).get("type") for r in server.requests][3:] == [None, "json_object"]
+        assert server.requests[2]["response_format"]["schema"]["additionalProperties"] is False
+
+
 def test_a_model_that_is_down_leaves_the_session_as_it_was() -> None:
     client = OpenAIClient(ModelSettings("http://127.0.0.1:9/v1", "fake", retries=0, timeout_seconds=2))
     narrator = Narrator(_session(), client)

@@ -54,7 +54,17 @@ def model_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = _free_port()
     log = (tmp_path_factory.mktemp("model-log") / "server.log").open("w")
     command = [str(MODEL_PYTHON), "-m", "llama_cpp.server", "--model", str(target), "--host", "127.0.0.1"]
-    command += ["--port", str(port), "--n_ctx", "4096", "--n_threads", str(os.cpu_count() or 2)]
+    # The GGUF carries no chat template; ChatML keeps the system message (Gemma's own format drops it).
+    command += [
+        "--port",
+        str(port),
+        "--n_ctx",
+        "4096",
+        "--n_threads",
+        str(os.cpu_count() or 2),
+        "--chat_format",
+        "chatml",
+    ]
     server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
     try:

@@ -84,6 +84,7 @@ class OpenAIClient:
             headers["Authorization"] = f"Bearer {settings.api_key}"
         self._http = httpx.Client(base_url=settings.base_url, headers=headers, timeout=settings.timeout_seconds)
         self._httpx = httpx
+        self._json_object = False  # the server refused OpenAI's json_schema form once: ask for json_object
 
     def close(self) -> None:
         """Close the connections."""
@@ -99,11 +100,26 @@ class OpenAIClient:
         }
 
     def complete(self, messages: Sequence[ChatMessage], *, response_format: Mapping[str, Any] | None = None) -> str:
-        """See :meth:`ModelClient.complete`."""
+        """See :meth:`ModelClient.complete`.
+
+        A ``json_schema`` response format that the server refuses (400 or 422: llama-cpp-python's
+        server, for one, takes only ``{"type": "json_object", "schema": ...}``) is asked again in that
+        form, which this client then keeps using.
+        """
         extra: dict[str, Any] = {"stream": False}
         if response_format is not None:
-            extra["response_format"] = dict(response_format)
-        data = self._with_retries(lambda: self._post(self._body(messages, **extra)))
+            extra["response_format"] = self._dialect(response_format)
+        try:
+            data = self._with_retries(lambda: self._post(self._body(messages, **extra)))
+        except _RefusedError as refused:
+            if response_format is None or self._json_object or refused.status not in (400, 422):
+                raise ModelUnavailableError(str(refused)) from None
+            self._json_object = True
+            extra["response_format"] = self._dialect(response_format)
+            try:
+                data = self._with_retries(lambda: self._post(self._body(messages, **extra)))
+            except _RefusedError as again:
+                raise ModelUnavailableError(str(again)) from None
         try:
             content = data["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError):
@@ -117,7 +133,10 @@ class OpenAIClient:
         stream is :class:`ModelUnavailableError`.
         """
         body = self._body(messages, stream=True)
-        response = self._with_retries(lambda: self._open_stream(body))
+        try:
+            response = self._with_retries(lambda: self._open_stream(body))
+        except _RefusedError as refused:
+            raise ModelUnavailableError(str(refused)) from None
         try:
             for line in response.iter_lines():
                 if not line.startswith("data:"):
@@ -158,7 +177,16 @@ class OpenAIClient:
             raise _Retry(f"{self._where()} answered {response.status_code}")
         if response.status_code >= 400:
             text = " ".join(response.text.split())[:200]
-            raise ModelUnavailableError(f"{self._where()} refused the request ({response.status_code}): {text}")
+            raise _RefusedError(
+                response.status_code, f"{self._where()} refused the request ({response.status_code}): {text}"
+            )
+
+    def _dialect(self, response_format: Mapping[str, Any]) -> dict[str, Any]:
+        """``response_format`` as this server takes it: OpenAI's ``json_schema``, or ``json_object`` with a schema."""
+        if self._json_object and response_format.get("type") == "json_schema":
+            schema = response_format.get("json_schema", {}).get("schema", {})
+            return {"type": "json_object", "schema": schema}
+        return dict(response_format)
 
     def _with_retries(self, call: Callable[[], Any]) -> Any:
         attempts = self.settings.retries + 1
@@ -182,3 +210,11 @@ class OpenAIClient:
 
 class _Retry(Exception):  # noqa: N818 - a signal inside the client, never raised out of it
     """A response worth asking again for (429, 5xx)."""
+
+
+class _RefusedError(Exception):
+    """A response not worth asking again for as it was (4xx): the caller may ask otherwise, or give up."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status

@@ -42,9 +42,12 @@ class _Script:
         self.requests: list[dict[str, Any]] = []
         self.lock = threading.Lock()
 
-    def reply(self, body: Mapping[str, Any]) -> str:
+    def record(self, body: Mapping[str, Any]) -> None:
         with self.lock:
             self.requests.append(dict(body))
+
+    def reply(self, body: Mapping[str, Any]) -> str:
+        with self.lock:
             response_format = body.get("response_format")
             if isinstance(response_format, Mapping):
                 return self.answers.pop(0) if self.answers else default_answer(response_format)
@@ -67,11 +70,14 @@ class ScriptedModel:
         body: dict[str, Any] = {"messages": [m.to_json() for m in messages], "stream": False}
         if response_format is not None:
             body["response_format"] = dict(response_format)
+        self._script.record(body)
         return self._script.reply(body)
 
     def stream(self, messages: Sequence[ChatMessage]) -> Iterator[str]:
         """The next scripted narration, a word at a time."""
-        text = self._script.reply({"messages": [m.to_json() for m in messages], "stream": True})
+        body = {"messages": [m.to_json() for m in messages], "stream": True}
+        self._script.record(body)
+        text = self._script.reply(body)
         yield from _words(text)
 
 
@@ -84,8 +90,19 @@ class FakeModelServer:
     """An OpenAI-compatible server on 127.0.0.1 that answers from a script (a context manager)."""
 
     def __init__(
-        self, narrations: Sequence[str] = (), answers: Sequence[str] = (), *, fail_first: int = 0, status: int = 503
+        self,
+        narrations: Sequence[str] = (),
+        answers: Sequence[str] = (),
+        *,
+        fail_first: int = 0,
+        status: int = 503,
+        json_object_only: bool = False,
     ) -> None:
+        """A server with its script; the first ``fail_first`` requests answer ``status``.
+
+        ``json_object_only``: refuse OpenAI's ``json_schema`` response format with 422 and take
+        ``{"type": "json_object", "schema": ...}`` instead, as llama-cpp-python's server does.
+        """
         self._script = _Script(narrations, answers)
         self._failures = fail_first
         self._status = status
@@ -96,12 +113,19 @@ class FakeModelServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
+                script.record(body)
                 if not self.path.endswith("/chat/completions"):
                     self._send(404, {"error": {"message": "no such route"}})
                     return
                 if server_self._take_failure():
                     self._send(server_self._status, {"error": {"message": "scripted failure"}})
                     return
+                asked = body.get("response_format")
+                if json_object_only and isinstance(asked, dict) and asked.get("type") == "json_schema":
+                    self._send(422, {"detail": [{"msg": "Input should be 'text' or 'json_object'"}]})
+                    return
+                if isinstance(asked, dict) and asked.get("type") == "json_object" and "schema" in asked:
+                    body = {**body, "response_format": {"json_schema": {"schema": asked["schema"]}}}
                 text = script.reply(body)
                 if body.get("stream"):
                     self._stream(text)
