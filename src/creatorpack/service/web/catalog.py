@@ -17,9 +17,11 @@ from starlette.responses import Response
 
 from creatorpack.service.api.assets import file_response, is_head
 from creatorpack.service.api.packs import ID_PATTERN
+from creatorpack.service.api.security import PAGE_HEADERS
 from creatorpack.service.catalog import MAX_VALUES, CatalogRequest
 from creatorpack.service.errors import NotFoundError
 from creatorpack.service.ports import AGE_RATINGS, REPORT_REASONS, AgeRating
+from creatorpack.service.web.files import files_of
 from creatorpack.service.web.pages import PageError, call, guarded, read_form, render, services_of, signed_in
 
 __all__ = ["LANGUAGES", "PAGE_SIZE", "catalog", "pack", "pack_file", "report", "router"]
@@ -123,7 +125,13 @@ async def pack_file(request: Request, pack_id: str, asset_id: str) -> Response:
     if _ID.fullmatch(pack_id) is None or _ID.fullmatch(asset_id) is None:
         raise NotFoundError(f"no asset {asset_id!r} of pack {pack_id!r} for this caller")
     assets = services_of(request).assets
-    found = await call(assets.locate, account, pack_id, asset_id)
+    try:
+        found = await call(assets.locate, account, pack_id, asset_id)
+    except NotFoundError:
+        if not await call(_not_uploaded_cover, request, pack_id, asset_id):
+            raise
+        headers = {**PAGE_HEADERS, "Cache-Control": "no-cache"}
+        return Response(files_of().contents["placeholder.svg"], headers=headers, media_type="image/svg+xml")
     cache = "public, max-age=300, immutable" if found.public else "private, no-cache"
 
     def respond() -> Response:
@@ -131,6 +139,15 @@ async def pack_file(request: Request, pack_id: str, asset_id: str) -> Response:
 
     answer: Response = await call(respond)  # it reads the first chunk of the file
     return answer
+
+
+def _not_uploaded_cover(request: Request, pack_id: str, asset_id: str) -> bool:
+    """Whether the asset is a cover of a publication anyone may read whose file is not uploaded (yet).
+
+    Its page then shows a neutral placeholder rather than a broken image; the cover's id is public.
+    """
+    publication = services_of(request).packs.publication(pack_id)
+    return publication is not None and publication.open_to_others and asset_id in publication.covers
 
 
 @router.post("/packs/{pack_id}/report")

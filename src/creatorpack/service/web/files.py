@@ -17,6 +17,7 @@ FILES: Final = {
     "web.css": "text/css; charset=utf-8",
     "web.js": "text/javascript; charset=utf-8",
     "favicon.svg": "image/svg+xml",
+    "placeholder.svg": "image/svg+xml",
 }
 """Each served file under ``service/web/static`` and its media type."""
 
