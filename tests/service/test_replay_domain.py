@@ -1,4 +1,4 @@
-"""The web pages' domain calls: Sessions.restart (undo, start over: stored turns replayed), Sessions.prompts, Shelf."""
+"""The web pages' domain calls: Sessions.restart and prompts, Shelf, ReaderDocument.owned."""
 
 from __future__ import annotations
 
@@ -78,3 +78,12 @@ def test_shelf_lists_only_the_accounts_own_packs(client: TestClient) -> None:
     assert [p.pack_id for p in shelf.packs_of("alice")] == ["harbour-light"]
     assert all(p.owner == "bob" for p in shelf.packs_of("bob"))
     assert shelf.packs_of("carol") == []
+
+
+def test_a_reader_document_says_whether_the_caller_owns_the_pack(client: TestClient) -> None:
+    upload(client, rich_bytes("0.5"), issue(client, "alice"))
+    publish(client, "harbour-light", 3, issue(client, "alice"))
+    packs = client.app.state.services.packs  # type: ignore[attr-defined]
+    assert packs.reader("alice", "harbour-light").owned
+    assert not packs.reader("bob", "harbour-light").owned
+    assert not packs.reader(None, "harbour-light").owned
