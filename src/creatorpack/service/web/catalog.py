@@ -100,20 +100,20 @@ def _crop_data(image: dict[str, Any] | None) -> str:
 @guarded
 async def pack(request: Request, pack_id: str) -> Response:
     """A published pack's reader view: the owner also reaches a private one, nobody a hidden one."""
-    me = await call(signed_in, request)
-    account = me.account if me is not None else None
     if _ID.fullmatch(pack_id) is None:
         raise NotFoundError(f"no published pack {pack_id!r}")
-    packs = services_of(request).packs
-    document = await call(packs.reader, account, pack_id)
+    me = signed_in(request)  # read by guarded, off the event loop
+    document = await call(services_of(request).packs.reader, me.account if me is not None else None, pack_id)
     view = orjson.loads(document.data)
-    publication = await call(packs.publication, pack_id)
-    owner = publication is not None and account is not None and publication.owner == account
     cards = [
-        {**card, "crop": _crop_data(card.get("avatar")), "show_avatar": owner and card.get("avatar") is not None}
+        {
+            **card,
+            "crop": _crop_data(card.get("avatar")),
+            "show_avatar": document.owned and card.get("avatar") is not None,
+        }
         for card in view["reader_cards"]
     ]
-    return render(request, "pack.html", me=me, view=view, cards=cards, owner=owner, reasons=REPORT_REASONS)
+    return render(request, "pack.html", me=me, view=view, cards=cards, owner=document.owned, reasons=REPORT_REASONS)
 
 
 @router.get("/packs/{pack_id}/files/{asset_id}")
