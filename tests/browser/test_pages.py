@@ -74,6 +74,8 @@ def test_validate_a_broken_pack_and_see_the_line(server: Server, page: Any) -> N
 
 
 def test_sign_in_upload_publish_and_find_it_in_the_catalog(server: Server, page: Any, tmp_path: Path) -> None:
+    page.goto(f"{server.url}/signin")
+    checked(page, "signin")
     sign_in(page, server, server.token("carol"))
     checked(page, "creator")
     upload = tmp_path / "pack.json"
@@ -85,6 +87,7 @@ def test_sign_in_upload_publish_and_find_it_in_the_catalog(server: Server, page:
     checked(page, "creator-pack")
     page.get_by_role("button", name="Publish revision 1").click()
     assert page.get_by_role("heading", name="Revision 1 of carol.story is published").is_visible()
+    checked(page, "published")
     page.goto(f"{server.url}/?q=lantern")
     assert page.get_by_role("link", name="Carol's Lantern Story").is_visible()
 
@@ -147,6 +150,12 @@ def test_a_hostile_title_opens_no_dialog(server: Server, page: Any) -> None:
     published = httpx.post(f"{server.url}/v1/packs/mallory.pack/publish", json={"revision": 1}, headers=headers)
     assert published.status_code == 200
     page.goto(f"{server.url}/?q=onerror")
+    page.goto(f"{server.url}/packs/mallory.pack")
+    assert page.problems == []  # no dialog on the catalog page with the hostile pack
+    page.goto(f"{server.url}/packs/no.such.pack")  # the error page: 404 is expected, not a console error
+    assert page.get_by_role("heading", name="Not found").is_visible()
+    page.problems.clear()
+    assert page.evaluate(_AXE) == []
     page.goto(f"{server.url}/packs/mallory.pack")
     assert page.locator("h1").inner_text() == HOSTILE
     assert page.locator("img[src=x]").count() == 0
