@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 
-from tests.browser.conftest import Server, shoot
+from tests.browser.conftest import ARTIFACTS, Server, shoot
 from tests.conftest import EXAMPLES, example
 from tests.service.conftest import published_bytes
 
@@ -24,13 +24,21 @@ _AXE = """async () => {
 
 
 def checked(page: Any, name: str) -> None:
-    """The page: no serious or critical axe violation, no horizontal scrolling at 360 px; screenshots saved."""
+    """The page: no serious or critical axe violation (light, dark, 360 px), no horizontal scrolling at 360 px.
+
+    Screenshots are saved at desktop and phone width, and in the dark scheme.
+    """
     assert page.evaluate(_AXE) == [], (name, page.url)
     size = page.viewport_size
     page.set_viewport_size({"width": 360, "height": 740})
     assert page.evaluate("document.documentElement.scrollWidth") <= 360, (name, page.url)
     assert page.evaluate(_AXE) == [], (name, "phone", page.url)
     page.set_viewport_size(size)
+    page.emulate_media(color_scheme="dark")
+    assert page.evaluate(_AXE) == [], (name, "dark", page.url)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}-dark.png"))
+    page.emulate_media(color_scheme="light")
     shoot(page, name)
     assert page.problems == [], (name, page.problems)
 
