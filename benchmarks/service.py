@@ -24,6 +24,9 @@ On SQLite (the embedded default) and, when CREATORPACK_TEST_POSTGRES_URL is set,
 Bars (issue 9): revision GET >= 50% of the ceiling; /v1/validate >= 70% of in-process validate.
 Bars (issue 10): reader view >= 50% of the ceiling; catalog search p99 <= 50 ms at 10,000 packs.
 Bar (issue 11): p50 HTTP turn (one connection) <= in-process turn + 5 ms on the rich example.
+Bar (issue 27): the web pages beside the JSON routes they render, one connection, median p50 of paired
+rounds: the catalog page (GET /) vs GET /v1/catalog?limit=12 (its page size), the pack page
+(GET /packs/{id}) vs GET /v1/packs/{id}/reader; each within 2x (label "web page", with --packs).
 Each bar is printed as a "bar ...: met" or "bar ...: NOT met" line where it is measured (a catalog
 bar measured with fewer than 10,000 packs says so), and all of them again at the end.
 
@@ -501,9 +504,46 @@ def bench_backend(
                 )
                 text = f"issue 10: catalog search p99 {p99:.1f} ms <= 50 ms at {len(ids):,} packs"
                 bar(name, text, met=p99 <= 50, note=note)
+        if ids and (not args.only or any(part in "web page" for part in args.only.split(","))):
+            figures |= bench_pages(name, port, args, ids)
         host = {"Authorization": f"Bearer {host_token}"}
         packs = {label: (str(pack["manifest"]["pack_id"]), pack) for label, pack in playable.items()}
         figures |= bench_turns(name, port, args, {"rich": host, "runtime pack": auth}, packs)
+    return figures
+
+
+def bench_pages(name: str, port: int, args: argparse.Namespace, ids: list[str]) -> dict[str, float]:
+    """The catalog and pack pages beside the JSON routes they render (issue 27): p50 at one connection, paired."""
+    pages = itertools.count()
+    apis = itertools.count()
+
+    def pack_page(_index: int) -> bytes:
+        return _request("GET", f"/packs/{ids[next(pages) % len(ids)]}", {})
+
+    def reader_json(_index: int) -> bytes:
+        return _request("GET", f"/v1/packs/{ids[next(apis) % len(ids)]}/reader", {})
+
+    front_page = _request("GET", "/", {})
+    front_json = _request("GET", "/v1/catalog?limit=12", {})
+    figures: dict[str, float] = {}
+    print("  web pages beside their JSON routes (one connection; median p50 of paired rounds):", flush=True)
+    for label, page, api in (
+        ("web page: catalog GET / vs GET /v1/catalog?limit=12", lambda _: front_page, lambda _: front_json),
+        ("web page: pack GET /packs/{id} vs GET /v1/packs/{id}/reader", pack_page, reader_json),
+    ):
+        rounds: list[tuple[float, float]] = []
+        for _ in range(ROUNDS):
+            _, page_p50, _, page_statuses = load(port, page, args.seconds / ROUNDS, 1)
+            _, api_p50, _, api_statuses = load(port, api, args.seconds / ROUNDS, 1)
+            assert set(page_statuses) == {200}, page_statuses
+            assert set(api_statuses) == {200}, api_statuses
+            rounds.append((page_p50, api_p50))
+        page_ms = statistics.median(p for p, _ in rounds)
+        api_ms = statistics.median(a for _, a in rounds)
+        ratio = statistics.median(p / a for p, a in rounds)
+        print(f"  {label:<62} page p50 {page_ms:6.2f} ms  JSON p50 {api_ms:6.2f} ms  {ratio:.2f}x", flush=True)
+        figures[label] = ratio
+        bar(name, f"issue 27: {label.split(' GET')[0]} page p50 {ratio:.2f}x of its JSON route <= 2x", met=ratio <= 2)
     return figures
 
 

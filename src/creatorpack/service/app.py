@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
 
 from creatorpack import __version__
+from creatorpack.service import web
 from creatorpack.service.api import (
     admin,
     assets,
@@ -51,6 +52,7 @@ from creatorpack.service.ports import Clock, SystemClock
 from creatorpack.service.ratelimit import Limiter, MemoryLimiter, RedisLimiter
 from creatorpack.service.sessions import Sessions
 from creatorpack.service.settings import Settings
+from creatorpack.service.shelf import Shelf
 from creatorpack.service.store import (
     Database,
     SqlAssetStore,
@@ -188,6 +190,8 @@ def create_app(
     for router in routers:
         app.include_router(router)
     app.state.routes = [r for router in routers for r in router.routes]  # app.routes holds one per router
+    app.state.shelf = Shelf(SqlModerationStore(database))
+    web.install(app, SqlKeyStore(database))  # the pages (docs/web.md): after the API, outside its route list
     fast = {"auth": services.auth, "packs": services.packs, "ttl_seconds": settings.token_cache_seconds}
     checks_fast = {"packs": services.packs, "max_body_bytes": settings.max_body_bytes}
     app.add_middleware(

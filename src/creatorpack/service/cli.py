@@ -520,6 +520,32 @@ def db_refresh_views(data_dir: DataDir = None) -> None:
         raise typer.Exit(1)
 
 
+def db_seed_examples(
+    examples: Annotated[
+        Path, typer.Option("--examples", help="The repository's examples directory (0.3, 0.4 and 0.5 rich.json).")
+    ] = Path("examples"),
+    data_dir: DataDir = None,
+) -> None:
+    """Upload and publish the bundled rich examples under the 'examples' account (for a catalog to browse)."""
+    from creatorpack.service.seed import EXAMPLE_VERSIONS, seed_examples  # noqa: PLC0415
+
+    missing = [v for v in EXAMPLE_VERSIONS if not (examples / v / "rich.json").is_file()]
+    if missing:
+        _complain(f"{examples} has no {', '.join(v + '/rich.json' for v in missing)}; pass --examples DIR")
+        raise typer.Exit(2)
+    with _services(data_dir, migrate=True) as services:
+        seeded = seed_examples(services, examples)
+    failed = False
+    for item in seeded:
+        if item.problem is None:
+            typer.echo(f"published {item.pack_id} revision {item.revision} ({item.visibility})")
+        else:
+            failed = True
+            _complain(f"{item.path}: {item.problem}")
+    if failed:
+        raise typer.Exit(1)
+
+
 def register(app: typer.Typer) -> None:
     """Add ``serve``, ``token`` and ``db`` to the ``creatorpack`` app."""
     app.command("serve")(serve)
@@ -542,4 +568,5 @@ def register(app: typer.Typer) -> None:
     database.command("gc")(db_gc)
     database.command("check")(db_check)
     database.command("refresh-views")(db_refresh_views)
+    database.command("seed-examples")(db_seed_examples)
     app.add_typer(database, name="db")

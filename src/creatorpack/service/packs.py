@@ -107,10 +107,14 @@ class Refreshed:
 
 @dataclass(frozen=True, slots=True)
 class ReaderDocument:
-    """A stored reader view (the bytes :meth:`~creatorpack.service.reader.ReaderPack.serialize` made)."""
+    """A stored reader view (the bytes :meth:`~creatorpack.service.reader.ReaderPack.serialize` made).
+
+    ``owned``: whether the caller who asked for it owns the pack (its page then shows the owner more).
+    """
 
     data: bytes
     public: bool
+    owned: bool = False
 
     @property
     def etag(self) -> str:
@@ -372,7 +376,8 @@ class Packs:
         publication = self._store.publication(pack_id)
         if publication is None or not publication.readable_by(account):
             raise NotFoundError(f"no published pack {pack_id!r}")
-        return ReaderDocument(publication.reader, public=publication.listed)
+        owned = account is not None and account == publication.owner
+        return ReaderDocument(publication.reader, public=publication.listed, owned=owned)
 
     def publication(self, pack_id: str) -> PublicationRecord | None:
         """The pack's current publication (owner, visibility, serialized reader view), for the reader fast path."""

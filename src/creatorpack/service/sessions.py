@@ -65,6 +65,7 @@ __all__ = [
     "NarratorSession",
     "NarratorTranscript",
     "NarratorTurn",
+    "Prompts",
     "ReaderEntry",
     "ReaderSession",
     "ReaderTranscript",
@@ -310,6 +311,23 @@ class NarrationReplay:
 
 
 # -- stored results ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Prompts:
+    """What the narrator's side answers each turn: the observations (questions, choices) and the illustration rules.
+
+    Narrator-only: the runtime's ``observations``, the presentation's ``illustration_rules`` (``id``
+    and ``match``), the content's texts and the endings' titles and closing texts, for a page that
+    lets the owner or a host play a turn by hand.
+    """
+
+    observations: tuple[Mapping[str, Any], ...]
+    illustration_rules: tuple[Mapping[str, str], ...]
+    content: Mapping[str, str]
+    """Each content item's text by id (the narrator block names content by id)."""
+    endings: Mapping[str, Mapping[str, str]]
+    """Each ending's ``title`` and ``closing_text`` by id."""
 
 
 def _result(result: TurnResult) -> dict[str, Any]:
@@ -647,6 +665,58 @@ class Sessions:
         if asset_id not in engine.reachable_assets(self._state(session, engine)):
             raise NotFoundError(f"no asset {asset_id!r} in this session's reach")
         return Asset(asset_id, str(engine.program.assets[asset_id].get("sha256", "")))
+
+    def restart(self, token: TokenRecord, session_id: str, *, keep: int = 0) -> SessionView:
+        """A new session at the same entry and revision, with the first ``keep`` turns of this one played again.
+
+        ``keep`` = the session's turn - 1 is an undo of its last turn; 0 starts it over. The turns are
+        replayed from what was stored (their bodies), so the caller needs to see none of them; a
+        session that was migrated is not replayed (its turns were played on other revisions): 409.
+        The old session stays as it is. Replaying is deterministic, so the new session is where the
+        old one was after turn ``keep``.
+        """
+        session = self._session(token, session_id)
+        owner, _ = self._revision(session)
+        events = self._store.events(session.id)
+        if any(e.kind == "migrate" for e in events):
+            raise ConflictError("a migrated session cannot be replayed; start a new one", reason="migrated")
+        entry = self.read(token, session_id).entry
+        revision = session.revision if owner == token.account else None
+        fresh = self.start(token, session.pack_id, entry=entry, revision=revision)
+        for event in events:
+            if event.kind != "turn" or event.turn > keep or event.request is None:
+                continue
+            asked = {k: v for k, v in event.request.items() if k != "turn"}
+            self.turn(token, fresh.session_id, event.turn, Turn.from_json(asked))
+        return self.read(token, fresh.session_id)
+
+    def prompts(self, token: TokenRecord, session_id: str) -> Prompts | None:
+        """What the narrator's side of the session answers each turn; None for a caller who sees the reader view."""
+        session = self._session(token, session_id)
+        owner, revision = self._revision(session)
+        if audience(token, owner) != "narrator":
+            return None
+        engine = self.engines.engine(revision)
+        presentation = engine.pack.get("presentation")  # the pack as its version reads it
+        rules = presentation.get("illustration_rules", []) if isinstance(presentation, Mapping) else []
+        shown = tuple(
+            {"id": str(rule.get("id", "")), "match": str(rule.get("match", ""))}
+            for rule in rules
+            if isinstance(rule, Mapping)
+        )
+        pack = engine.pack
+        content = {
+            str(item.get("id")): str(item.get("text", ""))
+            for item in pack.get("content", [])
+            if isinstance(item, Mapping)
+        }
+        progression = pack.get("progression")
+        endings = {
+            str(end.get("id")): {"title": str(end.get("title", "")), "closing_text": str(end.get("closing_text", ""))}
+            for end in (progression.get("endings", []) if isinstance(progression, Mapping) else [])
+            if isinstance(end, Mapping)
+        }
+        return Prompts(tuple(engine.program.observations.values()), shown, content, endings)
 
     # -- revisions ----------------------------------------------------------------------------------
 

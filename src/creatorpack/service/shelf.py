@@ -1,8 +1,8 @@
-"""The packs an account owns, for its creator dashboard: one read of the moderation store's pack list.
+"""The packs an account owns, for its creator dashboard: one read of the store's list of packs.
 
 The JSON API has no such list (a creator names the pack id it uploaded); the dashboard needs one,
-and the store already answers it for the admins' list (``owner=``). Only the caller's own account
-is ever asked for.
+and the moderation store already answers it for the admins' list (``owner=``). Only the caller's
+own account is ever asked for.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from creatorpack.service.ports import ModerationStore, PackSummary
 __all__ = ["MAX_SHELF", "Shelf"]
 
 MAX_SHELF: Final = 500
-"""Packs listed at most (the dashboard says when there are more)."""
+"""Packs listed at most."""
 
 
 class Shelf:
