@@ -178,7 +178,7 @@ class Witness:
     entry: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class LintReport:
     """Findings for one pack; ``contract`` holds the contract report.
 
@@ -206,3 +206,32 @@ class LintReport:
     def warnings(self) -> tuple[Finding, ...]:
         """Findings of severity warning."""
         return tuple(f for f in self.findings if f.severity == Severity.WARNING)
+
+    def __repr__(self) -> str:
+        # Witnesses are keyed twice (``achievement:x`` and ``x``) and may be long: name each goal once.
+        goals = sorted({w.target for w in self.witnesses.values()})
+        return (
+            f"LintReport(version={self.contract.version!r}, valid={self.contract.valid}, "
+            f"errors={len(self.errors)}, warnings={len(self.warnings)}, findings={self.findings!r}, "
+            f"reached={goals!r}, unreachable={sorted(self._proven())!r}, searched={self.searched})"
+        )
+
+    def __str__(self) -> str:
+        """One line per finding (``line:column: severity[code]: message``), then a count: what ``print`` shows."""
+        lines = [
+            f"{f.line or '-'}:{f.column or '-'}: {f.severity}[{f.code}]: {f.message}"
+            + (f" (at {f.pointer})" if f.pointer else "")
+            for f in self.findings
+        ]
+        reached = len({w.target for w in self.witnesses.values()})
+        search = (
+            f"{reached} goal(s) reached, {len(self._proven())} proven unreachable"
+            if self.searched
+            else "reachability not searched"
+        )
+        lines.append(f"{len(self.errors)} error(s), {len(self.warnings)} warning(s); {search}")
+        return "\n".join(lines)
+
+    def _proven(self) -> set[str]:
+        """The goals proven unreachable, each once (by its ``kind:id`` key)."""
+        return {key for key in self.proofs if ":" in key}
