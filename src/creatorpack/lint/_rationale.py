@@ -196,7 +196,10 @@ RATIONALES: Final[dict[str, str]] = {
         "The contract accepts effects of ops it does not show, but the runtime applies only "
         "`increment`, `add` and `remove`. Any other op is rejected every time the rule fires, and "
         "with it the rule's other effects (a rule applies all of its effects or none). The finding "
-        "suggests the nearest op."
+        "suggests the nearest op. An error, because it is a cause: a misspelt op (`incremnt`) leaves "
+        "its value unchanged for ever, and every goal that needed the change would otherwise be "
+        'reported as `unreachable` with "no effect changes it", the symptom graded above its cause. '
+        "As an error it stops the reachability search, so the op is fixed first."
     ),
     "ignored-member": (
         "Where the contract leaves an object open, a misspelt member passes validation and is "

@@ -100,7 +100,7 @@ RULES: Final = {
         Rule("asset-mime-mismatch", _E, "an asset file's content is not of its mime_type"),
         Rule("unlisted-file", _W, "a file in the --assets directory that no asset names"),
         Rule("unknown-rule-kind", _W, "a rule kind the runtime does not know: played as an effect rule"),
-        Rule("unknown-effect-op", _W, "an effect op the runtime does not know: always rejected"),
+        Rule("unknown-effect-op", _E, "an effect op the runtime does not know: always rejected"),
         Rule("ignored-member", _W, "a member the runtime never reads, where the contract accepts any"),
         Rule("unknown-state-type", _W, "a state schema type the runtime does not know: any value passes"),
         Rule("unused-observation", _W, "an observation that no condition reads: its answers change nothing"),
