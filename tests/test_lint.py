@@ -367,7 +367,7 @@ def small_pack() -> Doc:
 def test_unreachable_goals_with_a_complete_search() -> None:
     doc = small_pack()
     # trust can reach 5 (its maximum is 10), but the only effect stops at its limit of 3.
-    assert codes(doc) == {("unreachable", "/progression/achievements/1")}
+    assert codes(doc) == {("unreachable", "/progression/achievements/1/when")}
     report = lint(json.dumps(doc))
     assert [len(report.witnesses[k].turns) for k in ("warm", "friend")] == [1, 3]
     doc["runtime"]["rules"][0]["effects"][0]["limit"] = 5
@@ -566,3 +566,23 @@ def test_directory_assets_describe_a_file_as_reading_it_whole_would(tmp_path: Pa
     assert isinstance(source, DescribedAssetSource)  # so lint hashes files in chunks
     facts = source.describe("big.png")
     assert (facts.sha256, facts.size, facts.mime_type) == (hashlib.sha256(data).hexdigest(), len(data), sniff(data))
+
+
+def test_an_unreachable_goal_points_at_the_part_of_its_condition_that_cannot_hold() -> None:
+    """Regression: the finding pointed at the achievement's '{', not at the sub-condition to fix."""
+    doc = small_pack()
+    doc["progression"]["achievements"][1]["when"] = {
+        "op": "all",
+        "conditions": [
+            {"op": "gte", "path": "/trust", "value": 1},
+            {"op": "not", "condition": {"op": "lt", "path": "/trust", "value": 5}},
+        ],
+    }
+    text = json.dumps(doc, indent=2)
+    [finding] = [f for f in lint(text).findings if f.code == "unreachable"]
+    assert finding.pointer == "/progression/achievements/1/when/conditions/1/condition"
+    assert finding.line is not None
+    assert finding.column is not None
+    line = text.splitlines()[finding.line - 1]
+    assert line[finding.column - 1] == "{"
+    assert '"op": "lt"' in text.splitlines()[finding.line]  # the `lt` that is always true

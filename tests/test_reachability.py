@@ -140,17 +140,17 @@ def unaffordable() -> Doc:
 PLANTED: dict[str, tuple[Callable[[], Doc], str, str]] = {
     "constant-flag": (
         constant_flag,
-        "/progression/achievements/4",
+        "/progression/achievements/4/when",  # the condition that cannot hold, not the item
         "`/bell_rung` is always false: no effect changes it, so `/bell_rung` = true never holds",
     ),
     "clamped-counter": (
         clamped_counter,
-        "/progression/achievements/5",
+        "/progression/achievements/5/when",  # the condition that cannot hold, not the item
         "`/lanterns` stays within 0..8 in every reachable state (effects of rule `light_lantern`)",
     ),
     "ending-first": (
         ending_first,
-        "/progression/achievements/4",
+        "/progression/achievements/4/when",  # the condition that cannot hold, not the item
         (
             "`/alarm` stays within 0..3 in every reachable state (effects of rule `raise_alarm`; "
             "an ending stops the session first)"
@@ -158,7 +158,7 @@ PLANTED: dict[str, tuple[Callable[[], Doc], str, str]] = {
     ),
     "unaffordable": (
         unaffordable,
-        "/progression/achievements/5",
+        "/progression/achievements/5/when",  # the condition that cannot hold, not the item
         "rule `buy_sword` never changes the state: its increment of `/coins` by -5 is always rejected",
     ),
 }

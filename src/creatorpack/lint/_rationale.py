@@ -119,6 +119,10 @@ RATIONALES: Final[dict[str, str]] = {
         "the rule or completes it: proved on an over-approximation of every reachable state (see "
         '"Reachability, decided"), or by a search that explored every reachable state. The message '
         "says why."
+        " It points at the part of the condition that cannot hold "
+        "(`/progression/achievements/3/when/conditions/1`, the `gte` to fix), when every entry blames "
+        "the same part; otherwise (an ending that another ending beats, a proof by the search) at the "
+        "item. `never-revealed` points the same way."
     ),
     "never-revealed": (
         "An item with a `reveal_when` (a reader card, its avatar, image or relationships, an asset, a "
