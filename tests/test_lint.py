@@ -15,6 +15,7 @@ from creatorpack.cli import app
 from creatorpack.lint import linter as lint_module
 from creatorpack.lint.assets import DescribedAssetSource, DirectoryAssets, sniff
 from creatorpack.lint.linter import RULES, LintConfig, lint
+from creatorpack.testing import play
 
 from .conftest import EXAMPLES, VERSIONS, example
 
@@ -216,6 +217,7 @@ def test_every_rule_is_documented_and_tested() -> None:
     tested |= {"unplayable-ending"}  # 0.4 only: tests/test_lint_blind_spots.py
     tested |= {"rejected-rule"}  # a reachability result: tests/test_reachability.py
     tested |= {"never-revealed"}  # a reachability result: tests/test_reach_reveals.py
+    tested |= {"artwork-not-revealed"}  # a replayed witness: below
     tested |= {
         "asset-file-missing",
         "asset-sha256-mismatch",
@@ -586,3 +588,21 @@ def test_an_unreachable_goal_points_at_the_part_of_its_condition_that_cannot_hol
     line = text.splitlines()[finding.line - 1]
     assert line[finding.column - 1] == "{"
     assert '"op": "lt"' in text.splitlines()[finding.line]  # the `lt` that is always true
+
+
+def test_an_achievement_that_unlocks_before_its_artwork_is_revealed_is_found() -> None:
+    """Regression: lint was silent, and play showed the achievement with no art."""
+    doc = example("0.5", "rich")
+    art = next(a for a in doc["assets"] if a["id"] == "kindness_art")
+    art["reveal_when"] = {"op": "gte", "path": "/trust", "value": 8}  # the achievement needs trust > 4
+    report = lint(json.dumps(doc))
+    found = [f for f in report.findings if f.code == "artwork-not-revealed"]
+    assert [(f.pointer, f.severity) for f in found] == [("/progression/achievements/1/artwork_asset_id", "warning")]
+    said = "achievement 'salt_and_kindness' can unlock before its artwork 'kindness_art' is revealed"
+    assert said in found[0].message
+    # The play it names shows just that: the achievement unlocked, its art not served.
+    run = play(json.dumps(doc), [{"observations": dict(t)} for t in report.witnesses["salt_and_kindness"].turns])
+    assert "salt_and_kindness" in run.last.achievements
+    served = run.last.reader_view().to_json()["assets"]
+    assert "kindness_art" not in json.dumps(served)
+    assert not [f for f in lint(json.dumps(example("0.5", "rich"))).findings if f.code == "artwork-not-revealed"]

@@ -142,6 +142,14 @@ RATIONALES: Final[dict[str, str]] = {
         "says. Raise the bound or simplify. `creatorpack lint --explain ID` prints a witness for "
         "goals that were reached, and the reason for goals proved unreachable."
     ),
+    "artwork-not-revealed": (
+        "An achievement's or ending's `artwork_asset_id` is what the reader is shown when it unlocks, but "
+        "the reader view serves an asset only once the asset's own `reveal_when` has held (and a "
+        "`reward_only` one once a reward gives it). A play that unlocks the achievement before its art "
+        "is revealed shows the achievement with no art. The finding replays the turns that reach it "
+        "(`creatorpack lint --explain ID`) and reports it only when, at the turn it unlocks, its art is "
+        "not served: a real play, never a guess. A warning, because the art may come later."
+    ),
     "rejected-rule": (
         'An increment with `overflow: "reject"` that would leave its integer\'s range is rejected, '
         "and the rejection undoes every effect of its rule. When the integer cannot hold a value the "

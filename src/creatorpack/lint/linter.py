@@ -149,6 +149,7 @@ def lint(source: Source, config: LintConfig | None = None, *, validator: Validat
 
 def _decide(index: PackIndex, config: LintConfig) -> tuple[dict[str, Witness], dict[str, str], Sequence[Raw]]:
     from creatorpack.lint import _reach  # noqa: PLC0415 - the search imports the runtime, only needed here
+    from creatorpack.lint.artwork import check_unrevealed_artwork  # noqa: PLC0415 - replays witnesses in the runtime
 
     outcome = _reach.decide(index.pack, config.max_states, config.max_seconds, time.monotonic)
     default = outcome.entries[0] if outcome.entries else None
@@ -168,7 +169,7 @@ def _decide(index: PackIndex, config: LintConfig) -> tuple[dict[str, Witness], d
                 witnesses[key] = Witness(target.key, tuple(reached.turns), entry)
             elif target.key in outcome.proofs and key not in witnesses and key not in proofs:
                 proofs[key] = outcome.proofs[target.key]
-    return witnesses, proofs, outcome.findings
+    return witnesses, proofs, [*outcome.findings, *check_unrevealed_artwork(index.pack, outcome.witnesses)]
 
 
 def _asset_source(assets: os.PathLike[str] | AssetSource | None) -> AssetSource | None:

@@ -86,6 +86,11 @@ RULES: Final = {
             _W,
             "a reader card, asset, casting or one of their parts that no sequence of turns reveals",
         ),
+        Rule(
+            "artwork-not-revealed",
+            _W,
+            "an achievement or ending that can unlock before its artwork asset is revealed: shown without its art",
+        ),
         Rule("rejected-rule", _W, "an effect rule that a rejected increment undoes whenever it fires"),
         Rule("spoiler-title", _W, "public metadata names a hidden achievement's or an ending's title"),
         Rule(
