@@ -119,7 +119,7 @@ def test_cli_turn_after_the_ending_exits_2(tmp_path: Path) -> None:
     ("content", "words"),
     [
         ('{"observations": {"helped_stranger": "yes"}}\n', "answer true or false"),
-        ("not json\n", "script line 1, column 1: not JSON"),
+        ("not json\n", "bad.jsonl:1:1: turn 1: not JSON"),
         ('{"observations": {"ghost": true}}\n', "unknown observation 'ghost'"),
     ],
 )
@@ -375,3 +375,22 @@ def test_a_choice_typo_is_told_the_choice_lint_would_name() -> None:
     session = Session.start(pack)
     with pytest.raises(TurnError, match="did you mean 'opened'"):
         session.turn({observation["id"]: "open"})
+
+
+def test_cli_a_bad_script_line_is_named_file_line_with_the_turns_before_it(tmp_path: Path) -> None:
+    """Regression: 'script line 4 (turn 2): ...' named no file and showed nothing of the turns before."""
+    script = tmp_path / "w.jsonl"
+    script.write_text(
+        '{"observations": {"helped_stranger": true}}\n# then the lamp\n{"observations": {"lamp_choice": "relight"}}\n',
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["play", str(RICH["0.5"]), "--script", str(script)])
+    assert result.exit_code == 2
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith(f"creatorpack: {script}:3: turn 2: observation 'lamp_choice' takes one of the choices")
+    assert lines[1] == "  the turns before it:"
+    assert lines[2].startswith(f'  {script}:1: {{"observations": {{"helped_stranger": true}}}}  -> state {{"trust":2,')
+    first = tmp_path / "first.jsonl"
+    first.write_text("not json\n", encoding="utf-8")
+    result = runner.invoke(app, ["play", str(RICH["0.5"]), "--script", str(first)])
+    assert result.stderr.splitlines()[1:] == ["  it is the script's first turn"]

@@ -8,6 +8,7 @@ fits. ``--save-to FILE`` writes the session's save when the playthrough stops.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -21,11 +22,21 @@ from rich.text import Text
 from creatorpack import _json as json_helpers
 from creatorpack.contract import suggest
 from creatorpack.contract.validation import Source
-from creatorpack.errors import TurnError
+from creatorpack.errors import CreatorpackError, TurnError
 from creatorpack.play.engine import Engine, Session, TurnResult
 from creatorpack.testing import ENTRY_DIRECTIVE, parse_script, play, script_entry
 
-__all__ = ["INTERRUPTED", "Loaded", "interactive", "load", "reader_panel", "scripted", "state_changes"]
+__all__ = [
+    "CONTEXT_TURNS",
+    "INTERRUPTED",
+    "Loaded",
+    "ScriptError",
+    "interactive",
+    "load",
+    "reader_panel",
+    "scripted",
+    "state_changes",
+]
 
 INTERRUPTED: Final = 130
 """The exit code of a playtest ended with Ctrl-C (128 + SIGINT), as shells report it."""
@@ -58,6 +69,74 @@ def load(engine: Engine, saved: Any) -> Loaded:
     return Loaded(session, engine.describe(session.state), report.to_json() if moved else None)
 
 
+_SCRIPT_LINE: Final = re.compile(r"^script line (?P<line>\d+)(?:, column (?P<column>\d+))?(?: \(turn \d+\))?: ")
+
+CONTEXT_TURNS: Final = 3
+"""How many turns before a bad script line its error shows."""
+
+
+class ScriptError(TurnError):
+    """A bad line of a ``--script`` file, named ``FILE:LINE`` (as compilers do), with the turns before it.
+
+    ``context`` holds one line per turn played before the bad one (at most :data:`CONTEXT_TURNS`):
+    its ``FILE:LINE``, the turn as written, and the state after it, so the mistake can be read in
+    the story's terms without replaying the script by hand.
+    """
+
+    def __init__(self, message: str, problems: tuple[tuple[str, str], ...] = (), context: Sequence[str] = ()) -> None:
+        super().__init__(message, problems)
+        self.context = tuple(context)
+
+
+def _script_lines(script: str | Sequence[str]) -> list[str]:
+    return [line.removesuffix("\r") for line in script.split("\n")] if isinstance(script, str) else list(script)
+
+
+def _located(
+    exc: TurnError, name: str, script: str | Sequence[str], engine: Engine | None, entry: str | None
+) -> ScriptError:
+    """``exc`` (``script line 4 (turn 2): ...``) as ``FILE:4: turn 2: ...``, with the turns before line 4."""
+    found = _SCRIPT_LINE.match(exc.message)
+    if found is None:
+        return ScriptError(f"{name}: {exc.message}", exc.problems)
+    number = int(found["line"])
+    where = f"{name}:{number}" + (f":{found['column']}" if found["column"] else "")
+    lines = _script_lines(script)
+    before = [
+        (at, line)
+        for at, line in enumerate(lines[: number - 1], start=1)
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+    turn = f"turn {len(before) + 1}: "
+    context: list[str] = []
+    if before:
+        states = _states_after(engine, [line for _, line in before], entry)
+        shown = before[-CONTEXT_TURNS:]
+        skipped = len(before) - len(shown)
+        context.append(f"the turns before it{f' (the last {len(shown)} of {len(before)})' if skipped else ''}:")
+        for offset, (at, line) in enumerate(shown):
+            state = states[skipped + offset] if skipped + offset < len(states) else None
+            after = f"  -> state {_json(state)}" if state is not None else ""
+            context.append(f"{name}:{at}: {line.strip()}{after}")
+    else:
+        context.append("it is the script's first turn")
+    return ScriptError(f"{where}: {turn}{exc.message[found.end() :]}", exc.problems, context)
+
+
+def _states_after(engine: Engine | None, lines: Sequence[str], entry: str | None) -> list[Any]:
+    """The state after each of the good turns ``lines`` (fewer when one cannot be replayed)."""
+    states: list[Any] = []
+    if engine is None:
+        return states
+    try:
+        session = Session.start(engine, entry)
+        for turn in parse_script(list(lines)):
+            states.append(session.turn(turn).state)  # noqa: PERF401 - one at a time: keep those before a failure
+    except CreatorpackError:
+        pass  # the turns up to the one that cannot be replayed are shown with their states
+    return states
+
+
 def scripted(
     pack: Source,
     script: str | Sequence[str],
@@ -66,6 +145,7 @@ def scripted(
     *,
     saved: Any = None,
     save_to: Callable[[Mapping[str, Any]], None] | None = None,
+    name: str = "the script",
 ) -> str:
     """Play a JSON Lines script (its text or lines) and return the transcript (JSON) or a summary (text).
 
@@ -76,15 +156,21 @@ def scripted(
     the transcript's ``start`` is the loaded session as it shows now, and ``migration`` says what
     the migration did. ``save_to`` receives the session's save at the end.
     """
-    turns = parse_script(script)
     engine = Engine.from_source(pack)
+    try:
+        turns = parse_script(script)
+    except TurnError as exc:
+        raise _located(exc, name, script, engine, entry) from None
     migration: Mapping[str, Any] | None = None
     if saved is None:
         try:
             start_at = script_entry(turns, entry, engine=engine)
         except TurnError as exc:  # --entry names another entry than the script's '# entry:' line
             raise typer.BadParameter(exc.message, param_hint="--entry") from None
-        run = play(engine, turns, entry=start_at)
+        try:
+            run = play(engine, turns, entry=start_at)
+        except TurnError as exc:
+            raise _located(exc, name, script, engine, start_at) from None
         start, results, session = run.start, list(run.turns), run.session
     else:
         loaded = load(engine, saved)
@@ -99,7 +185,8 @@ def scripted(
             try:
                 results.append(session.turn(turn.observations, turn.illustration_matches))
             except TurnError as exc:
-                raise type(exc)(f"{turns.where(number)}: {exc.message}", exc.problems) from None
+                error = TurnError(f"{turns.where(number)}: {exc.message}", exc.problems)
+                raise _located(error, name, script, None, None) from None
     if save_to is not None:
         save_to(session.save())
     if fmt == "json":

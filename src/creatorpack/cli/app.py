@@ -502,7 +502,8 @@ def _play_command(
         if script is not None:
             text = _read_script(script)
             shown = fmt or _output.TranscriptFormat.TEXT
-            sys.stdout.write(_play.scripted(source, text, entry, shown, saved=saved, save_to=writer))
+            played = _play.scripted(source, text, entry, shown, saved=saved, save_to=writer, name=_named(script))
+            sys.stdout.write(played)
         else:
             code = _play.interactive(source, entry, saved=saved, save_to=writer)
             if code:
@@ -516,6 +517,8 @@ def _play_command(
         raise typer.Exit(exc.exit_code) from None
     except CreatorpackError as exc:
         complain(exc)
+        for line in getattr(exc, "context", ()):  # a bad script line: the turns before it
+            sys.stderr.write(f"  {_output.one_line(line)}\n")
         raise typer.Exit(exc.exit_code) from None
 
 
