@@ -394,3 +394,21 @@ def test_cli_a_bad_script_line_is_named_file_line_with_the_turns_before_it(tmp_p
     first.write_text("not json\n", encoding="utf-8")
     result = runner.invoke(app, ["play", str(RICH["0.5"]), "--script", str(first)])
     assert result.stderr.splitlines()[1:] == ["  it is the script's first turn"]
+
+
+def test_cli_interactive_opening_counts_reveals_and_the_panel_lists_assets_once_and_wraps_in_its_column() -> None:
+    """Regression: turn 0 listed every reveal, the reader panel listed the assets twice, and wrapped lines
+    went back to the panel's edge."""
+    result = runner.invoke(app, ["play", str(RICH["0.5"])], input="q\n", env={"COLUMNS": "100"})
+    assert result.exit_code == 0, result.output
+    opening = result.output
+    assert "revealed assets:" not in opening
+    assert "revealed at the start: 4 reader cards, 1 image, 1 relationship, 15 assets," in opening
+    panel = opening[opening.index("the reader sees") : opening.index("╰")]
+    assert panel.count("badge_foil_mask") == 1
+    rows = [row.strip("│ ").rstrip() for row in panel.splitlines()[1:]]
+    start = next(i for i, row in enumerate(rows) if row.startswith("assets:"))
+    column = panel.splitlines()[1 + start].index("badge_foil_mask")
+    continued = panel.splitlines()[2 + start]
+    assert continued[:column].strip("│ ") == ""  # the wrapped line starts under the first asset
+    assert continued[column] != " "

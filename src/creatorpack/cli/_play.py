@@ -17,6 +17,7 @@ import orjson
 import typer
 from rich.console import Console
 from rich.panel import Panel
+from rich.table import Table
 from rich.text import Text
 
 from creatorpack import _json as json_helpers
@@ -325,12 +326,39 @@ def state_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[t
 
 
 def reader_panel(result: TurnResult) -> dict[str, Any]:
-    """What the reader can see after a turn: the reader view's own serialization, and nothing else."""
+    """What the reader can see after a turn: the reader view's own serialization, and nothing else.
+
+    The view's ``revealed.assets`` is its ``assets`` (the assets the reader can reach): the panel
+    lists them once, under ``assets``.
+    """
     view = result.reader_view().to_json()
     shown = ("revealed", "achievements", "locked_achievements", "badges", "illustration", "ending", "assets")
     panel = {key: view[key] for key in shown}
-    panel["revealed"] = {kind: ids for kind, ids in view["revealed"].items() if ids}
+    panel["revealed"] = {kind: ids for kind, ids in view["revealed"].items() if ids and kind != "assets"}
     return panel
+
+
+_KIND_NAMES: Final = {
+    "reader_cards": ("reader card", "reader cards"),
+    "avatars": ("avatar", "avatars"),
+    "images": ("image", "images"),
+    "relationships": ("relationship", "relationships"),
+    "assets": ("asset", "assets"),
+    "visual_anchors": ("visual anchor", "visual anchors"),
+    "castings": ("casting", "castings"),
+    "deeds": ("deed", "deeds"),
+    "knowledge": ("knowledge item", "knowledge items"),
+}
+
+
+def _counted(revealed: Mapping[str, Sequence[str]]) -> str:
+    """``4 reader cards, 1 image, 15 assets``: what is revealed, by kind, counted rather than listed."""
+    parts = []
+    for kind, ids in revealed.items():
+        if ids:
+            one, many = _KIND_NAMES.get(kind, (kind, kind))
+            parts.append(f"{len(ids)} {one if len(ids) == 1 else many}")
+    return ", ".join(parts)
 
 
 class _Screen:
@@ -360,7 +388,11 @@ class _Screen:
         self.say("state at the start:", "bold")
         for pointer, value in _flatten(result.state):
             self.say(f"  {pointer or '/'} = {_json(value)}")
-        self._events(result)
+        # Counted, not listed: the reader's panel below lists what the reader sees; `state` lists all.
+        counted = _counted(result.new_revealed)
+        if counted:
+            self.console.print(Text.assemble(("revealed at the start: ", "green"), counted))
+        self._events(result, reveals=False)
 
     def turn(self, result: TurnResult, before: Mapping[str, Any], content_before: Sequence[str]) -> None:
         self.console.rule(Text(f"turn {result.turn}", style="bold"))
@@ -379,7 +411,7 @@ class _Screen:
                 self.console.print(Text.assemble(("content now shown: ", "cyan"), text))
         self._events(result)
 
-    def _events(self, result: TurnResult) -> None:
+    def _events(self, result: TurnResult, *, reveals: bool = True) -> None:
         if result.active_rules:
             self.say(f"active rules: {', '.join(result.active_rules)}", "dim")
         for instruction in result.instructions:
@@ -389,7 +421,7 @@ class _Screen:
             self.say(reason, "red")
         if result.new_completed_rules:
             self.say(f"rules completed: {', '.join(result.new_completed_rules)}", "dim")
-        for kind, ids in result.new_revealed.items():
+        for kind, ids in result.new_revealed.items() if reveals else ():
             if ids:
                 self.console.print(Text.assemble((f"revealed {kind}: ", "green"), ", ".join(ids)))
         for ident in result.new_achievements:
@@ -415,15 +447,22 @@ class _Screen:
                 self.console.print(Text(closing))
 
     def reader(self, result: TurnResult) -> None:
-        """The reader panel: everything the reader can see now, and nothing meant for the narrator."""
-        lines: list[str] = []
+        """The reader panel: everything the reader can see now, and nothing meant for the narrator.
+
+        A grid of label and value, so that a long list wraps inside its own column, under its first
+        item, rather than back at the panel's edge.
+        """
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(no_wrap=True)
+        grid.add_column(overflow="fold")
         for key, value in reader_panel(result).items():
             if isinstance(value, Mapping):
-                lines.append(f"{key}:" if value else f"{key}: none")
-                lines.extend(f"  {kind}: {_shown(ids)}" for kind, ids in value.items())
+                grid.add_row(f"{key}:", "" if value else "none")
+                for kind, ids in value.items():
+                    grid.add_row(f"  {kind}:", _shown(ids))
             else:
-                lines.append(f"{key}: {_shown(value)}")
-        self.console.print(Panel(Text("\n".join(lines)), title="the reader sees", title_align="left"))
+                grid.add_row(f"{key}:", _shown(value))
+        self.console.print(Panel(grid, title="the reader sees", title_align="left"))
 
 
 def _answer(value: Any) -> str:
