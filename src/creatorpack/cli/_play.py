@@ -241,6 +241,72 @@ class _QuitRequest(Exception):  # noqa: N818 - a signal, not an error
     """The playtester typed q."""
 
 
+class _Rewind(Exception):  # noqa: N818 - a signal, not an error
+    """The playtester typed ``undo`` or ``restart``: the turn being asked is dropped."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(kind)
+        self.kind = kind
+
+
+HELP: Final = (
+    "commands, at any prompt:",
+    "  help       this list",
+    "  state      the state, the answers in force, and everything revealed so far (narrator's view)",
+    "  ?why GOAL  why an achievement, ending or rule (by id) has not fired, part by part",
+    "  undo       take back the last turn played",
+    "  restart    start the session over at its entry",
+    "  q          quit (with --save-to, the session is saved first)",
+)
+"""What ``help`` prints: the playtest's commands."""
+
+
+class _Commands:
+    """The commands a playtester may type at any prompt, on the session as it is now."""
+
+    def __init__(self, console: Console, engine: Engine, session: Session) -> None:
+        self.console = console
+        self.engine = engine
+        self.session = session
+
+    def run(self, reply: str) -> bool:
+        """Run ``reply`` if it is a command that does not end the turn being asked; whether it was one."""
+        word, _, rest = reply.strip().partition(" ")
+        low = word.lower()
+        if low in ("help", "?"):
+            for line in HELP:
+                self.console.print(Text(line, style="cyan"))
+            return True
+        if low == "state":
+            self._state()
+            return True
+        if low == "?why":
+            from creatorpack.cli._why import why  # noqa: PLC0415 - only when asked
+
+            if not rest.strip():
+                self.console.print(Text("?why takes the id of an achievement, ending or rule: ?why first_light", "red"))
+            for line in why(self.engine, self.session.state, rest.strip()) if rest.strip() else ():
+                self.console.print(Text(line, style="cyan"))
+            return True
+        if low in ("undo", "restart"):
+            raise _Rewind(low)
+        return False
+
+    def _state(self) -> None:
+        state = self.session.state
+        self.console.print(Text(f"turn {state.turn} of entry {state.entry}", style="bold"))
+        for pointer, value in _flatten(state.state):
+            self.console.print(Text(f"  {pointer or '/'} = {_json(value)}"))
+        answers = ", ".join(f"{k}={_answer(v)}" for k, v in state.answers.items()) or "none"
+        self.console.print(Text(f"answers in force: {answers}"))
+        for kind, ids in state.revealed.items():
+            if ids:
+                self.console.print(Text(f"revealed {kind}: {', '.join(sorted(ids))}"))
+        self.console.print(Text(f"achievements: {', '.join(state.achievements) or 'none'}"))
+        if state.completed:
+            self.console.print(Text(f"rules completed: {', '.join(sorted(state.completed))}"))
+
+
 def _by_id(items: Any) -> dict[str, Mapping[str, Any]]:
     if not isinstance(items, list):
         return {}
@@ -478,11 +544,19 @@ def _shown(value: Any) -> str:
 class _Asker:
     """Reads one turn's answers, re-prompting until each reply is understood."""
 
-    def __init__(self, console: Console, engine: Engine, names: _Pack, read: Callable[[Text], str]) -> None:
+    def __init__(
+        self,
+        console: Console,
+        engine: Engine,
+        names: _Pack,
+        read: Callable[[Text], str],
+        commands: _Commands | None = None,
+    ) -> None:
         self.console = console
         self.engine = engine
         self.names = names
         self.read = read
+        self.commands = commands
 
     def ask(self, answers: Mapping[str, Any]) -> tuple[dict[str, bool | str], list[str]]:
         """The observations answered this turn and the illustration rules matched."""
@@ -497,16 +571,21 @@ class _Asker:
         return replies, matches
 
     def _line(self, prompt: str | Text, answers: Sequence[str] = ()) -> str:
-        reply = self.read(prompt if isinstance(prompt, Text) else Text(prompt)).strip()
-        if reply.lower() in _QUIT and reply not in answers:
-            raise _QuitRequest
-        return reply
+        """One reply; a command (q, help, state, ?why, undo, restart) unless it is one of ``answers``."""
+        while True:
+            reply = self.read(prompt if isinstance(prompt, Text) else Text(prompt)).strip()
+            if reply in answers:
+                return reply
+            if reply.lower() in _QUIT:
+                raise _QuitRequest
+            if self.commands is None or not self.commands.run(reply):
+                return reply
 
     def _observation(self, ident: str, observation: Mapping[str, Any], current: Any) -> bool | str | None:
         question = str(observation.get("question", ident))
         if observation.get("type") == "boolean":
             keep = {True: "yes", False: "no"}.get(current) if isinstance(current, bool) else None
-            hint = f"[y/n] (Enter keeps {keep})" if keep else "[y/n] (Enter leaves it unanswered)"
+            hint = f"[y/n] (Enter: no new answer, {keep} stays in force)" if keep else "[y/n] (Enter: unanswered)"
             while True:
                 reply = self._line(Text.assemble((question, "bold"), " ", (hint, "dim"), " "))
                 if not reply:
@@ -514,7 +593,7 @@ class _Asker:
                 if reply.lower() in _YES | _NO:
                     return reply.lower() in _YES
                 self.console.print(
-                    Text(f"{reply!r} is not an answer: y or n, Enter keeps the current answer, q quits", "red")
+                    Text(f"{reply!r} is not an answer: y or n, Enter gives no new answer, help lists commands", "red")
                 )
         choices = observation.get("choices", {})
         keys: list[str] = [str(k) for k in choices] if isinstance(choices, Mapping) else []
@@ -522,7 +601,9 @@ class _Asker:
         width = max((len(k) for k in keys), default=0)
         for number, key in enumerate(keys, start=1):
             self.console.print(Text(f"  {number}) {key.ljust(width)}  {choices[key]}"))
-        keep_hint = f"Enter keeps {current}" if isinstance(current, str) else "Enter leaves it unanswered"
+        keep_hint = "Enter: unanswered"
+        if isinstance(current, str):
+            keep_hint = f"Enter: no new answer, {current} stays in force"
         while True:
             reply = self._line(Text(f"choice [1-{len(keys)} or a key] ({keep_hint}) ", style="dim"), keys)
             if not reply:
@@ -568,10 +649,14 @@ class _Asker:
 def _how_to_answer(engine: Engine, names: _Pack) -> str | None:
     """The one-line guide to the prompts, for what this pack asks (nothing to ask: its prompt says so)."""
     if engine.observations:
-        return "Answer each question; Enter keeps the current answer (shown), q quits."
+        return (
+            "Answer each question for this turn. The runtime keeps an answer until the observation is answered "
+            "again: Enter gives no new answer, so the latest one stays in force (shown) and the rules that read it "
+            "fire again; answer to change it. help lists the commands (state, ?why GOAL, undo, restart); q quits."
+        )
     if names.illustration_rules:
-        return "Name the illustration rules the narrator judged true; Enter: none, q quits."
-    return None
+        return "Name the illustration rules the narrator judged true; Enter: none. help lists the commands; q quits."
+    return "help lists the commands (state, ?why GOAL, undo, restart); q quits."
 
 
 def interactive(
@@ -581,11 +666,13 @@ def interactive(
     console: Console | None = None,
     saved: Any = None,
     save_to: Callable[[Mapping[str, Any]], None] | None = None,
+    save_name: str | None = None,
 ) -> int:
-    """Play turn by turn, prompting for each observation, until an ending, end of input or q.
+    """Play turn by turn, prompting for each observation, until an ending, end of input, q or Ctrl-C.
 
     With ``saved`` the playtest goes on from that save (migrated first if it is of another
-    revision); ``save_to`` receives the session's save when the playtest stops (not on Ctrl-C).
+    revision); ``save_to`` receives the session's save whenever the playtest stops, Ctrl-C
+    included, and the screen says where (``save_name``) or why it could not.
     Returns the exit code: 0 (an ending, q, or end of input such as Ctrl-D), 130 for Ctrl-C.
     """
     console = console or Console(highlight=False)
@@ -600,9 +687,12 @@ def interactive(
             console.print(Text(_migration_summary(loaded.migration), style="dim"))
     names = _Pack.of(engine.pack)
     screen = _Screen(console, engine, names)
-    asker = _Asker(console, engine, names, console.input)
+    commands = _Commands(console, engine, session)
+    asker = _Asker(console, engine, names, console.input, commands)
     if start is None:  # pragma: no cover - Session.start always records the start
         return 0
+    first = (session.state, start)  # where restart goes back to
+    history: list[tuple[Any, TurnResult]] = []  # the session before each turn played, for undo
     code = 0
     try:
         screen.opening(session, start)
@@ -613,8 +703,24 @@ def interactive(
             console.print(Text(how, style="dim"))
         content = list(start.content)
         while not session.over:
-            replies, matches = asker.ask(session.state.answers)
+            try:
+                replies, matches = asker.ask(session.state.answers)
+            except _Rewind as rewind:
+                if rewind.kind == "undo" and not history:
+                    console.print(Text("nothing to undo: no turn has been played", style="red"))
+                    continue
+                back = history.pop() if rewind.kind == "undo" else first
+                if rewind.kind == "restart":
+                    history.clear()
+                session = Session(engine, back[0], back[1])
+                commands.session = session
+                content = list(back[1].content)
+                what = "restarted" if rewind.kind == "restart" else "undone"
+                console.rule(Text(f"{what}: back at turn {session.state.turn}", style="bold"))
+                screen.reader(back[1])
+                continue
             before = session.state.state
+            history.append((session.state, session.last or start))
             result = session.turn(replies, matches)
             screen.answers = ", ".join(
                 f"{k}={_answer(v)}{'' if k in replies else ' (kept)'}" for k, v in session.state.answers.items()
@@ -628,6 +734,19 @@ def interactive(
     except KeyboardInterrupt:
         console.print(Text("\ninterrupted", style="dim"))
         code = INTERRUPTED
-    if save_to is not None and code == 0:
-        save_to(session.save())
+    if save_to is not None:
+        _save(console, session, save_to, save_name)
     return code
+
+
+def _save(
+    console: Console, session: Session, save_to: Callable[[Mapping[str, Any]], None], save_name: str | None
+) -> None:
+    """Write the save and say so (or say why it was not written): progress is never lost without a word."""
+    where = f" to {save_name}" if save_name else ""
+    try:
+        save_to(session.save())
+    except CreatorpackError as exc:
+        console.print(Text(f"the session was NOT saved: {exc}", style="bold red"))
+        return
+    console.print(Text(f"saved the session (turn {session.state.turn}){where}", style="dim"))

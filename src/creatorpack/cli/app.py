@@ -478,7 +478,8 @@ def _play_command(
         ),
     ] = None,
     save_to: Annotated[
-        Path | None, typer.Option("--save-to", help="Write the session's save to this file when play stops.")
+        Path | None,
+        typer.Option("--save-to", help="Write the session's save to this file when play stops (q, Ctrl-C too)."),
     ] = None,
 ) -> None:
     """Playtest a pack: prompt for each observation turn by turn, or run a scripted playthrough."""
@@ -505,7 +506,8 @@ def _play_command(
             played = _play.scripted(source, text, entry, shown, saved=saved, save_to=writer, name=_named(script))
             sys.stdout.write(played)
         else:
-            code = _play.interactive(source, entry, saved=saved, save_to=writer)
+            name = str(save_to) if save_to is not None else None
+            code = _play.interactive(source, entry, saved=saved, save_to=writer, save_name=name)
             if code:
                 raise typer.Exit(code)
     except InvalidPackError as exc:
