@@ -494,22 +494,10 @@ def _play_command(
         raise typer.BadParameter(
             "the format is that of a --script's transcript; give --script too", param_hint="--format"
         )
-    from creatorpack.cli import _play  # noqa: PLC0415 - the runtime and Rich load only for play
-
     try:
-        source = _play_source(pack)
-        saved = _read_save(load) if load is not None else None
-        writer = _save_writer(save_to) if save_to is not None else None
-        if script is not None:
-            text = _read_script(script)
-            shown = fmt or _output.TranscriptFormat.TEXT
-            played = _play.scripted(source, text, entry, shown, saved=saved, save_to=writer, name=_named(script))
-            sys.stdout.write(played)
-        else:
-            name = str(save_to) if save_to is not None else None
-            code = _play.interactive(source, entry, saved=saved, save_to=writer, save_name=name)
-            if code:
-                raise typer.Exit(code)
+        code = _play_it(pack, entry, script, fmt, load, save_to)
+        if code:
+            raise typer.Exit(code)
     except InvalidPackError as exc:
         result = _output.from_report(pack, exc.report, None)
         sys.stderr.write(_output.render([result], "text"))
@@ -522,6 +510,29 @@ def _play_command(
         for line in getattr(exc, "context", ()):  # a bad script line: the turns before it
             sys.stderr.write(f"  {_output.one_line(line)}\n")
         raise typer.Exit(exc.exit_code) from None
+
+
+def _play_it(
+    pack: str,
+    entry: str | None,
+    script: str | None,
+    fmt: _output.TranscriptFormat | None,
+    load: Path | None,
+    save_to: Path | None,
+) -> int:
+    """Run the scripted or the interactive playtest; its exit code."""
+    from creatorpack.cli import _play  # noqa: PLC0415 - the runtime and Rich load only for play
+
+    source = _play_source(pack)
+    saved = _read_save(load) if load is not None else None
+    writer = _save_writer(save_to) if save_to is not None else None
+    if script is None:
+        name = str(save_to) if save_to is not None else None
+        return _play.interactive(source, entry, saved=saved, save_to=writer, save_name=name)
+    text = _read_script(script)
+    shown = fmt or _output.TranscriptFormat.TEXT
+    sys.stdout.write(_play.scripted(source, text, entry, shown, saved=saved, save_to=writer, name=_named(script)))
+    return 0
 
 
 def _play_source(pack: str) -> bytes:
