@@ -140,7 +140,7 @@ def test_schema_command_prints_the_bundled_schema(version: str) -> None:
     result = runner.invoke(app, ["schema", version])
     assert result.exit_code == 0
     printed = json.loads(result.output)
-    assert printed == schema.bundle(None if version == "all" else version)
+    assert printed == schema.export(None if version == "all" else version)
 
 
 def test_schema_command_unknown_version() -> None:

@@ -435,7 +435,7 @@ def _schema(
 ) -> None:
     """Print a version's JSON Schema (draft 2020-12), bundled into one self-contained document."""
     try:
-        document = schema.bundle(None if version == "all" else version)
+        document = schema.export(None if version == "all" else version)
     except schema.UnknownVersionError as exc:
         complain(f"{exc} (or 'all')")
         raise typer.Exit(2) from None
