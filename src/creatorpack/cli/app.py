@@ -22,7 +22,7 @@ import orjson
 import typer
 
 from creatorpack import __version__
-from creatorpack.cli import _diff, _output, _settings, _walk, _workflow
+from creatorpack.cli import _diff, _output, _rule, _settings, _walk, _workflow
 from creatorpack.cli._files import write_atomically
 from creatorpack.cli._output import complain
 from creatorpack.contract import schema, suggest
@@ -242,7 +242,9 @@ def _lint_settings(paths: Sequence[str], flags: _LintFlags) -> tuple[bool, LintC
             f"{code!r} (did you mean {guess!r}?)" if (guess := suggest.nearest(code, RULES)) else repr(code)
             for code in unknown
         ]
-        raise typer.BadParameter(f"unknown rule code(s) {', '.join(guesses)}; see docs/lint.md", param_hint="--ignore")
+        raise typer.BadParameter(
+            f"unknown rule code(s) {', '.join(guesses)}; creatorpack rule lists them", param_hint="--ignore"
+        )
     defaults = LintConfig()
     config = LintConfig(
         ignore=settings.ignore | frozenset(flags.ignore),
@@ -572,9 +574,10 @@ def _read_script(script: str) -> str:
         raise TurnError(f"cannot read the script {_named(script)}: {exc.code}: {exc}") from None
 
 
-# Commands defined in their own modules, one line each: diff; upgrade, init and hook; serve, token and db
+# Commands defined in their own modules, one line each: diff; rule; upgrade, init and hook; serve, token and db
 # (the service's module imports its framework only when one of its commands runs).
 _diff.register(app)
+_rule.register(app)
 _workflow.register(app)
 service_cli.register(app)
 

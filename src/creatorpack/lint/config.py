@@ -83,7 +83,7 @@ def _ignore(table: Mapping[str, Any], source: str) -> frozenset[str]:
     for code in value:
         if code not in RULES:
             raise LintConfigError(
-                source, "ignore", f"unknown rule code {code!r}{did_you_mean(code, RULES)}; see docs/lint.md"
+                source, "ignore", f"unknown rule code {code!r}{did_you_mean(code, RULES)}; creatorpack rule lists them"
             )
     return frozenset(value)
 
