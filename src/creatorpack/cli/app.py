@@ -252,6 +252,7 @@ def _lint_settings(paths: Sequence[str], flags: _LintFlags) -> tuple[bool, LintC
         max_states=_first(flags.max_states, settings.max_states, defaults.max_states),
         # Adding 0.0 turns -0.0 (which passes "0 or more") into 0.0, so no message shows "-0 s".
         max_seconds=_first(flags.max_seconds, settings.max_seconds, defaults.max_seconds) + 0.0,
+        per_item_ignores=settings.per_item_ignores or {},
     )
     return (flags.strict if flags.strict is not None else bool(settings.strict)), config
 

@@ -7,7 +7,7 @@ rule's rationale with a bad and a good example.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
@@ -146,6 +146,9 @@ class LintConfig:
     max_states: int = 2_000
     max_seconds: float = 60.0
     reachability: bool = True
+    per_item_ignores: Mapping[str, Collection[str]] = field(default_factory=dict)
+    """Codes silenced for one item: by a JSON Pointer (``/progression/achievements/3``: the item and
+    everything inside it) or by an id (every item with that ``id``, in any collection)."""
 
     def __post_init__(self) -> None:
         """Refuse, at once and by name, what the search would trip over later (``TypeError``/``ValueError``)."""
@@ -169,6 +172,25 @@ class LintConfig:
             raise TypeError(f"LintConfig.max_seconds must be a number, not {a_python_type(seconds)}")
         if not 0 <= seconds < math.inf:
             raise ValueError(f"LintConfig.max_seconds must be a finite number, 0 or more, not {seconds}")
+        object.__setattr__(self, "per_item_ignores", _per_item(self.per_item_ignores))
+
+
+def _per_item(value: object) -> dict[str, frozenset[str]]:
+    """``per_item_ignores`` checked: item keys (pointers or ids) to sets of known codes."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f"LintConfig.per_item_ignores must map items to codes, not {a_python_type(value)}")
+    checked: dict[str, frozenset[str]] = {}
+    for item, codes in value.items():
+        if not isinstance(item, str) or not item:
+            raise TypeError(f"LintConfig.per_item_ignores: an item is a JSON Pointer or an id, not {item!r}")
+        if isinstance(codes, str) or not isinstance(codes, frozenset | set | list | tuple):
+            raise TypeError(f"LintConfig.per_item_ignores[{item!r}] must be a set of codes, not {a_python_type(codes)}")
+        unknown = sorted(str(code) for code in codes if code not in RULES)
+        if unknown:
+            hint = did_you_mean(unknown[0], RULES)
+            raise ValueError(f"LintConfig.per_item_ignores[{item!r}]: unknown rule code(s) {', '.join(unknown)}{hint}")
+        checked[item] = frozenset(codes)
+    return checked
 
 
 @dataclass(frozen=True, slots=True)
