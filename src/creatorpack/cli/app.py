@@ -116,6 +116,10 @@ _Exclude = Annotated[
     list[str] | None,
     typer.Option("--exclude", metavar="GLOB", help="Skip walked files and directories that match (repeatable)."),
 ]
+_Watch = Annotated[
+    bool,
+    typer.Option("--watch", "-w", help="Check again whenever a pack is saved, until Ctrl-C (exit 130)."),
+]
 _Strict = Annotated[
     bool | None,
     typer.Option("--strict/--no-strict", help="Warnings also fail (exit 1); default: the pyproject table, else no."),
@@ -170,8 +174,11 @@ def _validate(
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=0, help="Validate in N processes (0: one per CPU).")] = 1,
     max_bytes: _MaxBytes = MAX_BYTES,
     exclude: _Exclude = None,
+    watch: _Watch = False,
 ) -> None:
     """Check packs against the contract version each declares; report every violation."""
+    if watch:
+        _watched(paths, exclude, output_format, jobs, max_bytes, _check, "validating")
     _report(_files(paths, exclude, max_bytes), output_format, jobs, max_bytes, _check, "validating")
 
 
@@ -195,11 +202,44 @@ def _report(
     label: str,
 ) -> None:
     """Check every file, print the results in ``fmt``, and exit with the worst exit code."""
+    raise typer.Exit(_checked(files, fmt, jobs, max_bytes, check, label))
+
+
+def _checked(
+    files: list[str],
+    fmt: _output.OutputFormat,
+    jobs: int,
+    max_bytes: int,
+    check: Callable[..., _output.FileResult],
+    label: str,
+) -> int:
+    """Check every file and print the results in ``fmt``; the worst exit code."""
     results = _run_checks(files, jobs or os.cpu_count() or 1, max_bytes, check, label)
     color = fmt == _output.OutputFormat.TEXT and _output.is_terminal(sys.stdout) and "NO_COLOR" not in os.environ
     sys.stdout.write(_output.render(results, fmt, color=color))
     sys.stdout.flush()
-    raise typer.Exit(max(r.exit_code for r in results))
+    return max(r.exit_code for r in results)
+
+
+def _watched(
+    paths: Sequence[str],
+    excludes: Sequence[str] | None,
+    fmt: _output.OutputFormat,
+    jobs: int,
+    max_bytes: int,
+    check: Callable[..., _output.FileResult],
+    label: str,
+) -> None:
+    """``--watch``: check now and on every save until Ctrl-C (exit 130); see :mod:`creatorpack.cli._watch`."""
+    from creatorpack.cli._watch import watch  # noqa: PLC0415
+
+    def run() -> int:
+        try:  # the packs are found again each time: a new file in a watched directory is checked too
+            return _checked(_files(paths, excludes, max_bytes), fmt, jobs, max_bytes, check, label)
+        except typer.Exit as exc:  # no pack found (yet): said on stderr, and the watch goes on
+            return int(exc.exit_code)
+
+    raise typer.Exit(watch(paths, run))
 
 
 def _lint_check(config: Any, strict: bool, path: str, max_bytes: int, stdin: bytes | None) -> _output.FileResult:
@@ -270,10 +310,16 @@ def _lint(
     max_seconds: _MaxSeconds = None,
     max_bytes: _MaxBytes = MAX_BYTES,
     exclude: _Exclude = None,
+    watch: _Watch = False,
 ) -> None:
     """Find what the contract cannot say: broken references, impossible conditions, unreachable goals."""
     flags = _LintFlags(strict, ignore or (), assets, max_states, max_seconds)
     strict_mode, config = _lint_settings(paths, flags)
+    if watch and explain is not None:
+        raise typer.BadParameter("--explain prints one script; it does not watch", param_hint="--watch")
+    if watch:
+        check = partial(_lint_check, config, strict_mode)
+        _watched(paths, exclude, output_format, jobs, max_bytes, check, "linting")
     files = _files(paths, exclude, max_bytes)
     if explain is not None:
         if len(files) != 1:
