@@ -621,6 +621,17 @@ def _read_script(script: str) -> str:
         raise TurnError(f"cannot read the script {_named(script)}: {exc.code}: {exc}") from None
 
 
+@app.command("lsp")
+def _lsp() -> None:
+    """Run the language server for pack files on standard input and output (for an editor; see docs/editors.md)."""
+    try:
+        from creatorpack.lsp.server import serve  # noqa: PLC0415 - pygls loads only for this command
+    except ImportError as exc:  # pragma: no cover - the lsp extra is part of the dev install
+        complain(f"the language server needs the lsp extra: pip install 'creatorpack[lsp]' ({exc})")
+        raise typer.Exit(2) from None
+    serve()
+
+
 # Commands defined in their own modules, one line each: diff; rule; upgrade, init and hook; serve, token and db
 # (the service's module imports its framework only when one of its commands runs).
 _diff.register(app)
