@@ -94,7 +94,9 @@ def ending_first() -> Doc:
             "when": {"op": "gte", "path": "/alarm", "value": 3},
             "priority": 0,
             "closing_text": "Bells everywhere.",
-            "artwork_asset_id": "dark_ending_art",
+            # Art revealed from the start: dark_ending_art waits for a storm, which the alarm ending
+            # does not (lint's artwork-not-revealed would say so, besides the planted goal).
+            "artwork_asset_id": "storm_art",
             "guidance": {
                 "summary": "S.",
                 "next_step": "N.",
