@@ -140,7 +140,7 @@ def test_schema_command_prints_the_bundled_schema(version: str) -> None:
     result = runner.invoke(app, ["schema", version])
     assert result.exit_code == 0
     printed = json.loads(result.output)
-    assert printed == schema.bundle(None if version == "all" else version)
+    assert printed == schema.export(None if version == "all" else version)
 
 
 def test_schema_command_unknown_version() -> None:
@@ -541,3 +541,35 @@ def test_help_text_flows_as_paragraphs() -> None:
     assert (
         "Files that are not packs (JSON that declares no protocol_version at its root, such as package.json)" in shown
     )
+
+
+def test_lint_text_says_the_severity_in_words(tmp_path: Path) -> None:
+    """Regression: without colour (piped), an error and a warning looked the same."""
+    pack = example("0.5", "rich")
+    pack["publication"]["tagline"] = "Become the Keeper of the Light"  # spoiler-title: a warning
+    pack["presentation"]["bindings"][0]["asset_id"] = "no_such_asset"  # unknown-reference: an error
+    result = runner.invoke(app, ["lint", str(write(tmp_path / "pack.json", pack))])
+    assert result.exit_code == 1, result.output
+    firsts = [line for line in result.output.splitlines() if line.startswith(str(tmp_path))]
+    assert any(": error[unknown-reference]: " in line for line in firsts), result.output
+    assert any(": warning[spoiler-title]: " in line for line in firsts), result.output
+    assert "\x1b[" not in result.output
+
+
+def test_lint_says_once_when_its_errors_kept_the_reachability_search_from_running(tmp_path: Path) -> None:
+    """Regression: a pack with lint errors got no unreachable findings, and plain lint did not say why."""
+    pack = example("0.5", "rich")
+    pack["presentation"]["bindings"][0]["asset_id"] = "no_such_asset"
+    pack["presentation"]["bindings"][1]["asset_id"] = "nor_this_one"
+    path = write(tmp_path / "pack.json", pack)
+    result = runner.invoke(app, ["lint", str(path)])
+    notes = [line for line in result.output.splitlines() if " note: " in line]
+    expected = (
+        f"{path}: note: the reachability search (unreachable, never-revealed, reachability-bound) did not run: "
+        "it runs only on a pack without lint errors; fix the 2 lint errors above, then lint again"
+    )
+    assert notes == [expected], result.output
+    ignored = runner.invoke(app, ["lint", "--ignore", "unknown-reference", str(path)])
+    assert "errors of ignored rules" in ignored.output
+    clean = runner.invoke(app, ["lint", "--max-seconds", "60", str(EXAMPLES / "0.5" / "rich.json")])
+    assert " note: " not in clean.output

@@ -39,7 +39,8 @@ def test_the_hook_reports_it(tmp_path: Path, codec: str, command: str) -> None:
     assert _workflow.is_pack_file(str(pack))
     result = runner.invoke(app, ["hook", command, str(pack)])
     assert result.exit_code == 2, result.output
-    assert "invalid-json saved as UTF-" in result.stdout
+    code = "error[invalid-json]:" if command == "lint" else "invalid-json"  # lint names the severity
+    assert f"{code} saved as UTF-" in result.stdout
 
 
 def test_other_json_in_utf_16_is_still_skipped(tmp_path: Path) -> None:

@@ -99,7 +99,8 @@ def test_standard_input_over_max_bytes_is_not_given_an_invented_size(command: st
     assert len(pack) > 501
     result = runner.invoke(app, [command, "-", "--max-bytes", "500"], input=pack)
     assert result.exit_code == 2, result.output
-    assert "-: limit-exceeded standard input is larger than the limit of 500 bytes" in result.stdout
+    code = "error[limit-exceeded]:" if command == "lint" else "limit-exceeded"  # lint names the severity
+    assert f"-: {code} standard input is larger than the limit of 500 bytes" in result.stdout
     assert "501" not in result.stdout
 
 

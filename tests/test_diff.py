@@ -130,7 +130,8 @@ def test_a_moved_and_changed_item_reports_both_pointers() -> None:
     [change] = diff(old, new).section("observations")
     assert (change.kind, change.key) == ("changed", "lamp_choice")
     assert (change.old, change.new) == ("/runtime/observations/2", "/runtime/observations/0")
-    assert change.detail == "fields: question"
+    old_question = "'What did the reader do about the dark lamp this turn?'"
+    assert change.detail == f"fields: question {old_question} -> 'What about the lamp?'"
 
 
 def test_state_members_added_removed_retyped_and_rebounded() -> None:
@@ -222,7 +223,8 @@ def test_each_id_keyed_section_reports_added_removed_and_changed(section: str, p
     assert (changes["added"].old, changes["added"].new) == (None, f"{prefix}/{len(node) - 1}")
     assert changes["changed"].key == first["id"]
     assert (changes["changed"].old, changes["changed"].new) == (f"{prefix}/1", f"{prefix}/0")
-    assert changes["changed"].detail == f"fields: {key}"
+    assert changes["changed"].detail.startswith(f"fields: {key} ")
+    assert " -> " in changes["changed"].detail
 
 
 def old_value(pack: dict[str, Any], path: tuple[str, ...], ident: str, key: str) -> Any:
@@ -671,5 +673,5 @@ def test_pack_entries_and_visual_anchors_are_matched_by_id() -> None:
         "pack_entries",
         "changed",
         "opening",
-        "fields: title",
+        "fields: title 'The Dark Lamp' -> 'A new title'",
     )

@@ -133,3 +133,17 @@ def test_a_save_verdict_shows_the_value_an_added_member_gets(tmp_path: Path) -> 
     save = _save_file(tmp_path, {"met_mara": True})
     result = runner.invoke(app, ["diff", RICH, path, "--save", save])
     assert "  add /state/courage: a new member: the entry's initial_state value (3)" in result.stdout
+
+
+def test_text_shows_old_and_new_values_and_a_pointer_once(tmp_path: Path) -> None:
+    """Regression: 'changed /protocol_version /protocol_version' and 'fields: title' showed no values."""
+    old = example("0.4", "rich")
+    new = example("0.5", "rich")
+    new["runtime"] = old["runtime"]
+    new["entries"] = json.loads(json.dumps(old["entries"]))
+    new["entries"][0]["title"] = "A new title"
+    result = runner.invoke(app, ["diff", _write(tmp_path, "old.json", old), _write(tmp_path, "new.json", new)])
+    lines = result.output.splitlines()
+    assert "  changed   /protocol_version  '0.4' -> '0.5'" in lines, result.output
+    [entry] = [line for line in lines if "A new title" in line]
+    assert entry.endswith(f"fields: title {old['entries'][0]['title']!r} -> 'A new title'")

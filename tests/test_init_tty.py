@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -25,6 +26,9 @@ def test_interactive_init_writes_the_pack_it_was_told(terminal: type[Terminal], 
     term.type("zh-CN\n")
     term.expect("Title [雾中之门]: ")  # the default follows the language
     term.type("The Lamp at the End of the Pier\n")
+    shown = term.expect("]: ")  # the pack id, derived from the title, with a random suffix
+    assert "Pack id (unique: the service keys packs by it) [the-lamp-at-the-end-of-the-pier-" in shown
+    term.type("\n")
     assert f"created {target / 'pack.json'}" in term.expect("next: creatorpack lint")
     assert term.finish() == 0
     assert "Traceback" not in term.screen
@@ -33,7 +37,7 @@ def test_interactive_init_writes_the_pack_it_was_told(terminal: type[Terminal], 
     assert document["protocol_version"] == "0.4"
     assert document["manifest"]["language"] == "zh-CN"
     assert document["manifest"]["title"] == "The Lamp at the End of the Pier"
-    assert document["manifest"]["pack_id"] == "the-lamp-at-the-end-of-the-pier"
+    assert re.fullmatch(r"the-lamp-at-the-end-of-the-pier-[0-9a-f]{6}", document["manifest"]["pack_id"])
     validated = runner.invoke(app, ["validate", str(pack)])
     assert validated.exit_code == 0, validated.output
     linted = runner.invoke(app, ["lint", "--strict", str(pack)])
@@ -46,7 +50,7 @@ def test_interactive_init_writes_the_pack_it_was_told(terminal: type[Terminal], 
 
 def test_interactive_init_takes_the_defaults_on_enter(terminal: type[Terminal], tmp_path: Path) -> None:
     term = terminal("init", str(tmp_path))
-    for prompt in ("[0.5]: ", "[en]: ", "[A Door in the Fog]: "):
+    for prompt in ("[0.5]: ", "[en]: ", "[A Door in the Fog]: ", "]: "):
         term.expect(prompt)
         term.type("\n")
     assert term.finish() == 0

@@ -15,6 +15,7 @@ from creatorpack.cli import app
 from creatorpack.lint import linter as lint_module
 from creatorpack.lint.assets import DescribedAssetSource, DirectoryAssets, sniff
 from creatorpack.lint.linter import RULES, LintConfig, lint
+from creatorpack.testing import play
 
 from .conftest import EXAMPLES, VERSIONS, example
 
@@ -216,6 +217,7 @@ def test_every_rule_is_documented_and_tested() -> None:
     tested |= {"unplayable-ending"}  # 0.4 only: tests/test_lint_blind_spots.py
     tested |= {"rejected-rule"}  # a reachability result: tests/test_reachability.py
     tested |= {"never-revealed"}  # a reachability result: tests/test_reach_reveals.py
+    tested |= {"artwork-not-revealed"}  # a replayed witness: below
     tested |= {
         "asset-file-missing",
         "asset-sha256-mismatch",
@@ -367,7 +369,7 @@ def small_pack() -> Doc:
 def test_unreachable_goals_with_a_complete_search() -> None:
     doc = small_pack()
     # trust can reach 5 (its maximum is 10), but the only effect stops at its limit of 3.
-    assert codes(doc) == {("unreachable", "/progression/achievements/1")}
+    assert codes(doc) == {("unreachable", "/progression/achievements/1/when")}
     report = lint(json.dumps(doc))
     assert [len(report.witnesses[k].turns) for k in ("warm", "friend")] == [1, 3]
     doc["runtime"]["rules"][0]["effects"][0]["limit"] = 5
@@ -566,3 +568,41 @@ def test_directory_assets_describe_a_file_as_reading_it_whole_would(tmp_path: Pa
     assert isinstance(source, DescribedAssetSource)  # so lint hashes files in chunks
     facts = source.describe("big.png")
     assert (facts.sha256, facts.size, facts.mime_type) == (hashlib.sha256(data).hexdigest(), len(data), sniff(data))
+
+
+def test_an_unreachable_goal_points_at_the_part_of_its_condition_that_cannot_hold() -> None:
+    """Regression: the finding pointed at the achievement's '{', not at the sub-condition to fix."""
+    doc = small_pack()
+    doc["progression"]["achievements"][1]["when"] = {
+        "op": "all",
+        "conditions": [
+            {"op": "gte", "path": "/trust", "value": 1},
+            {"op": "not", "condition": {"op": "lt", "path": "/trust", "value": 5}},
+        ],
+    }
+    text = json.dumps(doc, indent=2)
+    [finding] = [f for f in lint(text).findings if f.code == "unreachable"]
+    assert finding.pointer == "/progression/achievements/1/when/conditions/1/condition"
+    assert finding.line is not None
+    assert finding.column is not None
+    line = text.splitlines()[finding.line - 1]
+    assert line[finding.column - 1] == "{"
+    assert '"op": "lt"' in text.splitlines()[finding.line]  # the `lt` that is always true
+
+
+def test_an_achievement_that_unlocks_before_its_artwork_is_revealed_is_found() -> None:
+    """Regression: lint was silent, and play showed the achievement with no art."""
+    doc = example("0.5", "rich")
+    art = next(a for a in doc["assets"] if a["id"] == "kindness_art")
+    art["reveal_when"] = {"op": "gte", "path": "/trust", "value": 8}  # the achievement needs trust > 4
+    report = lint(json.dumps(doc))
+    found = [f for f in report.findings if f.code == "artwork-not-revealed"]
+    assert [(f.pointer, f.severity) for f in found] == [("/progression/achievements/1/artwork_asset_id", "warning")]
+    said = "achievement 'salt_and_kindness' can unlock before its artwork 'kindness_art' is revealed"
+    assert said in found[0].message
+    # The play it names shows just that: the achievement unlocked, its art not served.
+    run = play(json.dumps(doc), [{"observations": dict(t)} for t in report.witnesses["salt_and_kindness"].turns])
+    assert "salt_and_kindness" in run.last.achievements
+    served = run.last.reader_view().to_json()["assets"]
+    assert "kindness_art" not in json.dumps(served)
+    assert not [f for f in lint(json.dumps(example("0.5", "rich"))).findings if f.code == "artwork-not-revealed"]

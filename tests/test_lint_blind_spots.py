@@ -44,8 +44,11 @@ def test_an_unknown_effect_op_is_rejected_in_play() -> None:
     rule = doc["runtime"]["rules"][3]
     turns = turns_to(doc, rule["id"])
     rule["effects"][0] = {"op": "increase", "path": "/trust", "by": 2}
-    found = warnings(doc)
-    assert set(found) == {("unknown-effect-op", "/runtime/rules/3/effects/0/op")}
+    report = lint(json.dumps(doc), QUICK)
+    # An error, not a warning: the op is the cause of what it leaves unreachable.
+    assert {(f.code, f.pointer, f.severity) for f in report.findings} == {
+        ("unknown-effect-op", "/runtime/rules/3/effects/0/op", "error")
+    }
     run = play(doc, turns)
     rejected = [r for result in (run.start, *run.turns) for r in result.rejected_effects]
     assert rejected

@@ -11,9 +11,11 @@ from typer.testing import CliRunner
 
 from creatorpack.cli import app
 from creatorpack.errors import CreatorpackError
-from creatorpack.lint import LintConfig, LintConfigError, LintSettings, load_config
+from creatorpack.lint import LintConfig, LintConfigError, LintSettings, lint, load_config
 
 from .conftest import EXAMPLES, example
+
+runner = CliRunner()
 
 SOURCE = "proj/pyproject.toml"
 
@@ -122,3 +124,55 @@ def test_a_time_limit_of_minus_0_shows_as_0(tmp_path: Path, monkeypatch: pytest.
     assert result.exit_code == 0, result.output
     assert "the safety-net time limit (0 s)" in result.output
     assert "-0 s" not in result.output.replace(str(tmp_path), "")  # tmp_path may hold "pytest-0"
+
+
+def _spoiled_and_unrevealed() -> dict[str, Any]:
+    """A pack with an artwork-not-revealed warning on achievement 1 and a spoiler-title on the tagline."""
+    doc = example("0.5", "rich")
+    art = next(a for a in doc["assets"] if a["id"] == "kindness_art")
+    art["reveal_when"] = {"op": "gte", "path": "/trust", "value": 8}
+    doc["publication"]["tagline"] = "Become the Keeper of the Light"
+    return doc
+
+
+@pytest.mark.parametrize("item", ["/progression/achievements/1", "salt_and_kindness"])
+def test_per_item_ignores_silence_one_item_by_pointer_or_id(item: str) -> None:
+    doc = _spoiled_and_unrevealed()
+    every = {f.code for f in lint(json.dumps(doc)).findings}
+    assert every == {"artwork-not-revealed", "spoiler-title"}
+    config = LintConfig(per_item_ignores={item: {"artwork-not-revealed"}})
+    assert {f.code for f in lint(json.dumps(doc), config).findings} == {"spoiler-title"}
+    # Only that item, only that code.
+    elsewhere = {"/progression/achievements/2": frozenset({"artwork-not-revealed"})}
+    other = LintConfig(per_item_ignores={item: {"spoiler-title"}, **elsewhere})
+    assert {f.code for f in lint(json.dumps(doc), other).findings} == every
+
+
+def test_per_item_ignores_from_the_pyproject_table(tmp_path: Path) -> None:
+    path = tmp_path / "pack.json"
+    path.write_text(json.dumps(_spoiled_and_unrevealed()), encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.creatorpack.lint.per-item-ignores]\n"
+        '"/publication" = ["spoiler-title"]\n'
+        'salt_and_kindness = ["artwork-not-revealed"]\n'
+    )
+    result = runner.invoke(app, ["lint", "--strict", str(path)])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1] == "Checked 1 file: 1 clean, 0 errors, 0 warnings."
+
+
+@pytest.mark.parametrize(
+    ("table", "words"),
+    [
+        ('per-item-ignores = ["x"]', "per-item-ignores: must be a table of items to codes"),
+        ('per-item-ignores = {"/assets/1" = "unused-asset"}', "per-item-ignores./assets/1: must be an array"),
+        ('per-item-ignores = {"/assets/1" = ["unused-aset"]}', "did you mean 'unused-asset'?"),
+    ],
+)
+def test_per_item_ignores_table_errors_name_the_key(tmp_path: Path, table: str, words: str) -> None:
+    path = tmp_path / "pack.json"
+    path.write_text(json.dumps(example("0.5", "minimal")), encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text(f"[tool.creatorpack.lint]\n{table}\n")
+    result = runner.invoke(app, ["lint", str(path)])
+    assert result.exit_code == 2
+    assert words in result.output

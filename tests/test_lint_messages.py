@@ -793,3 +793,15 @@ def test_what_a_set_can_hold_is_said_plainly() -> None:
     effect_rules[0]["effects"] = [{"op": "remove", "path": "/inventory", "value": "oil_can"}]  # it only takes away
     messages = [f.message for f in lint(json.dumps(doc)).findings if f.code == "unreachable"]
     assert any("`/inventory` is always empty (effects of" in m for m in messages), messages
+
+
+def test_a_misspelt_effect_op_is_the_error_not_the_goal_it_leaves_unreachable() -> None:
+    """Regression: 'incremnt' was a warning, and the ending it kept out of reach an error ("no effect changes it")."""
+    doc = example("0.5", "rich")
+    rule = next(r for r in doc["runtime"]["rules"] if r["id"] == "leave_lamp_dark")
+    rule["effects"][0]["op"] = "incremnt"
+    report = lint(json.dumps(doc))
+    assert [(f.code, f.severity) for f in report.errors] == [("unknown-effect-op", "error")]
+    assert "did you mean 'increment'?" in report.errors[0].message
+    assert not any(f.code == "unreachable" for f in report.findings)
+    assert not report.searched

@@ -119,7 +119,7 @@ def test_cli_turn_after_the_ending_exits_2(tmp_path: Path) -> None:
     ("content", "words"),
     [
         ('{"observations": {"helped_stranger": "yes"}}\n', "answer true or false"),
-        ("not json\n", "script line 1, column 1: not JSON"),
+        ("not json\n", "bad.jsonl:1:1: turn 1: not JSON"),
         ('{"observations": {"ghost": true}}\n', "unknown observation 'ghost'"),
     ],
 )
@@ -177,8 +177,8 @@ def test_cli_interactive_bad_answers_reprompt_and_enter_keeps_the_shown_answer()
     assert "'9' is not one of the choices" in result.output
     assert "'asked_mra' is not one of the choices: did you mean asked_mara?" in result.output
     assert "not an illustration rule: 7" in result.output
-    assert "[y/n] (Enter keeps yes)" in result.output
-    assert "(Enter keeps asked_mara)" in result.output
+    assert "[y/n] (Enter: no new answer, yes stays in force)" in result.output
+    assert "(Enter: no new answer, asked_mara stays in force)" in result.output
     assert "end of input" in result.output
 
 
@@ -187,7 +187,7 @@ def test_cli_interactive_pack_with_nothing_to_ask_stops_at_end_of_input() -> Non
     assert result.exit_code == 0, result.output
     assert "Nothing to ask" in result.output
     assert "Answer each question" not in result.output  # there is no question: only what applies is said
-    assert "Enter keeps" not in result.output
+    assert "no new answer" not in result.output
     assert "turn 2" in result.output
     assert "turn 3" not in result.output
     assert "end of input" in result.output
@@ -200,7 +200,7 @@ def test_cli_interactive_pack_with_only_illustration_rules_says_what_to_enter(tm
     pack.write_text(json.dumps(doc))
     result = runner.invoke(app, ["play", str(pack)], input="1\n", env={"COLUMNS": "250"})
     assert result.exit_code == 0, result.output
-    assert "Name the illustration rules the narrator judged true; Enter: none, q quits." in result.output
+    assert "Name the illustration rules the narrator judged true; Enter: none." in result.output
     assert "Answer each question" not in result.output
     assert "illustration: ill_quay" in result.output
 
@@ -375,3 +375,95 @@ def test_a_choice_typo_is_told_the_choice_lint_would_name() -> None:
     session = Session.start(pack)
     with pytest.raises(TurnError, match="did you mean 'opened'"):
         session.turn({observation["id"]: "open"})
+
+
+def test_cli_a_bad_script_line_is_named_file_line_with_the_turns_before_it(tmp_path: Path) -> None:
+    """Regression: 'script line 4 (turn 2): ...' named no file and showed nothing of the turns before."""
+    script = tmp_path / "w.jsonl"
+    script.write_text(
+        '{"observations": {"helped_stranger": true}}\n# then the lamp\n{"observations": {"lamp_choice": "relight"}}\n',
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["play", str(RICH["0.5"]), "--script", str(script)])
+    assert result.exit_code == 2
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith(f"creatorpack: {script}:3: turn 2: observation 'lamp_choice' takes one of the choices")
+    assert lines[1] == "  the turns before it:"
+    assert lines[2].startswith(f'  {script}:1: {{"observations": {{"helped_stranger": true}}}}  -> state {{"trust":2,')
+    first = tmp_path / "first.jsonl"
+    first.write_text("not json\n", encoding="utf-8")
+    result = runner.invoke(app, ["play", str(RICH["0.5"]), "--script", str(first)])
+    assert result.stderr.splitlines()[1:] == ["  it is the script's first turn"]
+
+
+def test_cli_interactive_opening_counts_reveals_and_the_panel_lists_assets_once_and_wraps_in_its_column() -> None:
+    """Regression: turn 0 listed every reveal, the reader panel listed the assets twice, and wrapped lines
+    went back to the panel's edge."""
+    result = runner.invoke(app, ["play", str(RICH["0.5"])], input="q\n", env={"COLUMNS": "100"})
+    assert result.exit_code == 0, result.output
+    opening = result.output
+    assert "revealed assets:" not in opening
+    assert "revealed at the start: 4 reader cards, 1 image, 1 relationship, 15 assets," in opening
+    panel = opening[opening.index("the reader sees") : opening.index("╰")]
+    assert panel.count("badge_foil_mask") == 1
+    rows = [row.strip("│ ").rstrip() for row in panel.splitlines()[1:]]
+    start = next(i for i, row in enumerate(rows) if row.startswith("assets:"))
+    column = panel.splitlines()[1 + start].index("badge_foil_mask")
+    continued = panel.splitlines()[2 + start]
+    assert continued[:column].strip("│ ") == ""  # the wrapped line starts under the first asset
+    assert continued[column] != " "
+
+
+def test_cli_interactive_q_saves_and_says_where(tmp_path: Path) -> None:
+    """Regression: q (and Ctrl-C, tests/test_play_tty.py) with --save-to wrote or lost the save without a word."""
+    save = tmp_path / "save.json"
+    answers = "y\nn\n2\n\n\n\nq\n"  # one turn, then q at the next prompt
+    result = runner.invoke(
+        app, ["play", str(RICH["0.5"]), "--save-to", str(save)], input=answers, env={"COLUMNS": "300"}
+    )
+    assert result.exit_code == 0, result.output
+    assert f"saved the session (turn 1) to {save}" in result.output
+    assert json.loads(save.read_text())["turn"] == 1
+    blocked = tmp_path / "no-such-dir" / "save.json"
+    result = runner.invoke(
+        app, ["play", str(RICH["0.5"]), "--save-to", str(blocked)], input="q\n", env={"COLUMNS": "300"}
+    )
+    assert "the session was NOT saved: cannot write the save" in result.output
+
+
+def test_cli_interactive_enter_is_explicit_about_what_the_runtime_keeps() -> None:
+    """Regression: 'Enter keeps' sat beside '... this turn?' questions without saying the kept answer fires again."""
+    result = runner.invoke(app, ["play", str(RICH["0.5"])], input="y\nn\n2\n\n\n\nq\n", env={"COLUMNS": "250"})
+    assert "the latest one stays in force (shown) and the rules that read it fire again" in result.output
+    assert "this turn? [y/n] (Enter: no new answer, yes stays in force)" in result.output
+
+
+def test_cli_interactive_commands_help_state_why_undo_restart() -> None:
+    commands = "help\n?why first_light\n?why salt_and_kindnes\nstate\n"
+    script = commands + "y\nn\n2\n\n\n\nundo\nundo\ny\nn\n1\n\n\n\nrestart\nq\n"
+    result = runner.invoke(app, ["play", str(RICH["0.5"])], input=script, env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "?why GOAL  why an achievement, ending or rule (by id) has not fired" in out
+    assert "achievement 'first_light' has not fired: its `when` does not hold now" in out
+    assert '`/inventory` contains "logbook_page": `/inventory` is []' in out
+    assert "did you mean 'salt_and_kindness'?" in out
+    assert "turn 0 of entry opening" in out  # state
+    assert "undone: back at turn 0" in out
+    assert "nothing to undo: no turn has been played" in out
+    assert "restarted: back at turn 0" in out
+    assert out.count("─ turn 1 ─") >= 2 or out.count(" turn 1 ") >= 2  # played again after the undo
+
+
+def test_why_explains_parts_answers_and_rules() -> None:
+    from creatorpack.cli._why import why
+    from creatorpack.play import Engine, Session
+
+    engine = Engine.from_source(RICH["0.5"])
+    session = Session.start(engine)
+    lines = why(engine, session.state, "salt_and_kindness")
+    assert lines[0] == "achievement 'salt_and_kindness' has not fired: its `when` does not hold now"
+    assert "  all of 2 parts must hold; these do not:" in lines
+    assert "    `/trust` > 4: `/trust` is 0" in lines
+    session.turn({"helped_stranger": True})
+    assert why(engine, session.state, "help_stranger")[0].startswith("rule 'help_stranger': its `when` holds now")

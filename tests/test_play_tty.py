@@ -116,25 +116,25 @@ class Terminal:
 
 def test_a_playthrough_shows_what_a_playtester_needs(terminal: type[Terminal]) -> None:
     term = terminal("play", str(RICH))
-    opening = term.expect("[y/n] (Enter leaves it unanswered)")  # the hint shows, as typed
-    assert "Answer each question; Enter keeps the current answer (shown), q quits." in opening
+    opening = term.expect("[y/n] (Enter: unanswered)")  # the hint shows, as typed
+    assert "The runtime keeps an answer until the observation is answered" in opening
     assert "The Harbour Light: The Dark Lamp" in opening  # the entry's title
     assert "The last ferry has gone" in opening  # content that holds at the start
     assert "/trust = 0" in opening
     assert "the reader sees" in opening
     term.type("maybe\n")
-    assert "'maybe' is not an answer" in term.expect("this turn? [y/n] (Enter leaves it unanswered)")
+    assert "'maybe' is not an answer" in term.expect("this turn? [y/n] (Enter: unanswered)")
     term.type("y\n")  # helped_stranger
-    term.expect("[y/n] (Enter leaves it unanswered)")
+    term.expect("[y/n] (Enter: unanswered)")
     term.type("n\n")  # met_mara
-    menu = term.expect("(Enter leaves it unanswered)")
+    menu = term.expect("(Enter: unanswered)")
     assert "1) relit       Refilled the reservoir and relit the lamp" in menu  # choices show their descriptions
     term.type("relight\n")
-    assert "'relight' is not one of the choices" in term.expect("choice [1-3 or a key] (Enter leaves it unanswered)")
+    assert "'relight' is not one of the choices" in term.expect("choice [1-3 or a key] (Enter: unanswered)")
     term.type("2\n")  # lamp_choice = left_dark
-    term.expect("[y/n] (Enter leaves it unanswered)")
+    term.expect("[y/n] (Enter: unanswered)")
     term.type("\n")  # found_key: unanswered
-    term.expect("[y/n] (Enter leaves it unanswered)")
+    term.expect("[y/n] (Enter: unanswered)")
     term.type("\n")  # gave_key: unanswered
     rules = term.expect("(Enter: none)")
     assert "1) rule_quay: The reader is on the quay" in rules
@@ -149,15 +149,15 @@ def test_a_playthrough_shows_what_a_playtester_needs(terminal: type[Terminal]) -
     assert "achievement unlocked: Storm Watcher (storm_watcher)" in turn
     assert "badge awarded: Storm Watcher (badge_storm)" in turn
     assert "revealed deeds: cast_tobias/accepted_help" in turn
-    # The current answers are in the prompts: Enter keeps them, visibly.
-    assert "(Enter keeps yes)" in term.expect("(Enter keeps yes)")
+    # The current answers are in the prompts: Enter gives no new answer, and the latest stays in force, visibly.
+    assert "(Enter: no new answer, yes stays in force)" in term.expect("(Enter: no new answer, yes stays in force)")
     term.type("\n")  # helped_stranger stays true
-    term.expect("[y/n] (Enter keeps no)")
+    term.expect("[y/n] (Enter: no new answer, no stays in force)")
     term.type("\n")
-    assert "Enter keeps left_dark" in term.expect("Enter keeps left_dark)")
+    assert "left_dark stays in force" in term.expect("Enter: no new answer, left_dark stays in force)")
     term.type("relit\n")
     for _ in range(2):
-        term.expect("[y/n] (Enter leaves it unanswered)")
+        term.expect("[y/n] (Enter: unanswered)")
         term.type("\n")
     term.expect("(Enter: none)")
     term.type("\n")
@@ -182,19 +182,23 @@ def test_a_pack_with_nothing_to_ask_waits_for_enter(terminal: type[Terminal]) ->
     assert term.finish() == 0
 
 
-def test_ctrl_d_ends_cleanly_and_ctrl_c_exits_130(terminal: type[Terminal]) -> None:
+def test_ctrl_d_ends_cleanly_and_ctrl_c_exits_130(terminal: type[Terminal], tmp_path: Path) -> None:
     term = terminal("play", str(RICH))
     term.expect("[y/n]")
     term.type("\x04")
     term.expect("end of input")
     assert term.finish() == 0
     assert "Traceback" not in term.screen
-    term = terminal("play", str(RICH))
-    term.expect("[y/n] (Enter leaves it unanswered)")
+    save = tmp_path / "save.json"
+    term = terminal("play", str(RICH), "--save-to", str(save))
+    term.expect("[y/n] (Enter: unanswered)")
     term.wait_until_reading()
     term.type("\x03")  # Ctrl-C: the terminal sends SIGINT
     term.expect("interrupted")
+    # Regression: Ctrl-C lost the session without a word; it is saved, and the screen says where.
+    term.expect(f"saved the session (turn 0) to {save}")
     assert term.finish() == 128 + signal.SIGINT
+    assert save.exists()
     assert "Traceback" not in term.screen
     assert "Aborted" not in term.screen
 

@@ -148,3 +148,42 @@ def test_the_documented_submodules_are_reached_after_a_plain_import() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert (done.returncode, done.stdout) == (0, "play files diff\n"), done.stderr
+
+
+def test_submodules_of_a_plain_import_are_typed(tmp_path: Path) -> None:
+    """Regression: after ``import creatorpack``, ``creatorpack.testing.play`` and ``creatorpack.diff`` were Any."""
+    program = tmp_path / "uses.py"
+    program.write_text(
+        "import creatorpack\n"
+        "reveal_type(creatorpack.testing.play)\n"
+        "reveal_type(creatorpack.diff.diff)\n"
+        "reveal_type(creatorpack.scaffold.files)\n"
+        "reveal_type(creatorpack.play.Session)\n",
+        encoding="utf-8",
+    )
+    root = Path(__file__).resolve().parent.parent
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-error-summary", str(program)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=root,
+    )
+    revealed = [line for line in result.stdout.splitlines() if "Revealed type" in line]
+    assert len(revealed) == 4, result.stdout + result.stderr
+    assert not any('"Any"' in line for line in revealed), result.stdout
+    assert "Playthrough" in revealed[0]
+    assert "PackDiff" in revealed[1]
+
+
+def test_a_lint_report_prints_each_witness_once() -> None:
+    """Regression: ``print(creatorpack.lint(...))`` showed every witness twice (by ``kind:id`` and by id)."""
+    report = creatorpack.lint(Path(__file__).resolve().parent.parent / "examples" / "0.5" / "rich.json")
+    assert report.witnesses  # keyed twice: achievement:x and x
+    shown = repr(report)
+    assert "turns=" not in shown  # no witness dumped
+    for target in {w.target for w in report.witnesses.values()}:
+        assert shown.count(repr(target)) == 1
+    text = str(report)
+    assert text.splitlines()[-1].startswith(f"{len(report.errors)} error(s), {len(report.warnings)} warning(s); ")
+    assert "Witness(" not in text

@@ -94,7 +94,9 @@ def ending_first() -> Doc:
             "when": {"op": "gte", "path": "/alarm", "value": 3},
             "priority": 0,
             "closing_text": "Bells everywhere.",
-            "artwork_asset_id": "dark_ending_art",
+            # Art revealed from the start: dark_ending_art waits for a storm, which the alarm ending
+            # does not (lint's artwork-not-revealed would say so, besides the planted goal).
+            "artwork_asset_id": "storm_art",
             "guidance": {
                 "summary": "S.",
                 "next_step": "N.",
@@ -140,17 +142,17 @@ def unaffordable() -> Doc:
 PLANTED: dict[str, tuple[Callable[[], Doc], str, str]] = {
     "constant-flag": (
         constant_flag,
-        "/progression/achievements/4",
+        "/progression/achievements/4/when",  # the condition that cannot hold, not the item
         "`/bell_rung` is always false: no effect changes it, so `/bell_rung` = true never holds",
     ),
     "clamped-counter": (
         clamped_counter,
-        "/progression/achievements/5",
+        "/progression/achievements/5/when",  # the condition that cannot hold, not the item
         "`/lanterns` stays within 0..8 in every reachable state (effects of rule `light_lantern`)",
     ),
     "ending-first": (
         ending_first,
-        "/progression/achievements/4",
+        "/progression/achievements/4/when",  # the condition that cannot hold, not the item
         (
             "`/alarm` stays within 0..3 in every reachable state (effects of rule `raise_alarm`; "
             "an ending stops the session first)"
@@ -158,7 +160,7 @@ PLANTED: dict[str, tuple[Callable[[], Doc], str, str]] = {
     ),
     "unaffordable": (
         unaffordable,
-        "/progression/achievements/5",
+        "/progression/achievements/5/when",  # the condition that cannot hold, not the item
         "rule `buy_sword` never changes the state: its increment of `/coins` by -5 is always rejected",
     ),
 }

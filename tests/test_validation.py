@@ -487,10 +487,50 @@ def test_a_misspelt_required_member_of_an_open_object_is_named(
     for token in parent:
         node = node[token]
     node[typo] = node.pop(member)
-    found = [v for v in creatorpack.validate(pack).violations if v.code == "required" and v.pointer == pointer]
-    assert [v.message for v in found] == [
-        f"{label}: missing required property '{member}'; '{typo}' looks like a misspelling of '{member}'"
+    report = creatorpack.validate(json.dumps(pack, indent=2))
+    found = [v for v in report.violations if v.code == "required" and v.pointer.startswith(pointer)]
+    expected = (
+        f"{label}: missing required property '{member}'; '{typo}' looks like a misspelling of it: "
+        f"did you mean '{member}'?"
+    )
+    assert [v.message for v in found] == [expected]
+    # Regression: it pointed at the object's '{' (1:1 for the root), not at the misspelt key.
+    [violation] = found
+    assert violation.pointer == f"{pointer}/{typo}"
+    assert violation.line is not None
+    assert violation.column is not None
+    line = json.dumps(pack, indent=2).splitlines()[violation.line - 1]
+    assert line[violation.column - 1 :].startswith(f'"{typo}"')
+
+
+@pytest.mark.parametrize(
+    ("typo", "meant"),
+    [("closing", "closing_text"), ("closing_txt", "closing_text"), ("guide", "guidance"), ("prio", "priority")],
+)
+def test_a_misspelt_member_of_a_closed_object_is_one_error_with_a_suggestion(typo: str, meant: str) -> None:
+    """Regression: 'closing' for 'closing_text' gave two errors (unknown, missing) and no suggestion."""
+    pack = example("0.5", "rich")
+    ending = pack["progression"]["endings"][0]
+    ending[typo] = ending.pop(meant)
+    violations = creatorpack.validate(pack).violations
+    assert [v.message for v in violations] == [
+        f"endings[0]: unknown property '{typo}'; did you mean '{meant}', which is missing?"
     ]
+
+
+@pytest.mark.parametrize(("typo", "meant"), [("al", "all"), ("an", "any"), ("no", "not"), ("contain", "contains")])
+def test_a_short_op_typo_is_suggested(typo: str, meant: str) -> None:
+    """Regression: 'al', 'an' and 'no' got no suggestion (two letters allowed no edit)."""
+    pack = example("0.5", "rich")
+    rule = pack["runtime"]["rules"][0]
+    rule["when"] = {"op": typo, "conditions": [rule["when"]]}
+    if meant == "not":
+        rule["when"] = {"op": typo, "condition": rule["when"]["conditions"][0]}
+    if meant == "contains":
+        rule["when"] = {"op": typo, "path": "/inventory", "value": "key"}
+    messages = [v.message for v in creatorpack.validate(pack).violations if v.code == "unknown-op"]
+    assert len(messages) == 1
+    assert messages[0].endswith(f"; did you mean '{meant}'?")
 
 
 def test_a_misspelt_protocol_version_is_named() -> None:

@@ -207,7 +207,7 @@ def test_init_bad_options_exit_2(tmp_path: Path, args: list[str], message: str) 
 
 def test_init_prompts_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_workflow, "_interactive", lambda: True)
-    result = runner.invoke(app, ["init", str(tmp_path)], input="0.4\nzh-CN\n雾港\n")
+    result = runner.invoke(app, ["init", str(tmp_path)], input="0.4\nzh-CN\n雾港\n\n")
     assert result.exit_code == 0, result.output
     assert "Contract version" in result.stdout
     document = json.loads((tmp_path / "pack.json").read_text(encoding="utf-8"))
@@ -215,10 +215,28 @@ def test_init_prompts_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert document["manifest"]["title"] == "雾港"
     # Options given on the command line are not asked for.
     other = tmp_path / "other"
-    result = runner.invoke(app, ["init", str(other), "--version", "0.5", "--language", "en"], input="\n")
+    result = runner.invoke(app, ["init", str(other), "--version", "0.5", "--language", "en"], input="\nmy-salt-road\n")
     assert result.exit_code == 0, result.output
     assert "Contract version" not in result.stdout
     assert json.loads((other / "pack.json").read_text())["manifest"]["title"] == "A Door in the Fog"
+    assert json.loads((other / "pack.json").read_text())["manifest"]["pack_id"] == "my-salt-road"
+    assert "pack id my-salt-road" in result.stdout
+
+
+def test_init_gives_each_pack_its_own_id(tmp_path: Path) -> None:
+    """Regression: every pack of the sample title was 'a-door-in-the-fog', every non-ASCII title 'my-pack'."""
+    ids = set()
+    for number, title in enumerate(["A Door in the Fog", "A Door in the Fog", "雾中之门", "雾中之门"]):
+        result = runner.invoke(app, ["init", str(tmp_path / str(number)), "--title", title])
+        assert result.exit_code == 0, result.output
+        ids.add(json.loads((tmp_path / str(number) / "pack.json").read_text("utf-8"))["manifest"]["pack_id"])
+    assert len(ids) == 4
+    given = runner.invoke(app, ["init", str(tmp_path / "given"), "--pack-id", "salt-road"])
+    assert json.loads((tmp_path / "given" / "pack.json").read_text("utf-8"))["manifest"]["pack_id"] == "salt-road"
+    assert "(pack id salt-road)" in given.stdout
+    bad = runner.invoke(app, ["init", str(tmp_path / "bad"), "--pack-id", "9 lives"])
+    assert bad.exit_code == 2
+    assert "no valid pack id" in bad.stderr
 
 
 def test_init_on_a_terminal_refuses_before_asking_anything(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -236,7 +254,7 @@ def test_init_asks_again_for_a_version_or_language_it_does_not_know(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(_workflow, "_interactive", lambda: True)
-    result = runner.invoke(app, ["init", str(tmp_path)], input="0.2\n0.4\nfr\nen\n\n")
+    result = runner.invoke(app, ["init", str(tmp_path)], input="0.2\n0.4\nfr\nen\n\n\n")
     assert result.exit_code == 0, result.output
     assert result.stdout.count("Contract version") == 2
     assert result.stdout.count("Language") == 2

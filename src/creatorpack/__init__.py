@@ -24,6 +24,12 @@ from creatorpack.errors import (
 )
 
 if TYPE_CHECKING:
+    # The submodules a plain ``import creatorpack`` reaches (see _SUBMODULES), named so that type
+    # checkers know ``creatorpack.testing.play`` and ``creatorpack.diff.diff`` rather than Any.
+    from creatorpack import diff as diff
+    from creatorpack import play as play
+    from creatorpack import scaffold as scaffold
+    from creatorpack import testing as testing
     from creatorpack.lint import LintConfig, LintReport, lint
     from creatorpack.play import Engine, Session, SessionState, Turn, TurnResult
     from creatorpack.upgrade import UpgradeResult, upgrade

@@ -32,8 +32,9 @@ example :meth:`creatorpack.Report.raise_for_errors`).
 Errors that belong to one layer are defined beside it and hang from this tree:
 ``lint.config.LintConfigError``, ``upgrade.UpgradeError``, ``scaffold.ScaffoldError`` and the
 CLI's and the service's ``SettingsError`` (each a ``CreatorpackError`` and a ``ValueError``),
-``diff.MigrationError`` (a ``SessionLoadError``), ``narrate``'s errors, and ``service.errors.ServiceError`` with its
-HTTP-shaped subclasses.
+``diff.MigrationError`` (a ``SessionLoadError``), the CLI's ``ScriptError`` (a ``TurnError`` of
+``play --script`` that names its ``FILE:LINE`` and carries the turns before it), ``narrate``'s
+errors, and ``service.errors.ServiceError`` with its HTTP-shaped subclasses.
 
 This module imports nothing of creatorpack, so every layer can raise these without a cycle.
 """

@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import secrets
+import unicodedata
 from typing import Any, Final, Literal, TypeAlias
 
 from creatorpack.errors import CreatorpackError
@@ -23,6 +25,7 @@ __all__ = [
     "ScaffoldError",
     "default_title",
     "files",
+    "new_pack_id",
     "pack_id_for",
 ]
 
@@ -80,17 +83,45 @@ def default_title(language: str = "en") -> str:
     return _TEXT["en" if language == "en" else "zh"]["title"]
 
 
-def pack_id_for(title: str) -> str:
-    """A pack id made from ``title`` (lowercase ASCII words joined by ``-``), or ``my-pack``."""
-    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:80].rstrip("-")
-    return slug if _ID.match(slug) else "my-pack"
+def pack_id_for(title: str, suffix: str = "") -> str:
+    """A pack id made from ``title`` (lowercase ASCII words joined by ``-``), then ``-suffix`` if given.
+
+    Accents are dropped (``Café`` gives ``cafe``); a title with no ASCII letter to start with
+    (``雾中之门``, ``123 go``) gives ``pack``, or ``my-pack`` without a suffix. The id is a valid Id
+    (at most 80 characters): the title's part is cut to leave room for the suffix.
+    """
+    folded = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode("ascii")
+    slug = re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
+    tail = f"-{suffix}" if suffix else ""
+    slug = slug[: 80 - len(tail)].rstrip("-")
+    if not _ID.match(slug):
+        slug = "pack" if suffix else "my-pack"
+    made = slug + tail
+    if not _ID.match(made):
+        raise ScaffoldError(f"{made!r} is no valid pack id: use a suffix of letters, digits, '_', '.' or '-'")
+    return made
 
 
-def files(version: str = "0.5", *, title: str | None = None, language: str = "en") -> dict[str, str]:
+def new_pack_id(title: str) -> str:
+    """A fresh pack id for ``title``: :func:`pack_id_for` with 6 random hexadecimal digits.
+
+    Two packs started with one title (every pack that keeps the default title, every Chinese
+    title) must not share an id: the service keys packs by it, so the second upload would be
+    taken for a revision of the first.
+    """
+    return pack_id_for(title, secrets.token_hex(3))
+
+
+def files(
+    version: str = "0.5", *, title: str | None = None, language: str = "en", pack_id: str | None = None
+) -> dict[str, str]:
     """The starter files for a new pack: :data:`PACK_FILE` and :data:`SCRIPT_FILE`, by name.
 
+    ``pack_id`` (and the runtime id) default to :func:`new_pack_id` of the title, so two calls
+    give two ids; pass one to get the same files every time.
+
     Raises :class:`ScaffoldError` for a version outside :data:`VERSIONS`, a language outside
-    :data:`LANGUAGES` or a blank title.
+    :data:`LANGUAGES`, a blank title or a ``pack_id`` that is no valid Id.
     """
     if version not in VERSIONS:
         raise ScaffoldError(f"cannot start a pack in version {version!r}: choose one of {', '.join(VERSIONS)}")
@@ -98,9 +129,13 @@ def files(version: str = "0.5", *, title: str | None = None, language: str = "en
         raise ScaffoldError(f"unknown language {language!r}: choose one of {', '.join(LANGUAGES)}")
     if title is not None and not title.strip():
         raise ScaffoldError("the title must contain a non-whitespace character")
+    if pack_id is not None and not _ID.match(pack_id):
+        raise ScaffoldError(
+            f"{pack_id!r} is no valid pack id: start with a letter, then up to 79 letters, digits, '_', '.' or '-'"
+        )
     text = _TEXT["en" if language == "en" else "zh"]
     name = title if title is not None else text["title"]
-    pack = _pack(version, name, language, text)
+    pack = _pack(version, name, language, text, pack_id or new_pack_id(name))
     script = [{"observations": {"found_door": True}}]
     return {
         PACK_FILE: json.dumps(pack, indent=2, ensure_ascii=False) + "\n",
@@ -108,8 +143,7 @@ def files(version: str = "0.5", *, title: str | None = None, language: str = "en
     }
 
 
-def _pack(version: str, title: str, language: str, text: dict[str, str]) -> dict[str, Any]:
-    pack_id = pack_id_for(title)
+def _pack(version: str, title: str, language: str, text: dict[str, str], pack_id: str) -> dict[str, Any]:
     found = {"op": "gte", "path": "/doors_found", "value": 1}
     pack: dict[str, Any] = {
         "protocol_version": version,

@@ -111,8 +111,10 @@ def _text(result: Any, verdict: Any, old: Path, new: Path) -> str:
             lines.append(f"{section}:")
         where = change.new if change.kind != "removed" else change.old
         moved = f" (was {change.old})" if None not in (change.old, change.new) and change.old != change.new else ""
+        # A key that is its own pointer (the "other" section) is not printed twice.
+        place = f"  {where}{moved}" if where != change.key or moved else ""
         detail = f"  {change.detail}" if change.detail else ""
-        lines.append(f"  {change.kind:<9} {change.key}  {where}{moved}{detail}")
+        lines.append(f"  {change.kind:<9} {change.key}{place}{detail}")
     compat = result.compatibility
     lines.append(f"save compatibility: {_LEVELS[compat.level]}")
     shown = [m for m in compat.members if m.level != "fits" or m.reason not in ("unchanged", "object")]

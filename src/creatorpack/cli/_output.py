@@ -95,6 +95,8 @@ class FileResult:
     readable: bool = True
     excerpts: dict[tuple[int, int], Excerpt] = field(default_factory=dict)
     linted: bool = False
+    note: str = ""
+    """Said once under the file's findings in text output (lint: why the reachability search did not run)."""
 
     @property
     def exit_code(self) -> int:
@@ -315,7 +317,10 @@ def _text(results: Sequence[FileResult], *, color: bool) -> str:
             where = f"{path}:{f.line}:{f.column or 1}:" if f.line is not None else f"{path}:"
             style = "red" if f.severity == "error" else "yellow"
             message = one_line(f.message)
-            out.append(f"{_paint(where, 'bold', color=color)} {_paint(f.code, style, color=color)} {message}")
+            # Lint's findings say their severity in words as well (as rustc's and ruff's do), so that
+            # output without colour (piped, in a log) still tells an error from a warning.
+            label = f"{f.severity}[{f.code}]:" if result.linted else f.code
+            out.append(f"{_paint(where, 'bold', color=color)} {_paint(label, style, color=color)} {message}")
             if f.pointer:
                 out.append(f"  {_paint('at ' + one_line(f.pointer), 'dim', color=color)}")
             shown = result.excerpts.get((f.line, f.column or 1)) if f.line is not None else None
@@ -325,6 +330,8 @@ def _text(results: Sequence[FileResult], *, color: bool) -> str:
                 out.append(f"  {pad} |")
                 out.append(f"  {gutter} | {shown.text}")
                 out.append(f"  {pad} | {' ' * shown.caret}{_paint('^', style, color=color)}")
+        if result.note:
+            out.append(f"{_paint(one_line(result.path) + ':', 'bold', color=color)} note: {one_line(result.note)}")
     out.append(_summary(results))
     return "\n".join(out) + "\n"
 
@@ -382,7 +389,31 @@ def lint_file(path: str, max_bytes: int, config: Any, *, strict: bool, stdin: by
     findings = tuple(Finding(f.pointer, f.code, f.message, f.line, f.column, f.severity) for f in report.findings)
     counts = [f for f in findings if f.severity == "error" or strict]
     excerpts = _excerpts(data, _places(findings))
-    return FileResult(path, not counts, report.contract.version, findings, excerpts=excerpts, linted=True)
+    note = _unsearched(report, config)
+    return FileResult(path, not counts, report.contract.version, findings, excerpts=excerpts, linted=True, note=note)
+
+
+def _unsearched(report: Any, config: Any) -> str:
+    """Why the reachability search did not run on a valid pack whose version has one, else nothing.
+
+    Lint errors stop it (a broken reference makes every verdict about reaching a goal moot), so
+    a pack with errors gets no ``unreachable`` or ``never-revealed`` finding: said once, not
+    left for the creator to infer from their absence.
+    """
+    from creatorpack.lint.linter import CHECKS  # noqa: PLC0415
+
+    version = report.contract.version
+    if report.searched or not config.reachability or version not in CHECKS or not CHECKS[version].reachability:
+        return ""
+    errors = len(report.errors)
+    if errors:
+        counted = f"{errors} lint error{'s' if errors != 1 else ''} above"
+    else:
+        counted = "errors of ignored rules (an ignored error still stops it)"
+    return (
+        "the reachability search (unreachable, never-revealed, reachability-bound) did not run: "
+        f"it runs only on a pack without lint errors; fix the {counted}, then lint again"
+    )
 
 
 def _escape_data(text: str) -> str:

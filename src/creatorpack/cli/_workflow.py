@@ -125,6 +125,10 @@ def _init_command(
         str | None, typer.Option("--version", help="Contract version: 0.3, 0.4 or 0.5 (default 0.5).")
     ] = None,
     title: Annotated[str | None, typer.Option("--title", help="The pack's title.")] = None,
+    pack_id: Annotated[
+        str | None,
+        typer.Option("--pack-id", help="manifest.pack_id (default: from the title, with 6 random hex digits)."),
+    ] = None,
     language: Annotated[
         str | None, typer.Option("--language", help="manifest.language: en, zh or zh-CN (default en).")
     ] = None,
@@ -149,8 +153,10 @@ def _init_command(
         version = version or _ask("Contract version", scaffold.VERSIONS, "0.5")
         language = language or _ask("Language", scaffold.LANGUAGES, "en")
         title = title or typer.prompt("Title", default=scaffold.default_title(language or "en"))
+        question = "Pack id (unique: the service keys packs by it)"
+        pack_id = pack_id or typer.prompt(question, default=scaffold.new_pack_id(title))
     try:
-        made = scaffold.files(version or "0.5", title=title, language=language or "en")
+        made = scaffold.files(version or "0.5", title=title, language=language or "en", pack_id=pack_id)
     except CreatorpackError as exc:
         complain(f"{exc}")
         raise typer.Exit(2) from None
@@ -167,7 +173,8 @@ def _init_command(
         raise typer.Exit(2) from None
     pack = directory / scaffold.PACK_FILE
     script = directory / scaffold.SCRIPT_FILE
-    typer.echo(f"created {pack} and {script}")
+    made_id = orjson.loads(made[scaffold.PACK_FILE])["manifest"]["pack_id"]
+    typer.echo(f"created {pack} and {script} (pack id {made_id})")
     typer.echo(f"next: creatorpack lint {pack} && creatorpack play {pack} --script {script}")
 
 

@@ -22,7 +22,7 @@ import orjson
 import typer
 
 from creatorpack import __version__
-from creatorpack.cli import _diff, _narrate, _output, _settings, _walk, _workflow
+from creatorpack.cli import _diff, _narrate, _output, _rule, _settings, _walk, _workflow
 from creatorpack.cli._files import write_atomically
 from creatorpack.cli._output import complain
 from creatorpack.contract import schema, suggest
@@ -116,6 +116,10 @@ _Exclude = Annotated[
     list[str] | None,
     typer.Option("--exclude", metavar="GLOB", help="Skip walked files and directories that match (repeatable)."),
 ]
+_Watch = Annotated[
+    bool,
+    typer.Option("--watch", "-w", help="Check again whenever a pack is saved, until Ctrl-C (exit 130)."),
+]
 _Strict = Annotated[
     bool | None,
     typer.Option("--strict/--no-strict", help="Warnings also fail (exit 1); default: the pyproject table, else no."),
@@ -170,8 +174,11 @@ def _validate(
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=0, help="Validate in N processes (0: one per CPU).")] = 1,
     max_bytes: _MaxBytes = MAX_BYTES,
     exclude: _Exclude = None,
+    watch: _Watch = False,
 ) -> None:
     """Check packs against the contract version each declares; report every violation."""
+    if watch:
+        _watched(paths, exclude, output_format, jobs, max_bytes, _check, "validating")
     _report(_files(paths, exclude, max_bytes), output_format, jobs, max_bytes, _check, "validating")
 
 
@@ -195,11 +202,44 @@ def _report(
     label: str,
 ) -> None:
     """Check every file, print the results in ``fmt``, and exit with the worst exit code."""
+    raise typer.Exit(_checked(files, fmt, jobs, max_bytes, check, label))
+
+
+def _checked(
+    files: list[str],
+    fmt: _output.OutputFormat,
+    jobs: int,
+    max_bytes: int,
+    check: Callable[..., _output.FileResult],
+    label: str,
+) -> int:
+    """Check every file and print the results in ``fmt``; the worst exit code."""
     results = _run_checks(files, jobs or os.cpu_count() or 1, max_bytes, check, label)
     color = fmt == _output.OutputFormat.TEXT and _output.is_terminal(sys.stdout) and "NO_COLOR" not in os.environ
     sys.stdout.write(_output.render(results, fmt, color=color))
     sys.stdout.flush()
-    raise typer.Exit(max(r.exit_code for r in results))
+    return max(r.exit_code for r in results)
+
+
+def _watched(
+    paths: Sequence[str],
+    excludes: Sequence[str] | None,
+    fmt: _output.OutputFormat,
+    jobs: int,
+    max_bytes: int,
+    check: Callable[..., _output.FileResult],
+    label: str,
+) -> None:
+    """``--watch``: check now and on every save until Ctrl-C (exit 130); see :mod:`creatorpack.cli._watch`."""
+    from creatorpack.cli._watch import watch  # noqa: PLC0415
+
+    def run() -> int:
+        try:  # the packs are found again each time: a new file in a watched directory is checked too
+            return _checked(_files(paths, excludes, max_bytes), fmt, jobs, max_bytes, check, label)
+        except typer.Exit as exc:  # no pack found (yet): said on stderr, and the watch goes on
+            return int(exc.exit_code)
+
+    raise typer.Exit(watch(paths, run))
 
 
 def _lint_check(config: Any, strict: bool, path: str, max_bytes: int, stdin: bytes | None) -> _output.FileResult:
@@ -242,7 +282,9 @@ def _lint_settings(paths: Sequence[str], flags: _LintFlags) -> tuple[bool, LintC
             f"{code!r} (did you mean {guess!r}?)" if (guess := suggest.nearest(code, RULES)) else repr(code)
             for code in unknown
         ]
-        raise typer.BadParameter(f"unknown rule code(s) {', '.join(guesses)}; see docs/lint.md", param_hint="--ignore")
+        raise typer.BadParameter(
+            f"unknown rule code(s) {', '.join(guesses)}; creatorpack rule lists them", param_hint="--ignore"
+        )
     defaults = LintConfig()
     config = LintConfig(
         ignore=settings.ignore | frozenset(flags.ignore),
@@ -250,6 +292,7 @@ def _lint_settings(paths: Sequence[str], flags: _LintFlags) -> tuple[bool, LintC
         max_states=_first(flags.max_states, settings.max_states, defaults.max_states),
         # Adding 0.0 turns -0.0 (which passes "0 or more") into 0.0, so no message shows "-0 s".
         max_seconds=_first(flags.max_seconds, settings.max_seconds, defaults.max_seconds) + 0.0,
+        per_item_ignores=settings.per_item_ignores or {},
     )
     return (flags.strict if flags.strict is not None else bool(settings.strict)), config
 
@@ -267,10 +310,16 @@ def _lint(
     max_seconds: _MaxSeconds = None,
     max_bytes: _MaxBytes = MAX_BYTES,
     exclude: _Exclude = None,
+    watch: _Watch = False,
 ) -> None:
     """Find what the contract cannot say: broken references, impossible conditions, unreachable goals."""
     flags = _LintFlags(strict, ignore or (), assets, max_states, max_seconds)
     strict_mode, config = _lint_settings(paths, flags)
+    if watch and explain is not None:
+        raise typer.BadParameter("--explain prints one script; it does not watch", param_hint="--watch")
+    if watch:
+        check = partial(_lint_check, config, strict_mode)
+        _watched(paths, exclude, output_format, jobs, max_bytes, check, "linting")
     files = _files(paths, exclude, max_bytes)
     if explain is not None:
         if len(files) != 1:
@@ -435,7 +484,7 @@ def _schema(
 ) -> None:
     """Print a version's JSON Schema (draft 2020-12), bundled into one self-contained document."""
     try:
-        document = schema.bundle(None if version == "all" else version)
+        document = schema.export(None if version == "all" else version)
     except schema.UnknownVersionError as exc:
         complain(f"{exc} (or 'all')")
         raise typer.Exit(2) from None
@@ -478,7 +527,8 @@ def _play_command(
         ),
     ] = None,
     save_to: Annotated[
-        Path | None, typer.Option("--save-to", help="Write the session's save to this file when play stops.")
+        Path | None,
+        typer.Option("--save-to", help="Write the session's save to this file when play stops (q, Ctrl-C too)."),
     ] = None,
 ) -> None:
     """Playtest a pack: prompt for each observation turn by turn, or run a scripted playthrough."""
@@ -493,20 +543,10 @@ def _play_command(
         raise typer.BadParameter(
             "the format is that of a --script's transcript; give --script too", param_hint="--format"
         )
-    from creatorpack.cli import _play  # noqa: PLC0415 - the runtime and Rich load only for play
-
     try:
-        source = _play_source(pack)
-        saved = _read_save(load) if load is not None else None
-        writer = _save_writer(save_to) if save_to is not None else None
-        if script is not None:
-            text = _read_script(script)
-            shown = fmt or _output.TranscriptFormat.TEXT
-            sys.stdout.write(_play.scripted(source, text, entry, shown, saved=saved, save_to=writer))
-        else:
-            code = _play.interactive(source, entry, saved=saved, save_to=writer)
-            if code:
-                raise typer.Exit(code)
+        code = _play_it(pack, entry, script, fmt, load, save_to)
+        if code:
+            raise typer.Exit(code)
     except InvalidPackError as exc:
         result = _output.from_report(pack, exc.report, None)
         sys.stderr.write(_output.render([result], "text"))
@@ -516,7 +556,32 @@ def _play_command(
         raise typer.Exit(exc.exit_code) from None
     except CreatorpackError as exc:
         complain(exc)
+        for line in getattr(exc, "context", ()):  # a bad script line: the turns before it
+            sys.stderr.write(f"  {_output.one_line(line)}\n")
         raise typer.Exit(exc.exit_code) from None
+
+
+def _play_it(
+    pack: str,
+    entry: str | None,
+    script: str | None,
+    fmt: _output.TranscriptFormat | None,
+    load: Path | None,
+    save_to: Path | None,
+) -> int:
+    """Run the scripted or the interactive playtest; its exit code."""
+    from creatorpack.cli import _play  # noqa: PLC0415 - the runtime and Rich load only for play
+
+    source = _play_source(pack)
+    saved = _read_save(load) if load is not None else None
+    writer = _save_writer(save_to) if save_to is not None else None
+    if script is None:
+        name = str(save_to) if save_to is not None else None
+        return _play.interactive(source, entry, saved=saved, save_to=writer, save_name=name)
+    text = _read_script(script)
+    shown = fmt or _output.TranscriptFormat.TEXT
+    sys.stdout.write(_play.scripted(source, text, entry, shown, saved=saved, save_to=writer, name=_named(script)))
+    return 0
 
 
 def _play_source(pack: str) -> bytes:
@@ -556,10 +621,23 @@ def _read_script(script: str) -> str:
         raise TurnError(f"cannot read the script {_named(script)}: {exc.code}: {exc}") from None
 
 
-# Commands defined in their own modules, one line each: diff; narrate; upgrade, init and hook; serve, token and db
+@app.command("lsp")
+def _lsp() -> None:
+    """Run the language server for pack files on standard input and output (for an editor; see docs/editors.md)."""
+    try:
+        from creatorpack.lsp.server import serve  # noqa: PLC0415 - pygls loads only for this command
+    except ImportError as exc:  # pragma: no cover - the lsp extra is part of the dev install
+        complain(f"the language server needs the lsp extra: pip install 'creatorpack[lsp]' ({exc})")
+        raise typer.Exit(2) from None
+    serve()
+
+
+# Commands defined in their own modules, one line each: diff; narrate; rule; upgrade, init and hook; serve, token
+# and db
 # (the service's module imports its framework only when one of its commands runs).
 _diff.register(app)
 _narrate.register(app)
+_rule.register(app)
 _workflow.register(app)
 service_cli.register(app)
 

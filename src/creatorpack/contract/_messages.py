@@ -103,10 +103,10 @@ _OP_SYNONYMS: Final[Mapping[str, str]] = {
 (``neq`` is as near ``eq`` as ``ne``; ``and`` nearer ``any`` than ``all``)."""
 
 
-def _did_you_mean(value: Any, options: Iterable[Any]) -> str:
+def _did_you_mean(value: Any, options: Iterable[Any], *, loose: bool = False) -> str:
     if not isinstance(value, str):
         return ""
-    candidate = nearest(value, (option for option in options if isinstance(option, str)))
+    candidate = nearest(value, (option for option in options if isinstance(option, str)), loose=loose)
     return "" if candidate is None else f"; did you mean {show(candidate)}?"
 
 
@@ -171,6 +171,8 @@ def _enum(e: _Error, elsewhere: str = "") -> Iterator[RawFinding]:
         meant = _OP_SYNONYMS.get(e.value.strip().lower()) if isinstance(e.value, str) and not elsewhere else None
         if meant is not None and meant in options:
             hint = f"; did you mean {show(meant)}?"
+        elif not elsewhere:  # ops are short and few: 'al', 'an' and 'no' are typos of 'all', 'any' and 'not'
+            hint = _did_you_mean(e.value, options, loose=True)
         yield e.finding(f"{show(e.value)} is not a condition op; use one of {_one_of(options)}", "unknown-op", hint)
     elif e.tokens[-4:] == ["Observation", "properties", "type", "enum"]:
         message = f"{show(e.value)} is not an observation type; use one of {_one_of(options)}"
@@ -309,6 +311,7 @@ class _Objects:
             for key in keys:
                 yield RawFinding((*path, key), code, self._unknown(path, target, key, plain_missing), Target.KEY)
         for (code, because), names in target.missing.items():
+            yield from self._misspelt(path, target, code, because, names)
             if not names:
                 continue
             if len(names) == 1:
@@ -316,9 +319,7 @@ class _Objects:
             else:
                 message = f"{target.label}: missing required properties: {', '.join(show(n) for n in names)}"
             message = f"{message} ({because})" if because else message
-            yield RawFinding(
-                path, code, message + self._misspelt(path, target, names) + self._or_kind(path, target, names)
-            )
+            yield RawFinding(path, code, message + self._or_kind(path, target, names))
 
     def _or_kind(self, path: JsonPath, target: _Object, missing: list[str]) -> str:
         """``; or add 'guidance', which makes it another kind of object, one without 'visibility'``.
@@ -340,26 +341,37 @@ class _Objects:
                 return f"; or add {show(added[0])}, which makes it another kind of object, one without {without}"
         return ""
 
-    def _misspelt(self, path: JsonPath, target: _Object, missing: list[str]) -> str:
-        """``; 'runtme' looks like a misspelling of 'runtime'`` for a member of an open object near a missing one.
+    def _misspelt(
+        self, path: JsonPath, target: _Object, code: str, because: str, missing: list[str]
+    ) -> Iterator[RawFinding]:
+        """One finding, at the key, for each member of an open object that misspells a missing one.
 
         A closed object reports such a member as unknown, with the suggestion; an open one (the
-        pack's root, an entry) accepts it silently, so the missing member's message names it.
+        pack's root, an entry) accepts it silently, so the missing member's finding names it, and
+        points at the misspelt key (``"instruction"``), where the fix is, not at the object's
+        ``{``. The names it stands for are taken out of ``missing``.
         """
         if not isinstance(target.value, Mapping):
-            return ""
+            return
         declared = self._index.properties_at(self._version, path)
         strays = [key for key in target.value if isinstance(key, str) and key not in declared]
         for key in strays:
-            name = nearest(key, missing)
-            if name is not None:
-                return f"; {show(key)} looks like a misspelling of {show(name)}"
-        return ""
+            name = nearest(key, missing, loose=True)
+            if name is None:
+                continue
+            missing.remove(name)
+            reason = f" ({because})" if because else ""
+            message = (
+                f"{target.label}: missing required property {show(name)}{reason}; "
+                f"{show(key)} looks like a misspelling of it: did you mean {show(name)}?"
+            )
+            yield RawFinding((*path, key), code, message, Target.KEY)
 
     def _unknown(self, path: JsonPath, target: _Object, key: str, missing: list[str]) -> str:
         """The message for one unknown property; a missing one it misspells is then not reported."""
         start = f"{target.label}: unknown property {show(key)}"
-        candidate = nearest(key, missing)
+        # Loose: a missing member is a short, closed list, and 'closing' means 'closing_text'.
+        candidate = nearest(key, missing, loose=True)
         if candidate is not None:
             missing.remove(candidate)
             return f"{start}; did you mean {show(candidate)}, which is missing?"

@@ -25,6 +25,7 @@ __all__ = [
     "as_version",
     "bundle",
     "document",
+    "export",
     "root_members",
     "schema_id",
 ]
@@ -90,6 +91,96 @@ def bundle(version: str | None = None) -> dict[str, Any]:
         sub.pop("$schema", None)
         defs[name] = sub
     return root
+
+
+def export(version: str | None = None) -> dict[str, Any]:
+    """:func:`bundle`, rewritten so that strict JSON Schema tools compile it cleanly; the same verdicts.
+
+    What ``creatorpack schema`` prints. Ajv's strict mode (``new Ajv2020({strict: true})``, the mode
+    a JavaScript editor or service is likely to use) refuses three forms the shipped schemas use,
+    each rewritten to one that accepts exactly the same documents:
+
+    - a union type (``"type": ["string", "null"]``) becomes an ``anyOf`` of one branch per type,
+      each with the keywords that apply to that type (``pattern`` goes with ``string``);
+    - a keyword of one type beside no ``type`` (``minLength`` in a ``then``, ``maxItems`` beside a
+      ``$ref``) moves into ``{"if": {"type": T}, "then": {"type": T, ...}}``: it still applies only
+      to a value of that type;
+    - a ``required`` name that ``properties`` does not list (the 0.2 root, whose members' shapes
+      the contract does not show) is listed with the schema ``true``.
+
+    The Python validator keeps the shipped form, whose messages name the types it expects.
+    """
+    cleaned: dict[str, Any] = _strict_clean(bundle(version))
+    return cleaned
+
+
+_FAMILIES: Final[Mapping[str, frozenset[str]]] = {
+    "string": frozenset(["minLength", "maxLength", "pattern", "format"]),
+    "number": frozenset(["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]),
+    "array": frozenset(["items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains"]),
+    "object": frozenset(
+        {
+            "properties",
+            "required",
+            "additionalProperties",
+            "patternProperties",
+            "propertyNames",
+            "minProperties",
+            "maxProperties",
+            "dependentRequired",
+        }
+    ),
+}
+_OF_TYPE: Final[Mapping[str, str]] = {"integer": "number"}
+_SUBSCHEMAS: Final = frozenset(
+    {"items", "prefixItems", "contains", "additionalProperties", "propertyNames", "not", "if", "then", "else"}
+    | {"allOf", "anyOf", "oneOf", "properties", "patternProperties", "$defs", "dependentSchemas"}
+)
+_MAPS: Final = frozenset(["properties", "patternProperties", "$defs", "dependentSchemas"])
+
+
+def _strict_clean(node: Any) -> Any:
+    """``node`` (a schema) with :func:`export`'s three rewrites applied everywhere in it."""
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in _MAPS and isinstance(value, dict):
+            out[key] = {name: _strict_clean(sub) for name, sub in value.items()}
+        elif key in _SUBSCHEMAS and isinstance(value, list):
+            out[key] = [_strict_clean(sub) for sub in value]
+        elif key in _SUBSCHEMAS:
+            out[key] = _strict_clean(value)
+        else:
+            out[key] = value
+    required = out.get("required")
+    if isinstance(required, list):
+        listed = out.setdefault("properties", {})
+        for name in required:
+            listed.setdefault(name, True)
+    kind = out.get("type")
+    if isinstance(kind, list):
+        branches = []
+        for one in kind:
+            applies = _FAMILIES.get(_OF_TYPE.get(one, one), frozenset())
+            branches.append({"type": one, **{k: out[k] for k in out if k in applies}})
+        for key in [k for k in out if any(k in _FAMILIES[f] for f in _FAMILIES)]:
+            del out[key]
+        del out["type"]
+        out = _also(out, {"anyOf": branches})
+    elif kind is None:
+        for family, keywords in _FAMILIES.items():
+            moved = {k: out.pop(k) for k in list(out) if k in keywords}
+            if moved:
+                out = _also(out, {"if": {"type": family}, "then": {"type": family, **moved}})
+    return out
+
+
+def _also(node: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """``node`` that must also match ``schema``: merged when its keywords are free, else under ``allOf``."""
+    if not any(key in node for key in schema):
+        return {**node, **schema}
+    return {**node, "allOf": [*node.get("allOf", []), schema]}
 
 
 @functools.cache

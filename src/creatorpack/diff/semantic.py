@@ -300,7 +300,16 @@ def _fields_detail(old: Any, new: Any) -> str:
         return ""
     names = [*new, *(k for k in old if k not in new)]
     changed = [n for n in names if n not in old or n not in new or not json_equal(old[n], new[n])]
-    return "fields: " + ", ".join(changed)
+    return "fields: " + ", ".join(_field_change(n, old, new) for n in changed)
+
+
+def _field_change(name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+    """``title 'Old' -> 'New'`` for a changed field, ``hint added`` or ``hint removed``: what a reviewer checks."""
+    if name not in old:
+        return f"{name} added ({_short(new[name])})"
+    if name not in new:
+        return f"{name} removed (was {_short(old[name])})"
+    return f"{name} {_short(old[name])} -> {_short(new[name])}"
 
 
 def _fields(section: str, path: tuple[str, ...], old: Any, new: Any) -> Iterator[Change]:
@@ -341,4 +350,4 @@ def _other(path: tuple[str, ...], covered: set[str], old: Any, new: Any) -> Iter
         elif name not in new:
             yield Change("other", "removed", where, where, None, "")
         elif not json_equal(old[name], new[name]):
-            yield Change("other", "changed", where, where, where, "")
+            yield Change("other", "changed", where, where, where, f"{_short(old[name])} -> {_short(new[name])}")

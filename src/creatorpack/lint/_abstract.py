@@ -36,6 +36,7 @@ __all__ = [
     "answerable",
     "checker_for",
     "completed_at_start",
+    "failing_part",
     "holds",
     "narrow",
     "why_not",
@@ -227,6 +228,17 @@ def narrow(value: Value, node: Mapping[str, Any], *, want: bool) -> Value | None
 def why_not(analysis: Analysis, condition: Mapping[str, Any], on: Abstract, *, want: bool = True) -> str:
     """Why ``condition`` cannot hold (``want``) on ``on``: the first part of it that cannot, explained."""
     return _Explainer(analysis, checker_for(analysis)).why(condition, on, want=want)
+
+
+def failing_part(
+    analysis: Analysis, condition: Mapping[str, Any], on: Abstract, *, want: bool = True
+) -> tuple[str | int, ...]:
+    """Where in ``condition`` the part that :func:`why_not` explains is: a path relative to the condition.
+
+    ``("conditions", 1)`` for the second part of an ``all`` that cannot hold, ``()`` when the
+    whole condition is the smallest part to blame (an atom, or parts that only fail together).
+    """
+    return _Explainer(analysis, checker_for(analysis)).where(condition, on, want=want)
 
 
 def checker_for(analysis: Analysis) -> _Checker:
@@ -668,6 +680,25 @@ class _Explainer:
         if op == "observed":
             return f"observation `{node.get('id')}` cannot be answered {show(node.get('value'))}"
         return self._atom(node, on, want=want)
+
+    def where(self, node: Mapping[str, Any], on: Abstract, *, want: bool) -> tuple[str | int, ...]:
+        """The path to the part :meth:`why` explains (it follows the same steps)."""
+        op = node.get("op")
+        if op == "not":
+            child = node.get("condition")
+            return ("condition", *self.where(child, on, want=not want)) if isinstance(child, Mapping) else ()
+        if op in ("all", "any"):
+            raw = node.get("conditions", [])
+            children = [(i, c) for i, c in enumerate(raw if isinstance(raw, list) else []) if isinstance(c, Mapping)]
+            if (op == "all") == want:
+                for i, child in children:
+                    if self.checker.refine(on, child, want=want) is None:
+                        return ("conditions", i, *self.where(child, on, want=want))
+                return ()
+            if len(children) == 1:  # every part fails: only one part is to blame when there is one
+                i, child = children[0]
+                return ("conditions", i, *self.where(child, on, want=want))
+        return ()
 
     def _atom(self, node: Mapping[str, Any], on: Abstract, *, want: bool) -> str:
         path = node.get("path")

@@ -119,6 +119,10 @@ RATIONALES: Final[dict[str, str]] = {
         "the rule or completes it: proved on an over-approximation of every reachable state (see "
         '"Reachability, decided"), or by a search that explored every reachable state. The message '
         "says why."
+        " It points at the part of the condition that cannot hold "
+        "(`/progression/achievements/3/when/conditions/1`, the `gte` to fix), when every entry blames "
+        "the same part; otherwise (an ending that another ending beats, a proof by the search) at the "
+        "item. `never-revealed` points the same way."
     ),
     "never-revealed": (
         "An item with a `reveal_when` (a reader card, its avatar, image or relationships, an asset, a "
@@ -137,6 +141,14 @@ RATIONALES: Final[dict[str, str]] = {
         "least), or the safety-net time limit (`--max-seconds`) stopped the search first, which the message then "
         "says. Raise the bound or simplify. `creatorpack lint --explain ID` prints a witness for "
         "goals that were reached, and the reason for goals proved unreachable."
+    ),
+    "artwork-not-revealed": (
+        "An achievement's or ending's `artwork_asset_id` is what the reader is shown when it unlocks, but "
+        "the reader view serves an asset only once the asset's own `reveal_when` has held (and a "
+        "`reward_only` one once a reward gives it). A play that unlocks the achievement before its art "
+        "is revealed shows the achievement with no art. The finding replays the turns that reach it "
+        "(`creatorpack lint --explain ID`) and reports it only when, at the turn it unlocks, its art is "
+        "not served: a real play, never a guess. A warning, because the art may come later."
     ),
     "rejected-rule": (
         'An increment with `overflow: "reject"` that would leave its integer\'s range is rejected, '
@@ -196,7 +208,10 @@ RATIONALES: Final[dict[str, str]] = {
         "The contract accepts effects of ops it does not show, but the runtime applies only "
         "`increment`, `add` and `remove`. Any other op is rejected every time the rule fires, and "
         "with it the rule's other effects (a rule applies all of its effects or none). The finding "
-        "suggests the nearest op."
+        "suggests the nearest op. An error, because it is a cause: a misspelt op (`incremnt`) leaves "
+        "its value unchanged for ever, and every goal that needed the change would otherwise be "
+        'reported as `unreachable` with "no effect changes it", the symptom graded above its cause. '
+        "As an error it stops the reachability search, so the op is fixed first."
     ),
     "ignored-member": (
         "Where the contract leaves an object open, a misspelt member passes validation and is "

@@ -18,8 +18,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from creatorpack._json import JsonPath
 from creatorpack.contract.findings import RawFinding
-from creatorpack.lint._abstract import Abstract, Analysis, analyse, holds, why_not
+from creatorpack.lint._abstract import Abstract, Analysis, analyse, failing_part, holds, why_not
 from creatorpack.lint._turns import WORK, Trace, by_turn
 from creatorpack.lint._witness import REVEALS, GoalKind, Reached, Search, Target
 from creatorpack.play.conditions import compile_condition
@@ -154,11 +155,11 @@ def decide(
         name = f"{KINDS[target.kind]} {target.ident!r}"
         if target.kind in REVEAL_KINDS:
             if target.key in proofs:
-                findings.append(
-                    RawFinding(target.where, "never-revealed", f"{name} is never revealed: {proofs[target.key]}")
-                )
+                where = _failing_at(target, analyses)
+                findings.append(RawFinding(where, "never-revealed", f"{name} is never revealed: {proofs[target.key]}"))
         elif target.key in proofs:
-            findings.append(RawFinding(target.where, "unreachable", f"{name} is unreachable: {proofs[target.key]}"))
+            where = _failing_at(target, analyses)
+            findings.append(RawFinding(where, "unreachable", f"{name} is unreachable: {proofs[target.key]}"))
         elif target.key not in search.found:
             message = _undecided(name, search, max_seconds, earliest.get(target.key))
             findings.append(RawFinding(target.where, "reachability-bound", message))
@@ -260,6 +261,27 @@ def _proof(target: Target, analyses: Sequence[Analysis]) -> str | None:
             return None
         reasons.append(reason)
     return _every_entry(reasons, mine, scoped=len(mine) < len(analyses))
+
+
+def _failing_at(target: Target, analyses: Sequence[Analysis]) -> JsonPath:
+    """Where a finding about ``target`` points: the part of its condition that cannot hold, where one is known.
+
+    That is where the fix goes (``/progression/achievements/3/when/conditions/1``, not the
+    achievement's ``{``): known when, in every entry it may be reached from, the condition cannot
+    hold at all and the same part of it is to blame. Otherwise (an ending that another one beats,
+    an ending at the start, a proof by the search, entries that disagree) the item itself.
+    """
+    member = _member(target)
+    base = target.where if target.where and target.where[-1] == member else (*target.where, member)
+    parts: set[tuple[str | int, ...]] = set()
+    for analysis in _in_scope(target, analyses):
+        on = analysis.before if target.kind == "rule" else analysis.after
+        if on is None or holds(analysis, target.condition, on) is not None:
+            return target.where
+        parts.add(failing_part(analysis, target.condition, on))
+    if len(parts) != 1:
+        return target.where
+    return (*base, *parts.pop())
 
 
 def _member(target: Target) -> str:

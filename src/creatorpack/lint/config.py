@@ -17,7 +17,7 @@ from creatorpack.lint.rules import RULES, LintConfig
 
 __all__ = ["KEYS", "LintConfigError", "LintSettings", "load_config"]
 
-KEYS: Final = ("ignore", "strict", "max-states", "max-seconds")
+KEYS: Final = ("ignore", "strict", "max-states", "max-seconds", "per-item-ignores")
 """The keys a ``[tool.creatorpack.lint]`` table may set."""
 
 
@@ -39,6 +39,7 @@ class LintSettings:
     strict: bool | None = None
     max_states: int | None = None
     max_seconds: float | None = None
+    per_item_ignores: Mapping[str, frozenset[str]] | None = None
 
     def config(self, **flags: Any) -> LintConfig:
         """A :class:`LintConfig` from these settings, overridden by the non-``None`` ``flags``.
@@ -47,7 +48,11 @@ class LintSettings:
         """
         given = {k: v for k, v in flags.items() if v is not None}
         ignore = self.ignore | frozenset(given.pop("ignore", ()))
-        table: dict[str, Any] = {"max_states": self.max_states, "max_seconds": self.max_seconds}
+        table: dict[str, Any] = {
+            "max_states": self.max_states,
+            "max_seconds": self.max_seconds,
+            "per_item_ignores": self.per_item_ignores,
+        }
         merged = {k: v for k, v in table.items() if v is not None} | given
         return LintConfig(ignore=ignore, **merged)
 
@@ -66,7 +71,31 @@ def load_config(table: Mapping[str, Any], *, source: str) -> LintSettings:
         strict=_strict(table, source),
         max_states=_max_states(table, source),
         max_seconds=_max_seconds(table, source),
+        per_item_ignores=_per_item_ignores(table, source),
     )
+
+
+def _per_item_ignores(table: Mapping[str, Any], source: str) -> dict[str, frozenset[str]] | None:
+    """``per-item-ignores = {"/progression/achievements/3" = ["unreachable"], salt_and_kindness = [...]}``."""
+    value = table.get("per-item-ignores")
+    if value is None:
+        return None
+    key = "per-item-ignores"
+    if not isinstance(value, Mapping):
+        example = '{"/assets/3" = ["unused-asset"]}'
+        raise LintConfigError(source, key, f"must be a table of items to codes, like {example}, not {_kind(value)}")
+    checked: dict[str, frozenset[str]] = {}
+    for item, codes in value.items():
+        if not isinstance(codes, list) or not all(isinstance(code, str) for code in codes):
+            raise LintConfigError(source, f"{key}.{item}", f"must be an array of rule codes, not {_kind(codes)}")
+        for code in codes:
+            if code not in RULES:
+                hint = did_you_mean(code, RULES)
+                raise LintConfigError(
+                    source, f"{key}.{item}", f"unknown rule code {code!r}{hint}; creatorpack rule lists them"
+                )
+        checked[str(item)] = frozenset(codes)
+    return checked
 
 
 def _ignore(table: Mapping[str, Any], source: str) -> frozenset[str]:
@@ -83,7 +112,7 @@ def _ignore(table: Mapping[str, Any], source: str) -> frozenset[str]:
     for code in value:
         if code not in RULES:
             raise LintConfigError(
-                source, "ignore", f"unknown rule code {code!r}{did_you_mean(code, RULES)}; see docs/lint.md"
+                source, "ignore", f"unknown rule code {code!r}{did_you_mean(code, RULES)}; creatorpack rule lists them"
             )
     return frozenset(value)
 

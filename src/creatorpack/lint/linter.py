@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TypeAlias
 
-from creatorpack._json import a_python_type
+from creatorpack._json import a_python_type, pointer
 from creatorpack.contract.findings import locate_and_sort
 from creatorpack.contract.validation import Report, Source, Validator, Violation
 from creatorpack.lint.assets import (
@@ -144,11 +144,49 @@ def lint(source: Source, config: LintConfig | None = None, *, validator: Validat
         witnesses, proofs, extra = _decide(index, config)
         raw.extend(extra)
     raw = one_per_mistake([r for r in raw if r.code not in config.ignore])
+    if config.per_item_ignores:
+        raw = list(_not_silenced(raw, index.pack, config.per_item_ignores))
     return LintReport(report, _locate_findings(raw, text), witnesses, proofs, searched=searched)
+
+
+def _not_silenced(
+    raw: Iterable[Raw], pack: Mapping[str, object], per_item: Mapping[str, Collection[str]]
+) -> Iterator[Raw]:
+    """The findings that no ``per_item_ignores`` entry silences: one on the item or inside it, of a listed code.
+
+    A key that starts with ``/`` is a JSON Pointer; any other is an id, standing for every item
+    (an object with that ``id``) anywhere in the pack. An id survives reordering; a pointer does not.
+    """
+    places: list[tuple[str, Collection[str]]] = []
+    ids = _items_by_id(pack) if any(not key.startswith("/") for key in per_item) else {}
+    for key, codes in per_item.items():
+        places += [(key, codes)] if key.startswith("/") else [(at, codes) for at in ids.get(key, ())]
+    for finding in raw:
+        at = pointer(finding.path)
+        if not any(finding.code in codes and (at == key or at.startswith(key + "/")) for key, codes in places):
+            yield finding
+
+
+def _items_by_id(node: object, path: tuple[str | int, ...] = ()) -> dict[str, list[str]]:
+    """Every object with a string ``id``, by that id: the pointers of the items."""
+    found: dict[str, list[str]] = {}
+    children: Iterable[tuple[str | int, object]] = ()
+    if isinstance(node, Mapping):
+        ident = node.get("id")
+        if isinstance(ident, str):
+            found.setdefault(ident, []).append(pointer(path))
+        children = node.items()
+    elif isinstance(node, list):
+        children = enumerate(node)
+    for key, child in children:
+        for ident, at in _items_by_id(child, (*path, key)).items():
+            found.setdefault(ident, []).extend(at)
+    return found
 
 
 def _decide(index: PackIndex, config: LintConfig) -> tuple[dict[str, Witness], dict[str, str], Sequence[Raw]]:
     from creatorpack.lint import _reach  # noqa: PLC0415 - the search imports the runtime, only needed here
+    from creatorpack.lint.artwork import check_unrevealed_artwork  # noqa: PLC0415 - replays witnesses in the runtime
 
     outcome = _reach.decide(index.pack, config.max_states, config.max_seconds, time.monotonic)
     default = outcome.entries[0] if outcome.entries else None
@@ -168,7 +206,7 @@ def _decide(index: PackIndex, config: LintConfig) -> tuple[dict[str, Witness], d
                 witnesses[key] = Witness(target.key, tuple(reached.turns), entry)
             elif target.key in outcome.proofs and key not in witnesses and key not in proofs:
                 proofs[key] = outcome.proofs[target.key]
-    return witnesses, proofs, outcome.findings
+    return witnesses, proofs, [*outcome.findings, *check_unrevealed_artwork(index.pack, outcome.witnesses)]
 
 
 def _asset_source(assets: os.PathLike[str] | AssetSource | None) -> AssetSource | None:

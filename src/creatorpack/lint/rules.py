@@ -7,7 +7,7 @@ rule's rationale with a bad and a good example.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
@@ -86,6 +86,11 @@ RULES: Final = {
             _W,
             "a reader card, asset, casting or one of their parts that no sequence of turns reveals",
         ),
+        Rule(
+            "artwork-not-revealed",
+            _W,
+            "an achievement or ending that can unlock before its artwork asset is revealed: shown without its art",
+        ),
         Rule("rejected-rule", _W, "an effect rule that a rejected increment undoes whenever it fires"),
         Rule("spoiler-title", _W, "public metadata names a hidden achievement's or an ending's title"),
         Rule(
@@ -100,7 +105,7 @@ RULES: Final = {
         Rule("asset-mime-mismatch", _E, "an asset file's content is not of its mime_type"),
         Rule("unlisted-file", _W, "a file in the --assets directory that no asset names"),
         Rule("unknown-rule-kind", _W, "a rule kind the runtime does not know: played as an effect rule"),
-        Rule("unknown-effect-op", _W, "an effect op the runtime does not know: always rejected"),
+        Rule("unknown-effect-op", _E, "an effect op the runtime does not know: always rejected"),
         Rule("ignored-member", _W, "a member the runtime never reads, where the contract accepts any"),
         Rule("unknown-state-type", _W, "a state schema type the runtime does not know: any value passes"),
         Rule("unused-observation", _W, "an observation that no condition reads: its answers change nothing"),
@@ -141,6 +146,9 @@ class LintConfig:
     max_states: int = 2_000
     max_seconds: float = 60.0
     reachability: bool = True
+    per_item_ignores: Mapping[str, Collection[str]] = field(default_factory=dict)
+    """Codes silenced for one item: by a JSON Pointer (``/progression/achievements/3``: the item and
+    everything inside it) or by an id (every item with that ``id``, in any collection)."""
 
     def __post_init__(self) -> None:
         """Refuse, at once and by name, what the search would trip over later (``TypeError``/``ValueError``)."""
@@ -164,6 +172,25 @@ class LintConfig:
             raise TypeError(f"LintConfig.max_seconds must be a number, not {a_python_type(seconds)}")
         if not 0 <= seconds < math.inf:
             raise ValueError(f"LintConfig.max_seconds must be a finite number, 0 or more, not {seconds}")
+        object.__setattr__(self, "per_item_ignores", _per_item(self.per_item_ignores))
+
+
+def _per_item(value: object) -> dict[str, frozenset[str]]:
+    """``per_item_ignores`` checked: item keys (pointers or ids) to sets of known codes."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f"LintConfig.per_item_ignores must map items to codes, not {a_python_type(value)}")
+    checked: dict[str, frozenset[str]] = {}
+    for item, codes in value.items():
+        if not isinstance(item, str) or not item:
+            raise TypeError(f"LintConfig.per_item_ignores: an item is a JSON Pointer or an id, not {item!r}")
+        if isinstance(codes, str) or not isinstance(codes, frozenset | set | list | tuple):
+            raise TypeError(f"LintConfig.per_item_ignores[{item!r}] must be a set of codes, not {a_python_type(codes)}")
+        unknown = sorted(str(code) for code in codes if code not in RULES)
+        if unknown:
+            hint = did_you_mean(unknown[0], RULES)
+            raise ValueError(f"LintConfig.per_item_ignores[{item!r}]: unknown rule code(s) {', '.join(unknown)}{hint}")
+        checked[item] = frozenset(codes)
+    return checked
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +205,7 @@ class Witness:
     entry: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class LintReport:
     """Findings for one pack; ``contract`` holds the contract report.
 
@@ -206,3 +233,32 @@ class LintReport:
     def warnings(self) -> tuple[Finding, ...]:
         """Findings of severity warning."""
         return tuple(f for f in self.findings if f.severity == Severity.WARNING)
+
+    def __repr__(self) -> str:
+        # Witnesses are keyed twice (``achievement:x`` and ``x``) and may be long: name each goal once.
+        goals = sorted({w.target for w in self.witnesses.values()})
+        return (
+            f"LintReport(version={self.contract.version!r}, valid={self.contract.valid}, "
+            f"errors={len(self.errors)}, warnings={len(self.warnings)}, findings={self.findings!r}, "
+            f"reached={goals!r}, unreachable={sorted(self._proven())!r}, searched={self.searched})"
+        )
+
+    def __str__(self) -> str:
+        """One line per finding (``line:column: severity[code]: message``), then a count: what ``print`` shows."""
+        lines = [
+            f"{f.line or '-'}:{f.column or '-'}: {f.severity}[{f.code}]: {f.message}"
+            + (f" (at {f.pointer})" if f.pointer else "")
+            for f in self.findings
+        ]
+        reached = len({w.target for w in self.witnesses.values()})
+        search = (
+            f"{reached} goal(s) reached, {len(self._proven())} proven unreachable"
+            if self.searched
+            else "reachability not searched"
+        )
+        lines.append(f"{len(self.errors)} error(s), {len(self.warnings)} warning(s); {search}")
+        return "\n".join(lines)
+
+    def _proven(self) -> set[str]:
+        """The goals proven unreachable, each once (by its ``kind:id`` key)."""
+        return {key for key in self.proofs if ":" in key}

@@ -1,0 +1,146 @@
+"""Places in a pack's text as a language server needs them: LSP positions, string tokens, the member at the cursor.
+
+LSP positions count UTF-16 code units within a line; creatorpack's findings count code points
+(1-based). The scanner here is tolerant: it reads text that is being typed and is often not
+JSON yet, so completion works in the middle of a half-written member.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+__all__ = ["Place", "Text", "Token"]
+
+_WHITESPACE: Final = " \t\r\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """A line and a character in LSP terms: both 0-based, the character in UTF-16 code units."""
+
+    line: int
+    character: int
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """A string token of the text: its offsets (quotes included), its content, and the member it is in."""
+
+    start: int
+    end: int
+    value: str
+    member: str | None
+    """The member name of a value (of the array that holds it, for an array item); ``None`` for a key."""
+
+
+class Text:
+    """One version of a document's text."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.starts = [0]
+        for at, char in enumerate(source):
+            if char == "\n":
+                self.starts.append(at + 1)
+
+    def offset(self, place: Place) -> int:
+        """The code point offset of an LSP position (clamped to the text)."""
+        line = min(max(place.line, 0), len(self.starts) - 1)
+        start = self.starts[line]
+        end = self.starts[line + 1] - 1 if line + 1 < len(self.starts) else len(self.source)
+        units = 0
+        at = start
+        while at < end and units < place.character:
+            units += 2 if ord(self.source[at]) > 0xFFFF else 1
+            at += 1
+        return at
+
+    def place(self, offset: int) -> Place:
+        """The LSP position of a code point offset."""
+        offset = min(max(offset, 0), len(self.source))
+        line = _bisect(self.starts, offset)
+        start = self.starts[line]
+        return Place(line, sum(2 if ord(c) > 0xFFFF else 1 for c in self.source[start:offset]))
+
+    def at(self, line: int, column: int) -> int:
+        """The offset of creatorpack's 1-based ``line`` and ``column`` (in code points)."""
+        line = min(max(line - 1, 0), len(self.starts) - 1)
+        return min(self.starts[line] + max(column - 1, 0), len(self.source))
+
+    def token_end(self, start: int) -> int:
+        """The offset just past the token at ``start``: a string's closing quote, else the next delimiter."""
+        text = self.source
+        if start < len(text) and text[start] == '"':
+            at = start + 1
+            while at < len(text) and text[at] not in '"\n':
+                at += 2 if text[at] == "\\" else 1
+            return min(at + 1, len(text))
+        at = start
+        while at < len(text) and text[at] not in ',:{}[]"\n':
+            at += 1
+        return max(at, start + 1)
+
+    def token_at(self, offset: int) -> Token | None:
+        """The string token that contains ``offset`` (its quotes included), with the member it is in."""
+        for token in self.tokens():
+            if token.start <= offset <= token.end - (1 if token.end > token.start + 1 else 0):
+                return token
+            if token.start > offset:
+                return None
+        return None
+
+    def tokens(self) -> list[Token]:
+        """Every string token in document order, each with the member it belongs to (tolerant of bad JSON)."""
+        text = self.source
+        found: list[Token] = []
+        frames: list[list[str | None]] = []  # per open container: [kind, the member it is in or is at]
+        at = 0
+        while at < len(text):
+            char = text[at]
+            if char == '"':
+                end = self.token_end(at)
+                value = _unescape(text[at + 1 : end - 1] if end - 1 > at else "")
+                after = end
+                while after < len(text) and text[after] in _WHITESPACE:
+                    after += 1
+                in_object = bool(frames) and frames[-1][0] == "{"
+                if in_object and after < len(text) and text[after] == ":":
+                    frames[-1][1] = value
+                    found.append(Token(at, end, value, None))
+                else:
+                    found.append(Token(at, end, value, frames[-1][1] if frames else None))
+                at = end
+                continue
+            if char in "{[":
+                parent = frames[-1][1] if frames else None  # an array's items are in the array's member
+                frames.append([char, parent if char == "[" else None])
+            elif char in "}]" and frames:
+                frames.pop()
+            elif char == "," and frames and frames[-1][0] == "{":
+                frames[-1][1] = None
+            at += 1
+        return found
+
+
+def _unescape(raw: str) -> str:
+    if "\\" not in raw:
+        return raw
+    import json  # noqa: PLC0415 - escapes are rare in ids
+
+    try:
+        decoded: str = json.loads(f'"{raw}"')
+    except ValueError:
+        return raw
+    return decoded
+
+
+def _bisect(starts: list[int], offset: int) -> int:
+    low, high = 0, len(starts) - 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        if starts[middle] <= offset:
+            low = middle
+        else:
+            high = middle - 1
+    return low
