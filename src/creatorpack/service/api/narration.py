@@ -27,7 +27,7 @@ from creatorpack.service.errors import ProblemError
 from creatorpack.service.narration import NarrationJob, NarrationOutcome
 from creatorpack.service.ports import TokenRecord
 
-__all__ = ["NarrateRequest", "narrate", "router"]
+__all__ = ["MAX_INPUT", "NarrateRequest", "narrate", "narration_stream", "router"]
 
 router = APIRouter(prefix="/v1", tags=["sessions"])
 _log: Final = logging.getLogger("creatorpack.service")
@@ -95,6 +95,15 @@ async def narrate(request: Request, session_id: SessionId, token: Player) -> Res
                 headers={"Retry-After": str(decision.reset)},
             )
     found = await to_thread.run_sync(wired.narration.begin, token, session_id, body.turn, body.input)
+    return await narration_stream(request, found)
+
+
+async def narration_stream(request: Request, found: NarrationOutcome | NarrationJob) -> StreamingResponse:
+    """The events of a narrated turn: a stored one at once, or a job run in a thread as it streams.
+
+    A job's failure before its first event is raised here (the caller's handlers answer it as a problem).
+    The web playtest streams its narrations through this too.
+    """
     if isinstance(found, NarrationOutcome):
         return _stream(request, _once(found))
     return _stream(request, await _started(request, found))

@@ -19,13 +19,15 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from creatorpack.play import Turn
+from creatorpack.service.api.narration import MAX_INPUT, narration_stream
 from creatorpack.service.api.packs import ID_PATTERN
 from creatorpack.service.errors import NotFoundError
+from creatorpack.service.narration import NarrationJob
 from creatorpack.service.ports import TokenRecord
 from creatorpack.service.sessions import NarratorSession, Prompts, SessionView
 from creatorpack.service.web.pages import Form, PageError, call, guarded, read_form, redirect, render, services_of
 
-__all__ = ["changed_members", "router", "session_page", "start", "start_form", "turn_from"]
+__all__ = ["changed_members", "narrate", "router", "session_page", "start", "start_form", "turn_from"]
 
 router = APIRouter(include_in_schema=False)
 
@@ -121,16 +123,16 @@ async def session_page(request: Request, session_id: str) -> Response:
     found: SessionView = await call(sessions.read, me, _session_id(session_id))
     prompts: Prompts | None = await call(sessions.prompts, me, session_id)
     current = found.to_json()
+    entries = (await call(sessions.transcript, me, session_id)).to_json()["entries"]
     before = None
-    if isinstance(found, NarratorSession):
-        entries = (await call(sessions.transcript, me, session_id)).to_json()["entries"]
-        if len(entries) >= 2:
-            before = entries[-2].get("result", {}).get("state")
+    if isinstance(found, NarratorSession) and len(entries) >= 2:
+        before = entries[-2].get("result", {}).get("state")
     try:
         publication = orjson.loads((await call(services_of(request).packs.reader, me.account, found.pack_id)).data)
     except NotFoundError:
         publication = None
     narrator = isinstance(found, NarratorSession)
+    story = [told for entry in entries if (told := _told(entry)) is not None]
     shown = current["current"]
     state = shown.get("state", {}) if narrator else {}
     return render(
@@ -146,7 +148,19 @@ async def session_page(request: Request, session_id: str) -> Response:
         state_json={k: orjson.dumps(v).decode() for k, v in state.items()},
         names=_names(publication),
         title=publication["title"] if publication else found.pack_id,
+        story=story,
+        can_narrate=services_of(request).narration.available,
     )
+
+
+def _told(entry: Mapping[str, Any]) -> dict[str, str] | None:
+    """A narrated turn of the transcript as the page tells it: the reader's line (hosts' view) and the narration."""
+    request = entry.get("request") or {}
+    narration = entry.get("narration", request.get("narration"))
+    if not isinstance(narration, str):
+        return None
+    said = request.get("input")
+    return {"input": said if isinstance(said, str) else "", "narration": narration}
 
 
 def turn_from(form: Form, prompts: Prompts | None) -> Turn:
@@ -181,6 +195,32 @@ async def turn(request: Request, session_id: str) -> Response:
     if not number.isdigit() or len(number) > 12:
         raise PageError(400, "the form names no turn")
     await call(sessions.turn, me, session_id, int(number), turn_from(form, prompts))
+    return redirect(f"/play/session/{session_id}")
+
+
+@router.post("/play/session/{session_id}/narrate")
+@guarded
+async def narrate(request: Request, session_id: str) -> Response:
+    """Narrate the next turn with the operator's model from what the reader typed, then show the session.
+
+    With ``Accept: text/event-stream`` (the page's script) the narration streams in as the API's
+    narrate route sends it; without, the page waits for the whole turn and shows the session again.
+    """
+    me = await _player(request)
+    form = await read_form(request, _FORM_BYTES)
+    if me is None:
+        raise PageError(401, "sign in to play")
+    number, text = form.get("turn"), form.get("input").strip()
+    if not number.isdigit() or len(number) > 12:
+        raise PageError(400, "the form names no turn")
+    if not text or len(text) > MAX_INPUT or "\x00" in text:
+        raise PageError(400, f"say what you do in 1 to {MAX_INPUT:,} characters")
+    narration = services_of(request).narration
+    found = await call(narration.begin, me, _session_id(session_id), int(number), text)
+    if "text/event-stream" in request.headers.get("accept", ""):
+        return await narration_stream(request, found)
+    if isinstance(found, NarrationJob):
+        await call(found.run)
     return redirect(f"/play/session/{session_id}")
 
 
