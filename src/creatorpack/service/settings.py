@@ -85,6 +85,8 @@ class Settings:
     token_cache_seconds: float = 1.0  # how long a server process trusts a checked token (revocation delay)
     migrate: bool | None = None  # None: only on the embedded SQLite default
     cors_origins: tuple[str, ...] = ()  # browser origins that may call the API ("*": any); (): no CORS at all
+    metrics: bool = True  # GET /metrics on the service's port
+    metrics_token: str | None = None  # None: /metrics open to anyone who reaches the port
 
     @property
     def sqlite_path(self) -> Path:
@@ -145,6 +147,10 @@ class Settings:
         ):
             if env.get(key):
                 values[name] = _seconds(key, env[key])
+        if env.get("CREATORPACK_METRICS"):
+            values["metrics"] = _switch("CREATORPACK_METRICS", env["CREATORPACK_METRICS"])
+        if env.get("CREATORPACK_METRICS_TOKEN"):
+            values["metrics_token"] = env["CREATORPACK_METRICS_TOKEN"]
         if env.get("CREATORPACK_CORS_ORIGINS"):
             values["cors_origins"] = parse_cors_origins(env["CREATORPACK_CORS_ORIGINS"])
         values.update({k: v for k, v in overrides.items() if v is not None})
@@ -181,6 +187,15 @@ def _origin(text: str) -> str:
         )
     scheme, host = match[1], match[2]
     return f"{scheme}://{host}" if port in (None, _DEFAULT_PORTS[scheme]) else f"{scheme}://{host}:{port}"
+
+
+def _switch(name: str, text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("on", "true", "1", "yes"):
+        return True
+    if value in ("off", "false", "0", "no"):
+        return False
+    raise SettingsError(f"{name} is on or off, not {text!r}")
 
 
 def _positive_int(name: str, text: str) -> int:

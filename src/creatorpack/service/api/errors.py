@@ -31,6 +31,7 @@ from creatorpack.service.errors import (
     UnsupportedAssetError,
     UnsupportedMediaTypeError,
 )
+from creatorpack.service.metrics import LINT_REFUSALS
 
 __all__ = [
     "PROBLEMS",
@@ -212,6 +213,7 @@ async def _named(request: Request, exc: Exception) -> Response:
 
 async def _lint_failed(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, LintFailedError)
+    LINT_REFUSALS.inc()
     return problem_response(
         "lint-failed", exc.message, instance=_path(request), errors=exc.errors, warnings=exc.warnings
     )
