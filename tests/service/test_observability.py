@@ -254,3 +254,31 @@ def test_traces_are_off_without_an_endpoint_and_spans_come_with_one(
     assert span.attributes is not None
     assert span.attributes.get("http.route", span.attributes.get("http.target")) is not None
     assert "GET" in span.name
+
+
+def test_serve_checks_its_log_options() -> None:
+    import typer
+
+    from creatorpack.service.cli import _log_options
+
+    assert _log_options("JSON", "Warning") == ("json", "warning")
+    assert _log_options(None, "info")[0] == "json"  # pytest's stderr is no terminal
+    for bad in (("yaml", "info"), ("json", "loud")):
+        with pytest.raises(typer.Exit) as raised:
+            _log_options(*bad)
+        assert raised.value.exit_code == 2
+
+
+def test_serve_makes_and_removes_a_metrics_directory_for_many_processes(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from creatorpack.service.cli import _metrics_directory
+
+    monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR", raising=False)
+    with _metrics_directory(1):
+        assert "PROMETHEUS_MULTIPROC_DIR" not in os.environ
+    with _metrics_directory(2):
+        made = Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
+        assert made.is_dir()
+    assert not made.exists()
+    assert "PROMETHEUS_MULTIPROC_DIR" not in os.environ
