@@ -16,7 +16,6 @@ import logging
 import os
 import re
 import sys
-import uuid
 from collections.abc import Mapping, MutableMapping
 from contextvars import ContextVar
 from typing import IO, Any, Final, Literal
@@ -30,6 +29,7 @@ __all__ = [
     "RequestInfo",
     "configure_logging",
     "current_request",
+    "log_access",
     "note_account",
     "request_id",
 ]
@@ -61,6 +61,9 @@ class RequestInfo:
 
 
 _current: ContextVar[RequestInfo | None] = ContextVar("creatorpack_request", default=None)
+_std_access: Final = logging.getLogger(ACCESS_LOGGER)
+_access: Any = None
+"""The access lines' own structlog logger once :func:`configure_logging` ran (None: through the stdlib)."""
 
 
 def current_request() -> ContextVar[RequestInfo | None]:
@@ -79,7 +82,38 @@ def request_id(sent: str | None) -> str:
     """The request id: the client's ``X-Request-ID`` if it has a sane form, else a new one (32 hex digits)."""
     if sent is not None and _REQUEST_ID.fullmatch(sent):
         return sent
-    return uuid.uuid4().hex
+    return os.urandom(16).hex()  # as random as uuid4().hex, at a tenth of the cost
+
+
+def log_access(fields: dict[str, Any], failure: BaseException | None = None) -> None:
+    """Write the access line of a request: ``error`` with the traceback when it failed or answered 5xx, else ``info``.
+
+    Once :func:`configure_logging` ran, the line goes through a structlog logger of its own straight to
+    the stream (orjson for JSON): a request pays a few microseconds for it, not the ~100 that a stdlib
+    record through the formatter costs. Before that, through the stdlib logger :data:`ACCESS_LOGGER`.
+    """
+    logger = _access
+    failed = failure is not None or fields["status"] >= 500
+    event = "request failed" if failure is not None else "request"
+    if logger is None:
+        _std_access.log(
+            logging.ERROR if failed else logging.INFO, event, exc_info=failure, extra={"creatorpack": fields}
+        )
+    elif failed:
+        logger.error(event, exc_info=failure, **fields)
+    else:
+        logger.info(event, **fields)
+
+
+def _access_name(_logger: Any, _name: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    event["logger"] = ACCESS_LOGGER
+    return event
+
+
+def _orjson(value: Any, **_options: Any) -> str:
+    import orjson  # noqa: PLC0415
+
+    return orjson.dumps(value, default=str).decode()
 
 
 def _add_request(_logger: Any, _name: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
@@ -160,5 +194,18 @@ def configure_logging(
         logger_factory=structlog.stdlib.LoggerFactory(),
         wrapper_class=structlog.stdlib.BoundLogger,
         cache_logger_on_first_use=True,
+    )
+    global _access  # noqa: PLW0603 - one access logger per process, as the root handler
+    fast_renderer = structlog.processors.JSONRenderer(serializer=_orjson) if chosen == "json" else renderer
+    _access = structlog.wrap_logger(
+        structlog.WriteLogger(out),  # type: ignore[arg-type] # any text stream will do
+        processors=[
+            structlog.processors.add_log_level,
+            _access_name,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            *tail,
+            fast_renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, name.upper())),
     )
     return handler

@@ -86,14 +86,28 @@ _BY_ROUTE: Final[dict[tuple[str, str], Any]] = {
 }
 
 
+_CHILDREN: Final[dict[tuple[str, str, int], tuple[Any, Any, Any]]] = {}
+"""The labelled series of each (method, route, status) seen: ``labels()`` takes a lock and builds a key each call."""
+
+
 def observe_request(method: str, route: str, status: int, seconds: float) -> None:
     """Count one answered request (and, for uploads, publishes and turns, that counter too)."""
-    code = str(status)
-    REQUESTS.labels(method, route, code).inc()
-    REQUEST_SECONDS.labels(method, route, code).observe(seconds)
-    specific = _BY_ROUTE.get((method, route))
-    if specific is not None:
-        specific(code).inc()
+    key = (method, route, status)
+    children = _CHILDREN.get(key)
+    if children is None:
+        code = str(status)
+        specific = _BY_ROUTE.get((method, route))
+        children = (
+            REQUESTS.labels(method, route, code),
+            REQUEST_SECONDS.labels(method, route, code),
+            specific(code) if specific is not None else None,
+        )
+        _CHILDREN[key] = children  # bounded: routes x methods x statuses
+    count, latency, specific_count = children
+    count.inc()
+    latency.observe(seconds)
+    if specific_count is not None:
+        specific_count.inc()
 
 
 def watch_pool(engine: Engine) -> None:
