@@ -282,3 +282,26 @@ def test_serve_makes_and_removes_a_metrics_directory_for_many_processes(monkeypa
         assert made.is_dir()
     assert not made.exists()
     assert "PROMETHEUS_MULTIPROC_DIR" not in os.environ
+
+
+def test_route_templates_agree_with_the_router(client: TestClient) -> None:
+    import re
+
+    from starlette.routing import Match
+
+    from creatorpack.service.api.observe import RouteTemplates
+
+    routes = client.app.state.routes  # type: ignore[attr-defined]
+    templates = RouteTemplates(routes)
+    checked = 0
+    for route in routes:
+        for method in sorted(getattr(route, "methods", None) or {"GET"}):
+            path = re.sub(r"\{[^}]+\}", "x1", route.path)
+            scope = {"type": "http", "method": method, "path": path, "root_path": "", "headers": []}
+            matches = [(r.matches(scope)[0], r) for r in routes]
+            full = [r for m, r in matches if m is Match.FULL]
+            expected = (full or [r for m, r in matches if m is Match.PARTIAL])[0].path
+            assert templates(scope) == expected, (method, path)
+            checked += 1
+    assert checked > 30
+    assert templates({"type": "http", "path": "/v1/nothing/here"}) == "unmatched"
