@@ -76,11 +76,11 @@ class Deployment:
     schema: str
     servers: list[Server]
 
-    def start(self, name: str) -> Server:
-        """One more server process of this deployment, answering ``/v1/ready``."""
+    def start(self, name: str, workers: int = 1) -> Server:
+        """One more server (``workers`` processes) of this deployment, answering ``/v1/ready``."""
         port = _free_port()
         log = self.tmp / f"{name}.log"
-        command = [sys.executable, "-m", "creatorpack", "serve", "--port", str(port), "--workers", "1"]
+        command = [sys.executable, "-m", "creatorpack", "serve", "--port", str(port), "--workers", str(workers)]
         env = {**self.env, "CREATORPACK_DATA_DIR": str(self.tmp / name)}
         with log.open("wb") as out:
             process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=out)
@@ -339,3 +339,27 @@ def test_every_process_logs_json_access_lines(deployment: Deployment) -> None:
     for server in deployment.servers:
         lines = [json.loads(line) for line in server.log.read_text().splitlines() if line.startswith("{")]
         assert any(r.get("request_id") == "deploy-check" and r["route"] == "/v1/health" for r in lines)
+
+
+def _health_count(base: str) -> float:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    text = httpx.get(base + "/metrics", timeout=10).text
+    return sum(
+        sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == "creatorpack_http_requests_total" and sample.labels["route"] == "/v1/health"
+    )
+
+
+def test_metrics_add_up_over_the_workers_of_one_serve(deployment: Deployment) -> None:
+    server = deployment.start("workers", workers=2)
+    try:
+        before = _health_count(server.base)
+        with ThreadPoolExecutor(4) as pool:  # new connections: the kernel spreads them over both workers
+            list(pool.map(lambda _: httpx.get(server.base + "/v1/health", timeout=10), range(40)))
+        counts = [_health_count(server.base) - before for _ in range(6)]  # whichever worker answers the scrape
+    finally:
+        server.stop()
+    assert counts == [40.0] * 6
