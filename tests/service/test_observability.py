@@ -250,10 +250,19 @@ def test_traces_are_off_without_an_endpoint_and_spans_come_with_one(
     monkeypatch.setattr(tracing, "otlp_provider", lambda: provider)
     with TestClient(create_app(app_settings(tmp_path))) as client:
         assert client.get("/v1/health").status_code == 200
-    (span,) = exporter.get_finished_spans()
-    assert span.attributes is not None
-    assert span.attributes.get("http.route", span.attributes.get("http.target")) is not None
-    assert "GET" in span.name
+        (span,) = exporter.get_finished_spans()
+        assert span.attributes is not None
+        assert span.attributes.get("http.route", span.attributes.get("http.target")) is not None
+        assert "GET" in span.name
+        headers = issue(client)  # its statements run outside any request
+        exporter.clear()
+        assert client.get("/v1/packs/moon.garden", headers=headers).status_code == 404
+    spans = exporter.get_finished_spans()
+    (request,) = [s for s in spans if s.kind.name == "SERVER"]
+    statements = [s for s in spans if s.name.startswith("db ")]
+    assert statements
+    assert all(s.parent is not None and s.parent.span_id == request.context.span_id for s in statements)
+    assert all(s.attributes is not None and s.attributes["db.system"] == "sqlite" for s in statements)
 
 
 def test_serve_checks_its_log_options() -> None:

@@ -194,7 +194,7 @@ def create_app(
     app.add_middleware(ObserveMiddleware, routes=app.state.routes)  # outermost: every answer is logged and counted
     metrics.watch_pool(database.engine)
     if tracing.enabled():
-        tracing.instrument(app)
+        tracing.instrument(app, database.engine)
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
