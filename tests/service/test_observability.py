@@ -19,6 +19,20 @@ from creatorpack.service.settings import Settings, SettingsError
 from tests.service.conftest import JSON, OFF, issue, pack_bytes
 
 
+@pytest.fixture(autouse=True)
+def _restore_logging() -> Iterator[None]:
+    """Whatever a test configures, the next one starts with the logging it had."""
+    from creatorpack.service import logs
+
+    root = logging.getLogger()
+    handlers, level, access = list(root.handlers), root.level, logs._access
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+    logs._access = access
+    logging.getLogger("uvicorn.access").disabled = False
+
+
 @pytest.fixture
 def captured() -> Iterator[io.StringIO]:
     """Every log record as JSON lines in a buffer, as ``serve`` logs them; the root logger restored afterwards."""
@@ -314,3 +328,24 @@ def test_route_templates_agree_with_the_router(client: TestClient) -> None:
             checked += 1
     assert checked > 30
     assert templates({"type": "http", "path": "/v1/nothing/here"}) == "unmatched"
+
+
+def test_a_stream_that_went_away_never_fails_a_request(client: TestClient) -> None:
+    closed = io.StringIO()
+    configure_logging("json", "info", stream=closed)
+    closed.close()
+    assert client.get("/v1/health").status_code == 200
+
+
+def test_the_default_stream_is_stderr_when_the_line_is_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    from creatorpack.service.logs import log_access
+
+    first, second = io.StringIO(), io.StringIO()
+    monkeypatch.setattr("sys.stderr", first)
+    configure_logging("json", "info")
+    monkeypatch.setattr("sys.stderr", second)  # as a test runner swaps it, then closes the first
+    first.close()
+    log_access({"request_id": "r", "method": "GET", "route": "/v1/health", "status": 200, "duration_ms": 1.0})
+    logging.getLogger("creatorpack.service").warning("after the swap")
+    written = [json.loads(line) for line in second.getvalue().splitlines()]
+    assert [r["event"] for r in written] == ["request", "after the swap"]

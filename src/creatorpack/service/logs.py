@@ -99,10 +99,27 @@ def log_access(fields: dict[str, Any], failure: BaseException | None = None) -> 
         _std_access.log(
             logging.ERROR if failed else logging.INFO, event, exc_info=failure, extra={"creatorpack": fields}
         )
-    elif failed:
-        logger.error(event, exc_info=failure, **fields)
-    else:
-        logger.info(event, **fields)
+        return
+    try:
+        if failed:
+            logger.error(event, exc_info=failure, **fields)
+        else:
+            logger.info(event, **fields)
+    except (OSError, ValueError):  # a closed or broken stream: a log line never fails the request
+        _std_access.debug("the access line could not be written", exc_info=True)
+
+
+class _Stderr:
+    """Whatever ``sys.stderr`` is when a line is written (a test runner swaps it, and closes its own)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+    def isatty(self) -> bool:
+        return sys.stderr.isatty()
 
 
 def _access_name(_logger: Any, _name: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
@@ -151,7 +168,7 @@ def configure_logging(
     """
     import structlog  # noqa: PLC0415 - only the service (and only once it starts) needs it
 
-    out = stream if stream is not None else sys.stderr
+    out: Any = stream if stream is not None else _Stderr()
     chosen = _resolve_format(fmt, out)
     name = (level or os.environ.get(LEVEL_ENV) or "info").strip().lower()
     if name not in LOG_LEVELS:
@@ -198,7 +215,7 @@ def configure_logging(
     global _access  # noqa: PLW0603 - one access logger per process, as the root handler
     fast_renderer = structlog.processors.JSONRenderer(serializer=_orjson) if chosen == "json" else renderer
     _access = structlog.wrap_logger(
-        structlog.WriteLogger(out),  # type: ignore[arg-type] # any text stream will do
+        structlog.WriteLogger(out),
         processors=[
             structlog.processors.add_log_level,
             _access_name,
