@@ -349,3 +349,28 @@ def test_the_default_stream_is_stderr_when_the_line_is_written(monkeypatch: pyte
     logging.getLogger("creatorpack.service").warning("after the swap")
     written = [json.loads(line) for line in second.getvalue().splitlines()]
     assert [r["event"] for r in written] == ["request", "after the swap"]
+
+
+def test_a_serve_that_stops_early_leaves_logging_as_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    from typer.testing import CliRunner
+
+    from creatorpack.cli import app as cli_app
+    from creatorpack.service import logs
+
+    for name in ("CREATORPACK_LOG_FORMAT", "CREATORPACK_LOG_LEVEL", "CREATORPACK_SERVE_PID", "CREATORPACK_DATA_DIR"):
+        monkeypatch.setenv(name, "")  # serve sets them in os.environ: restored afterwards all the same
+        monkeypatch.delenv(name)
+    root = logging.getLogger()
+    before, access = list(root.handlers), logs._access
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        data = str(tmp_path / "data")
+        result = CliRunner().invoke(cli_app, ["serve", "--port", port, "--data-dir", data, "--log-format", "json"])
+    assert result.exit_code == 2
+    assert "could not listen" in result.output
+    assert root.handlers == before
+    assert logs._access is access

@@ -259,42 +259,42 @@ def _serve(
     from uvicorn.config import STARTUP_FAILURE  # noqa: PLC0415
 
     from creatorpack.service.app import preflight  # noqa: PLC0415
-    from creatorpack.service.logs import FORMAT_ENV, LEVEL_ENV, configure_logging  # noqa: PLC0415
+    from creatorpack.service.logs import FORMAT_ENV, LEVEL_ENV, configured_logging  # noqa: PLC0415
     from creatorpack.service.worker import PARENT_ENV  # noqa: PLC0415
 
     os.environ[FORMAT_ENV], os.environ[LEVEL_ENV] = log_format, log_level  # every process logs alike
     os.environ[PARENT_ENV] = str(os.getpid())  # the workers end when this process does, however it ends
-    configure_logging(log_format, log_level)
-    try:
-        preflight(settings)
-    except Exception as exc:  # noqa: BLE001 - any failure to build the app ends the command cleanly
-        raise _fail(exc, settings) from None
-    address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    _check_listen(host, port, address)
-    typer.echo(
-        f"creatorpack service on http://{one_line(address)} (data in {one_line(str(settings.data_dir))})", err=True
-    )
-    try:
-        uvicorn.run(
-            "creatorpack.service.worker:create_app",  # create_app, in a process that dies with this one
-            factory=True,
-            host=host,
-            port=port,
-            workers=workers,
-            forwarded_allow_ips=proxies,
-            # uvicorn refuses a connection once N are open, the new one counted: N + 1 serves N at once.
-            limit_concurrency=None if limit_concurrency is None else limit_concurrency + 1,
-            timeout_keep_alive=timeout_keep_alive,
-            log_config=None,  # ours (configure_logging), in each server process too
-            log_level=log_level,
-            access_log=False,  # one access line per request is ours, with the route template and request id
-            server_header=False,
+    with configured_logging(log_format, log_level):  # as it was before, should serve stop early
+        try:
+            preflight(settings)
+        except Exception as exc:  # noqa: BLE001 - any failure to build the app ends the command cleanly
+            raise _fail(exc, settings) from None
+        address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        _check_listen(host, port, address)
+        typer.echo(
+            f"creatorpack service on http://{one_line(address)} (data in {one_line(str(settings.data_dir))})", err=True
         )
-    except SystemExit as exc:
-        if exc.code != STARTUP_FAILURE:  # uvicorn's 3 is not EXIT_NOT_MIGRATED
-            raise
-        _complain(f"could not listen on {address}, or the server could not start (above)")
-        raise typer.Exit(2) from None
+        try:
+            uvicorn.run(
+                "creatorpack.service.worker:create_app",  # create_app, in a process that dies with this one
+                factory=True,
+                host=host,
+                port=port,
+                workers=workers,
+                forwarded_allow_ips=proxies,
+                # uvicorn refuses a connection once N are open, the new one counted: N + 1 serves N at once.
+                limit_concurrency=None if limit_concurrency is None else limit_concurrency + 1,
+                timeout_keep_alive=timeout_keep_alive,
+                log_config=None,  # ours (configure_logging), in each server process too
+                log_level=log_level,
+                access_log=False,  # one access line per request is ours, with the route template and request id
+                server_header=False,
+            )
+        except SystemExit as exc:
+            if exc.code != STARTUP_FAILURE:  # uvicorn's 3 is not EXIT_NOT_MIGRATED
+                raise
+            _complain(f"could not listen on {address}, or the server could not start (above)")
+            raise typer.Exit(2) from None
 
 
 def _proxies(value: str | None) -> str | None:

@@ -12,11 +12,12 @@ checked), so a warning can be matched with its access line. A traceback stays in
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
 import sys
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Iterator, Mapping, MutableMapping
 from contextvars import ContextVar
 from typing import IO, Any, Final, Literal
 
@@ -28,6 +29,7 @@ __all__ = [
     "LOG_LEVELS",
     "RequestInfo",
     "configure_logging",
+    "configured_logging",
     "current_request",
     "log_access",
     "note_account",
@@ -226,3 +228,23 @@ def configure_logging(
         wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, name.upper())),
     )
     return handler
+
+
+@contextlib.contextmanager
+def configured_logging(fmt: str | None = None, level: str | None = None) -> Iterator[None]:
+    """:func:`configure_logging` for the time of a ``with`` block; the process's logging as it was afterwards.
+
+    ``serve`` runs in it, so that a ``serve`` that stops early (a bad setting, a port in use), run
+    in-process as the tests run commands, leaves no handler behind for the commands after it.
+    """
+    global _access  # noqa: PLW0603
+    root = logging.getLogger()
+    handlers, level_before, access = list(root.handlers), root.level, _access
+    configure_logging(fmt, level)
+    try:
+        yield
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level_before)
+        _access = access
+        logging.getLogger("uvicorn.access").disabled = False
