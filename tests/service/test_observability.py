@@ -374,3 +374,19 @@ def test_a_serve_that_stops_early_leaves_logging_as_it_was(tmp_path: Path, monke
     assert "could not listen" in result.output
     assert root.handlers == before
     assert logs._access is access
+
+
+def test_lint_refusals_publishes_and_storage_faults_are_counted(client: TestClient) -> None:
+    from creatorpack.service.storage import StorageFaults
+    from tests.service.conftest import published_bytes
+
+    headers = issue(client)
+    names = ("creatorpack_lint_refusals_total", "creatorpack_storage_inconsistencies_total")
+    before = [_count(client, name) for name in names]
+    publishes = _count(client, "creatorpack_publishes_total", status="422")
+    body = published_bytes("lint.fail", cover_asset_id="nope")
+    assert client.post("/v1/packs", content=body, headers={**headers, **JSON}).status_code == 201
+    assert client.post("/v1/packs/lint.fail/publish", json={"revision": 1}, headers=headers).status_code == 422
+    StorageFaults().missing("revision 1 of 'lint.fail'", "0" * 64)
+    assert [_count(client, name) - was for name, was in zip(names, before, strict=True)] == [1, 1]
+    assert _count(client, "creatorpack_publishes_total", status="422") - publishes == 1
