@@ -390,3 +390,22 @@ def test_lint_refusals_publishes_and_storage_faults_are_counted(client: TestClie
     StorageFaults().missing("revision 1 of 'lint.fail'", "0" * 64)
     assert [_count(client, name) - was for name, was in zip(names, before, strict=True)] == [1, 1]
     assert _count(client, "creatorpack_publishes_total", status="422") - publishes == 1
+
+
+def test_without_an_endpoint_no_tracing_package_is_imported(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, pathlib; from creatorpack.service.app import create_app; "
+        "from creatorpack.service.settings import Settings; "
+        f"create_app(Settings(data_dir=pathlib.Path({str(tmp_path)!r}))); "
+        "print(sorted(m for m in sys.modules if m.startswith(('opentelemetry.sdk', 'opentelemetry.exporter', "
+        "'opentelemetry.instrumentation'))))"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "[]"
