@@ -27,6 +27,11 @@ Bar (issue 11): p50 HTTP turn (one connection) <= in-process turn + 5 ms on the 
 Bar (issue 27): the web pages beside the JSON routes they render, one connection, median p50 of paired
 rounds: the catalog page (GET /) vs GET /v1/catalog?limit=12 (its page size), the pack page
 (GET /packs/{id}) vs GET /v1/packs/{id}/reader; each within 2x (label "web page", with --packs).
+
+--processes 1,2,4 (issue 30) runs ``creatorpack serve --workers N`` as deployed (JSON logs, metrics,
+an access line per request), beside the bare ceiling under ``uvicorn --workers N``, for each N:
+GET /v1/health and GET of a 1 KB revision (token check, cache), alternating with the ceiling.
+--processes alone (``--only processes``) skips the other scenarios.
 Each bar is printed as a "bar ...: met" or "bar ...: NOT met" line where it is measured (a catalog
 bar measured with fewer than 10,000 packs says so), and all of them again at the end.
 
@@ -150,12 +155,14 @@ def _free_port() -> int:
 
 
 @contextmanager
-def server(target: str, env: dict[str, str], *, factory: bool) -> Iterator[int]:
+def server(target: str, env: dict[str, str], *, factory: bool, workers: int = 1) -> Iterator[int]:
     port = _free_port()
     command = [sys.executable, "-m", "uvicorn", target, "--port", str(port), "--log-level", "warning"]
     command += ["--no-access-log", "--no-server-header"]
     if factory:
         command.append("--factory")
+    if workers > 1:
+        command += ["--workers", str(workers)]
     process = subprocess.Popen(command, env={**os.environ, **env}, cwd=Path(__file__).resolve().parent)
     try:
         deadline = time.monotonic() + 60
@@ -547,13 +554,93 @@ def bench_pages(name: str, port: int, args: argparse.Namespace, ids: list[str]) 
     return figures
 
 
+@contextmanager
+def serve(env: dict[str, str], workers: int) -> Iterator[int]:
+    """``creatorpack serve --workers N`` as deployed (its JSON logs to /dev/null), answering ``/v1/ready``."""
+    port = _free_port()
+    command = [sys.executable, "-m", "creatorpack", "serve", "--port", str(port), "--workers", str(workers)]
+    command += ["--log-format", "json"]
+    process = subprocess.Popen(command, env={**os.environ, **env}, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise
+                time.sleep(0.1)
+        warm(port, [_request("GET", "/v1/ready", {})] * workers * 4, workers)
+        yield port
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def bench_processes(args: argparse.Namespace, counts: list[int]) -> None:
+    """Throughput of 1, 2, 4... server processes of one deployment, each beside the ceiling with as many."""
+    from creatorpack.service.app import open_database, wire
+    from creatorpack.service.settings import Settings
+
+    print("\nProcesses (issue 30): creatorpack serve --workers N beside uvicorn --workers N of the ceiling, SQLite")
+    print(f"  {os.cpu_count()} CPUs; the load generator is this one process, on the same CPUs")
+    with tempfile.TemporaryDirectory() as data:
+        env = {"CREATORPACK_RATE_PER_IP": "0", "CREATORPACK_RATE_PER_TOKEN": "0", "CREATORPACK_DATA_DIR": data}
+        settings = Settings.from_env(env, migrate=True)
+        database = open_database(settings)
+        services = wire(settings, database)
+        token, _ = services.auth.issue("bench", "creator")
+        small = orjson.dumps({**MINIMAL, "manifest": {**MINIMAL["manifest"], "pack_id": "small.bench"}})
+        stored = services.packs.submit("bench", small)
+        database.dispose()
+        auth = {"Authorization": f"Bearer {token}"}
+        scenarios = [
+            ("GET /v1/health", _request("GET", "/v1/health", {})),
+            (
+                "GET revision (200, 1 KB)",
+                _request("GET", f"/v1/packs/small.bench/revisions/{stored.revision.revision}", auth),
+            ),
+        ]
+        ceiling = _request("GET", "/", {})
+        table: list[tuple[int, str, float, float]] = []
+        for count in counts:
+            with server("_ceiling:app", {}, factory=False, workers=count) as ceiling_port, serve(env, count) as port:
+                connections = max(args.connections, 4 * count)
+                for label, request in scenarios:
+                    ours: list[float] = []
+                    peers: list[float] = []
+                    for _ in range(ROUNDS):
+                        rps, p50, p99, statuses = load(port, _constant(request), args.seconds / ROUNDS, connections)
+                        ours.append(rps)
+                        peers.append(load(ceiling_port, _constant(ceiling), args.seconds / ROUNDS, connections)[0])
+                    _row(
+                        f"{count} process{'es' if count > 1 else ''}: {label}",
+                        statistics.median(ours),
+                        p50,
+                        p99,
+                        statuses,
+                    )
+                    table.append((count, label, statistics.median(ours), statistics.median(peers)))
+    print("\n  | processes | request | req/s | ceiling req/s | ratio | vs 1 process |")
+    print("  |---|---|---|---|---|---|")
+    for count, label, rps, peer in table:
+        single = next(r for c, lab, r, _ in table if lab == label and c == counts[0])
+        print(f"  | {count} | {label} | {rps:,.0f} | {peer:,.0f} | {rps / peer:.0%} | {rps / single:.2f}x |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=4.0)
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--only", help="run only the scenarios whose label contains this text (comma: any of)")
     parser.add_argument("--packs", type=int, default=10_000, help="published packs for the catalog (0: none)")
+    parser.add_argument("--processes", default="1,2,4", help="server process counts to compare (issue 30)")
     args = parser.parse_args()
+    counts = [int(n) for n in args.processes.split(",") if n.strip()]
+    if args.only == "processes":
+        bench_processes(args, counts)
+        return
 
     pack = make_pack(100_000)
     pack["manifest"]["revision"] = 1
@@ -606,6 +693,8 @@ def main() -> None:
                     conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
                 admin.dispose()
             stack.close()
+    if counts and not args.only:
+        bench_processes(args, counts)
     print("\nBars:" if BARS else "\nBars: none measured (see --only and --packs)")
     for line in BARS:
         print(f"  {line}")

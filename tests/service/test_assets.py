@@ -13,8 +13,9 @@ from fastapi.testclient import TestClient
 
 from creatorpack.service.assets import MAX_ASSET_BYTES, Assets, byte_range
 from creatorpack.service.errors import RangeNotSatisfiableError
+from creatorpack.service.memory import FixedClock, MemoryAssetStore, MemoryBlobStore, MemoryPackStore
 from creatorpack.service.packs import Packs
-from creatorpack.service.ports import Actor, FixedClock, MemoryAssetStore, MemoryBlobStore, MemoryPackStore
+from creatorpack.service.ports import Actor
 from tests.service.conftest import JSON, issue, published_bytes
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64 + b"png body"

@@ -20,17 +20,9 @@ from fastapi.testclient import TestClient
 
 from creatorpack.service.catalog import Catalog, CatalogRequest, words
 from creatorpack.service.errors import InvalidCursorError
+from creatorpack.service.memory import FixedClock, MemoryBlobStore, MemoryKeyStore, MemoryPackStore
 from creatorpack.service.packs import Packs
-from creatorpack.service.ports import (
-    Actor,
-    CatalogSort,
-    CatalogStore,
-    FixedClock,
-    MemoryBlobStore,
-    MemoryKeyStore,
-    MemoryPackStore,
-    PackStore,
-)
+from creatorpack.service.ports import Actor, CatalogSort, CatalogStore, PackStore
 from creatorpack.service.store import SqlCatalogStore, SqlKeyStore, SqlPackStore, connect
 from tests.service.conftest import JSON, NO_POSTGRES, POSTGRES_URL, _null_pool, _schema_name, issue, published_bytes
 

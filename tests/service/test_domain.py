@@ -20,15 +20,9 @@ from creatorpack.service.errors import (
     UnauthorizedError,
     UnreadablePackError,
 )
+from creatorpack.service.memory import FixedClock, MemoryBlobStore, MemoryPackStore, MemoryTokenStore
 from creatorpack.service.packs import Packs
-from creatorpack.service.ports import (
-    AddOutcome,
-    FixedClock,
-    MemoryBlobStore,
-    MemoryPackStore,
-    MemoryTokenStore,
-    NewRevision,
-)
+from creatorpack.service.ports import AddOutcome, NewRevision
 from tests.conftest import example
 from tests.service.conftest import pack_bytes
 

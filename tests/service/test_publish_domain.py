@@ -10,16 +10,9 @@ import pytest
 
 from creatorpack import Engine
 from creatorpack.service.errors import LintFailedError, NotFoundError
+from creatorpack.service.memory import FixedClock, MemoryAssetStore, MemoryBlobStore, MemoryPackStore
 from creatorpack.service.packs import Packs, Refreshed
-from creatorpack.service.ports import (
-    Actor,
-    FixedClock,
-    MemoryAssetStore,
-    MemoryBlobStore,
-    MemoryPackStore,
-    NewPublication,
-    PackEventKind,
-)
+from creatorpack.service.ports import Actor, NewPublication, PackEventKind
 from creatorpack.service.reader import publication_visibility, reader_view
 from tests.conftest import example
 from tests.service.conftest import pack_bytes, published_bytes

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from creatorpack.service.blobs import S3BlobStore, blob_store_from_url
+from creatorpack.service.memory import FixedClock
 from creatorpack.service.packs import Packs
-from creatorpack.service.ports import AddOutcome, FixedClock, NewRevision, SystemClock
+from creatorpack.service.ports import AddOutcome, NewRevision, SystemClock
 from creatorpack.service.store import Database, SqlAssetStore, SqlPackStore
 from tests.service.conftest import pack_bytes
 

@@ -27,20 +27,15 @@ from creatorpack.service.errors import (
     TurnConflictError,
     UnplayableError,
 )
-from creatorpack.service.packs import Packs
-from creatorpack.service.ports import (
-    Actor,
+from creatorpack.service.memory import (
     FixedClock,
     MemoryAssetStore,
     MemoryBlobStore,
     MemoryPackStore,
     MemorySessionStore,
-    RevisionRecord,
-    Scope,
-    SessionEvent,
-    SessionRecord,
-    TokenRecord,
 )
+from creatorpack.service.packs import Packs
+from creatorpack.service.ports import Actor, RevisionRecord, Scope, SessionEvent, SessionRecord, TokenRecord
 from creatorpack.service.sessions import (
     Asset,
     NarratorSession,

@@ -27,8 +27,9 @@ from creatorpack.play import Engine, Session, Turn, parse_script
 from creatorpack.play.state import check_state
 from creatorpack.service.engines import Engines
 from creatorpack.service.errors import MigrationConflictError
+from creatorpack.service.memory import FixedClock, MemoryBlobStore, MemoryPackStore, MemorySessionStore
 from creatorpack.service.packs import Packs
-from creatorpack.service.ports import FixedClock, MemoryBlobStore, MemoryPackStore, MemorySessionStore, TokenRecord
+from creatorpack.service.ports import TokenRecord
 from creatorpack.service.sessions import NarratorSession, NarratorTurn, Sessions
 from tests.conftest import EXAMPLES, example
 from tests.test_diff_properties import EDITS, Edit, _answers

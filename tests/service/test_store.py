@@ -17,12 +17,12 @@ from typer.testing import CliRunner
 from creatorpack.cli import app as cli_app
 from creatorpack.service.app import create_app
 from creatorpack.service.blobs import LocalBlobStore
+from creatorpack.service.memory import MemoryPackStore
 from creatorpack.service.packs import Packs
 from creatorpack.service.ports import (
     Actor,
     AddOutcome,
     DeleteOutcome,
-    MemoryPackStore,
     NewPublication,
     NewRevision,
     PackStore,

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from creatorpack.cli import app as cli_app
 from creatorpack.service.app import create_app
-from creatorpack.service.ports import FixedClock
+from creatorpack.service.memory import FixedClock
 from creatorpack.service.settings import Settings
 from tests.service.conftest import JSON, issue, pack_bytes
 from tests.service.test_cli import _env

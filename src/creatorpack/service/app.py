@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
 
 from creatorpack import __version__
-from creatorpack.service import web
+from creatorpack.service import metrics, tracing, web
 from creatorpack.service.api import (
     admin,
     assets,
@@ -24,6 +24,7 @@ from creatorpack.service.api import (
     narration,
     packs,
     publishing,
+    scrape,
     sessions,
     tokens,
 )
@@ -38,6 +39,7 @@ from creatorpack.service.api.middleware import (
     RateLimitMiddleware,
     SingleValuedQueryMiddleware,
 )
+from creatorpack.service.api.observe import ObserveMiddleware
 from creatorpack.service.api.readerpath import ReaderFastPath
 from creatorpack.service.api.schemas import Problem
 from creatorpack.service.assets import Assets
@@ -187,6 +189,8 @@ def create_app(
         admin.reports_router,
         admin.admin_router,
     ]
+    if settings.metrics:
+        routers.append(scrape.router(settings.metrics_token))
     for router in routers:
         app.include_router(router)
     app.state.routes = [r for router in routers for r in router.routes]  # app.routes holds one per router
@@ -207,6 +211,10 @@ def create_app(
     if settings.cors_origins:  # outside the limiter: preflights are answered, 429s carry the CORS headers
         app.add_middleware(CORSMiddleware, **cors_options(settings.cors_origins))
     app.add_middleware(HeaderLimitMiddleware, max_bytes=settings.max_header_bytes)
+    app.add_middleware(ObserveMiddleware, routes=app.state.routes)  # outermost: every answer is logged and counted
+    metrics.watch_pool(database.engine)
+    if tracing.enabled():
+        tracing.instrument(app, database.engine)
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:

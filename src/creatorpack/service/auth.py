@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from typing import Final
 
 from creatorpack.service.errors import BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError
+from creatorpack.service.logs import note_account
 from creatorpack.service.names import account_problem, normalize_pack_id
 from creatorpack.service.ports import SCOPES, Clock, Scope, TokenRecord, TokenStore
 
@@ -123,6 +124,7 @@ class Auth:
             if record.expires is not None:  # never trusted from memory past its expiry
                 seconds = min(seconds, (record.expires - now).total_seconds())
             self._cache[digest] = (record, time.monotonic() + seconds)
+        note_account(record.account)  # the access line names the account, never the token
         return record
 
     def cached(self, authorization: str | None) -> TokenRecord | None:
@@ -135,6 +137,7 @@ class Auth:
         hit = self._cache.get(hash_token(token))
         if hit is None or hit[1] < time.monotonic() or hit[0].expired(self._clock.now()):
             return None
+        note_account(hit[0].account)
         return hit[0]
 
     @staticmethod

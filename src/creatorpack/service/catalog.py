@@ -22,7 +22,6 @@ import re
 import secrets
 import threading
 import unicodedata
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -30,6 +29,7 @@ from typing import Any, Final
 import orjson
 
 from creatorpack.service.errors import InvalidCursorError
+from creatorpack.service.lru import Lru
 from creatorpack.service.ports import (
     AGE_RATINGS,
     AgeRating,
@@ -132,7 +132,7 @@ class Catalog:
         self._keys = keys
         self._key: bytes | None = None
         self._remembered = remembered
-        self._pages: OrderedDict[tuple[str, str | None], tuple[int, CatalogResult]] = OrderedDict()
+        self._pages: Lru[tuple[str, str | None], tuple[int, CatalogResult]] = Lru(remembered)
         self._lock = threading.Lock()
 
     def _signing_key(self) -> bytes:
@@ -176,18 +176,15 @@ class Catalog:
         if version is None:
             return None
         with self._lock:
-            found = self._pages.get(key)
+            found = self._pages.peek(key)
             if found is None or found[0] != version:
                 return None
-            self._pages.move_to_end(key)
+            self._pages.touch(key)
             return found[1]
 
     def _remember(self, key: tuple[str, str | None], version: int, result: CatalogResult) -> None:
         with self._lock:
-            self._pages[key] = (version, result)
-            self._pages.move_to_end(key)
-            while len(self._pages) > self._remembered:
-                self._pages.popitem(last=False)
+            self._pages.put(key, (version, result))
 
     def _seal(self, snapshot: int, key: CatalogKey, digest: str) -> str:
         payload = orjson.dumps([_CURSOR_VERSION, snapshot, key.score, key.title_key, key.seq, digest])

@@ -48,6 +48,9 @@ __all__ = [
 ]
 
 EXIT_NOT_MIGRATED: Final = 3
+_MULTIPROC_ENV: Final = (
+    "PROMETHEUS_MULTIPROC_DIR"  # creatorpack.service.metrics.MULTIPROC_ENV, read without importing it
+)
 MAX_GRACE_SECONDS: Final = 100 * 365 * 86_400
 """The largest ``db gc --older-than``: 100 years (today less that is still a date, with room to spare)."""
 
@@ -162,6 +165,19 @@ def serve(
     timeout_keep_alive: Annotated[
         int, typer.Option(min=1, help="Seconds an idle kept-alive connection stays open.")
     ] = 5,
+    log_format: Annotated[
+        str | None,
+        typer.Option(
+            envvar="CREATORPACK_LOG_FORMAT",
+            help="json or text (default: text on a terminal, JSON lines otherwise).",
+        ),
+    ] = None,
+    log_level: Annotated[
+        str,
+        typer.Option(
+            envvar="CREATORPACK_LOG_LEVEL", help="debug, info (one access line per request), warning or error."
+        ),
+    ] = "info",
 ) -> None:
     """Run the pack service (HTTP) with uvicorn; SQLite and a blob directory under the data directory by default.
 
@@ -171,44 +187,106 @@ def serve(
     """
     import os  # noqa: PLC0415
 
+    proxies = _proxies(forwarded_allow_ips)
+    log_format, log_level = _log_options(log_format, log_level)
+    settings = _settings(data_dir)
+    os.environ["CREATORPACK_DATA_DIR"] = str(settings.data_dir)  # the worker processes read their settings
+    with _metrics_directory(workers):
+        _serve(settings, host, port, workers, proxies, limit_concurrency, timeout_keep_alive, log_format, log_level)
+
+
+def _log_options(log_format: str | None, log_level: str) -> tuple[str, str]:
+    """``--log-format`` and ``--log-level`` checked (exit 2 otherwise), the format resolved for every process."""
+    import sys  # noqa: PLC0415
+
+    from creatorpack.service.logs import LOG_FORMATS, LOG_LEVELS  # noqa: PLC0415
+
+    chosen = (log_format or ("text" if sys.stderr.isatty() else "json")).strip().lower()
+    if chosen not in LOG_FORMATS:
+        _complain(f"--log-format (CREATORPACK_LOG_FORMAT) is json or text, not {log_format!r}")
+        raise typer.Exit(2)
+    level = log_level.strip().lower()
+    if level not in LOG_LEVELS:
+        _complain(f"--log-level (CREATORPACK_LOG_LEVEL) is one of {', '.join(LOG_LEVELS)}, not {log_level!r}")
+        raise typer.Exit(2)
+    return chosen, level
+
+
+@contextlib.contextmanager
+def _metrics_directory(workers: int) -> Iterator[None]:
+    """With more than one server process, a fresh ``PROMETHEUS_MULTIPROC_DIR`` for their counts; removed at the end.
+
+    A directory the environment names already is used as it is (and kept): the operator manages it.
+    """
+    import os  # noqa: PLC0415
+    import shutil  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415
+
+    if workers == 1 or os.environ.get(_MULTIPROC_ENV):
+        yield
+        return
+    directory = tempfile.mkdtemp(prefix="creatorpack-metrics-")
+    os.environ[_MULTIPROC_ENV] = directory  # before any process imports prometheus_client
+    try:
+        yield
+    finally:
+        os.environ.pop(_MULTIPROC_ENV, None)
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def _serve(
+    settings: Settings,
+    host: str,
+    port: int,
+    workers: int,
+    proxies: str | None,
+    limit_concurrency: int | None,
+    timeout_keep_alive: int,
+    log_format: str,
+    log_level: str,
+) -> None:
+    import os  # noqa: PLC0415
+
     import uvicorn  # noqa: PLC0415
     from uvicorn.config import STARTUP_FAILURE  # noqa: PLC0415
 
     from creatorpack.service.app import preflight  # noqa: PLC0415
+    from creatorpack.service.logs import FORMAT_ENV, LEVEL_ENV, configured_logging  # noqa: PLC0415
     from creatorpack.service.worker import PARENT_ENV  # noqa: PLC0415
 
-    proxies = _proxies(forwarded_allow_ips)
-    settings = _settings(data_dir)
-    os.environ["CREATORPACK_DATA_DIR"] = str(settings.data_dir)  # the worker processes read their settings
-    os.environ[PARENT_ENV] = str(os.getpid())  # and end when this process does, however it ends
-    try:
-        preflight(settings)
-    except Exception as exc:  # noqa: BLE001 - any failure to build the app ends the command cleanly
-        raise _fail(exc, settings) from None
-    address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    _check_listen(host, port, address)
-    typer.echo(
-        f"creatorpack service on http://{one_line(address)} (data in {one_line(str(settings.data_dir))})", err=True
-    )
-    try:
-        uvicorn.run(
-            "creatorpack.service.worker:create_app",  # create_app, in a process that dies with this one
-            factory=True,
-            host=host,
-            port=port,
-            workers=workers,
-            forwarded_allow_ips=proxies,
-            # uvicorn refuses a connection once N are open, the new one counted: N + 1 serves N at once.
-            limit_concurrency=None if limit_concurrency is None else limit_concurrency + 1,
-            timeout_keep_alive=timeout_keep_alive,
-            log_level="warning",
-            server_header=False,
+    os.environ[FORMAT_ENV], os.environ[LEVEL_ENV] = log_format, log_level  # every process logs alike
+    os.environ[PARENT_ENV] = str(os.getpid())  # the workers end when this process does, however it ends
+    with configured_logging(log_format, log_level):  # as it was before, should serve stop early
+        try:
+            preflight(settings)
+        except Exception as exc:  # noqa: BLE001 - any failure to build the app ends the command cleanly
+            raise _fail(exc, settings) from None
+        address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        _check_listen(host, port, address)
+        typer.echo(
+            f"creatorpack service on http://{one_line(address)} (data in {one_line(str(settings.data_dir))})", err=True
         )
-    except SystemExit as exc:
-        if exc.code != STARTUP_FAILURE:  # uvicorn's 3 is not EXIT_NOT_MIGRATED
-            raise
-        _complain(f"could not listen on {address}, or the server could not start (above)")
-        raise typer.Exit(2) from None
+        try:
+            uvicorn.run(
+                "creatorpack.service.worker:create_app",  # create_app, in a process that dies with this one
+                factory=True,
+                host=host,
+                port=port,
+                workers=workers,
+                forwarded_allow_ips=proxies,
+                # uvicorn refuses a connection once N are open, the new one counted: N + 1 serves N at once.
+                limit_concurrency=None if limit_concurrency is None else limit_concurrency + 1,
+                timeout_keep_alive=timeout_keep_alive,
+                log_config=None,  # ours (configure_logging), in each server process too
+                log_level=log_level,
+                access_log=False,  # one access line per request is ours, with the route template and request id
+                server_header=False,
+            )
+        except SystemExit as exc:
+            if exc.code != STARTUP_FAILURE:  # uvicorn's 3 is not EXIT_NOT_MIGRATED
+                raise
+            _complain(f"could not listen on {address}, or the server could not start (above)")
+            raise typer.Exit(2) from None
 
 
 def _proxies(value: str | None) -> str | None:

@@ -94,7 +94,7 @@ class MissingPackIdError(ServiceError, ValueError):
     """A valid pack whose version (0.2) has no ``manifest.pack_id``, so it cannot be stored."""
 
 
-# -- play sessions (part 3) ------------------------------------------------------------------------
+# -- play sessions ------------------------------------------------------------------------------------
 
 
 class ProblemError(ServiceError):
@@ -156,7 +156,7 @@ class PackIdTakenError(ProblemError, ValueError):
     problem = "pack-id-taken"
 
 
-# -- part 2: publishing, the catalog, assets ------------------------------------------------------
+# -- publishing, the catalog, assets --------------------------------------------------------------
 
 
 class LintFailedError(ServiceError, ValueError):

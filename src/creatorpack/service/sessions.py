@@ -20,7 +20,6 @@ import json
 import secrets
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -42,6 +41,7 @@ from creatorpack.service.errors import (
     TurnConflictError,
     UnplayableError,
 )
+from creatorpack.service.lru import Lru
 from creatorpack.service.ports import (
     BlobStore,
     Clock,
@@ -423,8 +423,7 @@ class Sessions:
         self._clock = clock
         self._new_id = new_id
         # The live state of the sessions this process played last, so a turn need not rebuild it from the save.
-        self._states: OrderedDict[str, tuple[int, SessionState]] = OrderedDict()
-        self._max_states = max_states
+        self._states: Lru[str, tuple[int, SessionState]] = Lru(max_states)
         # A session's pack owner and revision row, trusted for ``revision_seconds`` (the owner never
         # changes; a deletion is seen within that time), so that a turn reads the store twice, not three times.
         self._revisions: dict[tuple[str, int], tuple[float, str, RevisionRecord]] = {}
@@ -812,7 +811,7 @@ class Sessions:
 
     def _state(self, session: SessionRecord, engine: Engine) -> SessionState:
         with self._lock:
-            hit = self._states.get(session.id)
+            hit = self._states.peek(session.id)  # a state is made recent when it is stored, not when read
         if hit is not None and hit[0] == session.seq:
             return hit[1]
         state = engine.load(session.saved)
@@ -821,10 +820,7 @@ class Sessions:
 
     def _remember(self, session_id: str, seq: int, state: SessionState) -> None:
         with self._lock:
-            self._states[session_id] = (seq, state)
-            self._states.move_to_end(session_id)
-            while len(self._states) > self._max_states:
-                self._states.popitem(last=False)
+            self._states.put(session_id, (seq, state))
 
 
 def _live(pack: PackRecord, number: int) -> RevisionRecord:

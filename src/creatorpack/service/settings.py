@@ -90,6 +90,8 @@ class Settings:
     model_key: str | None = field(default=None, repr=False)
     model_context_tokens: int = 4096
     rate_narrate: RateLimit = field(default_factory=lambda: RateLimit(30, 60))  # narrated turns per account
+    metrics: bool = True  # GET /metrics on the service's port
+    metrics_token: str | None = None  # None: /metrics open to anyone who reaches the port
 
     @property
     def sqlite_path(self) -> Path:
@@ -162,6 +164,10 @@ class Settings:
             )
         if env.get("CREATORPACK_RATE_NARRATE"):
             values["rate_narrate"] = RateLimit.parse(env["CREATORPACK_RATE_NARRATE"])
+        if env.get("CREATORPACK_METRICS"):
+            values["metrics"] = _switch("CREATORPACK_METRICS", env["CREATORPACK_METRICS"])
+        if env.get("CREATORPACK_METRICS_TOKEN"):
+            values["metrics_token"] = env["CREATORPACK_METRICS_TOKEN"]
         if env.get("CREATORPACK_CORS_ORIGINS"):
             values["cors_origins"] = parse_cors_origins(env["CREATORPACK_CORS_ORIGINS"])
         values.update({k: v for k, v in overrides.items() if v is not None})
@@ -206,6 +212,15 @@ def _origin(text: str) -> str:
         )
     scheme, host = match[1], match[2]
     return f"{scheme}://{host}" if port in (None, _DEFAULT_PORTS[scheme]) else f"{scheme}://{host}:{port}"
+
+
+def _switch(name: str, text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("on", "true", "1", "yes"):
+        return True
+    if value in ("off", "false", "0", "no"):
+        return False
+    raise SettingsError(f"{name} is on or off, not {text!r}")
 
 
 def _positive_int(name: str, text: str) -> int:

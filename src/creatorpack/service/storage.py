@@ -4,7 +4,8 @@ A row is written only after its bytes (see :mod:`~creatorpack.service.packs`), s
 is data loss or a blob store other than the one the rows were written with: never the client's doing,
 and never "not found" (the pack still lists the revision). Every path that reads a blob a row says
 exists reports it through :class:`StorageFaults`, which logs it and counts it (the count goes in the
-log line; metrics will read it), and the request ends with a 500 ``storage-inconsistent``.
+log line, and in the metric ``creatorpack_storage_inconsistencies``), and the request ends with a 500
+``storage-inconsistent``.
 :func:`check_storage` (``creatorpack db check``) looks for such rows before a request does.
 """
 
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from creatorpack.service.errors import StorageInconsistentError
+from creatorpack.service.metrics import STORAGE_INCONSISTENCIES
 from creatorpack.service.ports import AssetStore, BlobStore, RevisionRecord
 
 __all__ = [
@@ -49,6 +51,7 @@ class StorageFaults:
         with self._lock:
             self._count += 1
             count = self._count
+        STORAGE_INCONSISTENCIES.inc()
         _log.error(
             "storage inconsistent (%d in this process): %s is recorded, but the blob store has no bytes under "
             "sha256 %s (data loss, or another blob store than the rows were written with); run creatorpack db check",

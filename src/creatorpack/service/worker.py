@@ -22,6 +22,7 @@ import time
 from typing import TYPE_CHECKING, Final, Literal
 
 from creatorpack.service import app as _app
+from creatorpack.service.logs import configure_logging
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -37,6 +38,7 @@ _POLL_SECONDS: Final = 1.0
 def create_app() -> FastAPI:
     """The app of the settings in the environment, in a server process that ends with the serve process."""
     die_with_parent()
+    configure_logging()  # as serve resolved it (CREATORPACK_LOG_FORMAT, CREATORPACK_LOG_LEVEL)
     return _app.create_app()
 
 

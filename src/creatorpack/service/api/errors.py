@@ -31,6 +31,7 @@ from creatorpack.service.errors import (
     UnsupportedAssetError,
     UnsupportedMediaTypeError,
 )
+from creatorpack.service.metrics import LINT_REFUSALS
 
 __all__ = [
     "PROBLEMS",
@@ -78,13 +79,13 @@ PROBLEMS: Final = {
         ProblemType("headers-too-large", 431, "The request headers are too large"),
         ProblemType("internal-error", 500, "Internal server error"),
         ProblemType("storage-inconsistent", 500, "The stored data is inconsistent"),
-        # Play sessions (part 3)
+        # Play sessions
         ProblemType("turn-conflict", 409, "The turn is not the session's next turn"),
         ProblemType("session-over", 409, "The session reached its ending"),
         ProblemType("migration-conflict", 409, "The session's save does not fit that revision"),
         ProblemType("invalid-turn", 422, "The turn does not fit the pack"),
         ProblemType("not-playable", 422, "The pack cannot be started there"),
-        # Publishing, the catalog and assets (part 2)
+        # Publishing, the catalog and assets
         ProblemType("invalid-cursor", 400, "The cursor is not valid for this search"),
         ProblemType("range-not-satisfiable", 416, "The range names no byte of the file"),
         ProblemType("lint-failed", 422, "The revision has lint errors"),
@@ -213,6 +214,7 @@ async def _named(request: Request, exc: Exception) -> Response:
 
 async def _lint_failed(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, LintFailedError)
+    LINT_REFUSALS.inc()
     return problem_response(
         "lint-failed", exc.message, instance=_path(request), errors=exc.errors, warnings=exc.warnings
     )

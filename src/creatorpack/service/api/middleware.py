@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from creatorpack.service.api.errors import problem_response
 from creatorpack.service.auth import bearer_token, hash_token
+from creatorpack.service.metrics import RATE_LIMITED
 from creatorpack.service.ratelimit import Decision, Limiter
 from creatorpack.service.settings import RateLimit
 
@@ -137,6 +138,7 @@ class RateLimitMiddleware:
         denied = [(name, d) for name, d in decisions if not d.allowed]
         if denied:
             name, decision = max(denied, key=lambda pair: pair[1].reset)
+            RATE_LIMITED.labels(name).inc()
             headers = {
                 "Retry-After": str(decision.reset),
                 "RateLimit-Policy": policy,

@@ -137,7 +137,7 @@ class Problem(BaseModel):
     errors: list[dict[str, Any]] | None = None
 
 
-# -- play sessions (part 3) ------------------------------------------------------------------------
+# -- play sessions ------------------------------------------------------------------------------------
 
 _MAX_REVISION = 9_007_199_254_740_991
 _MAX_TURN = 2_147_483_647
@@ -298,7 +298,7 @@ class PackDiff(BaseModel):
     compatibility: dict[str, Any]
 
 
-# -- part 2: publishing, the journal, the reader view, the catalog, assets ----------------------------
+# -- publishing, the journal, the reader view, the catalog, assets ------------------------------------
 
 
 class PublishRequest(BaseModel):

@@ -46,7 +46,15 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import TSQUERY
 
-from creatorpack.service.ports import CatalogHit, CatalogKey, CatalogPage, CatalogQuery, CatalogSort, Listing
+from creatorpack.service.ports import (
+    RANK_WEIGHTS,
+    CatalogHit,
+    CatalogKey,
+    CatalogPage,
+    CatalogQuery,
+    CatalogSort,
+    Listing,
+)
 from creatorpack.service.store.database import Database
 from creatorpack.service.store.tables import catalog_clock, listing_terms, listing_texts, listings
 
@@ -268,9 +276,9 @@ class SqlCatalogStore:
         for i in range(terms):
             needle = bindparam(f"term{i}", type_=Text)
             part = case(
-                (find(listings.c.title_terms, needle) > 0, 4),
-                (find(listings.c.tagline_terms, needle) > 0, 2),
-                else_=1,  # every word matched somewhere: not in the title or tagline, so in the description
+                (find(listings.c.title_terms, needle) > 0, RANK_WEIGHTS.title),
+                (find(listings.c.tagline_terms, needle) > 0, RANK_WEIGHTS.tagline),
+                else_=RANK_WEIGHTS.description,  # each word is in some text: not title or tagline, so description
             )
             total = part if total is None else total + part
         assert total is not None

@@ -105,7 +105,7 @@ revisions = Table(
     Index("ix_revisions_sha256", "sha256"),
 )
 
-# Play sessions (part 3): the session with its save, and its transcript (start, turns, migrations).
+# -- migration 0003: play sessions. The session with its save, and its transcript (start, turns, migrations).
 sessions = Table(
     "sessions",
     metadata,
@@ -134,7 +134,7 @@ session_events = Table(
     Column("result", Text, nullable=False),
     Column("created", DateTime(timezone=True), nullable=False),
 )
-# -- part 2 (migration 0002): publishing, the audit journal, the catalog, assets, keys --------------
+# -- migration 0002: publishing, the audit journal, the catalog, assets, keys ----------------------
 
 pack_events = Table(
     "pack_events",
