@@ -294,10 +294,16 @@ def test_serve_checks_its_log_options() -> None:
 
 def test_serve_makes_and_removes_a_metrics_directory_for_many_processes(monkeypatch: pytest.MonkeyPatch) -> None:
     import os
+    import subprocess
+    import sys
+    import tempfile
 
     from creatorpack.service.cli import _metrics_directory
 
     monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR", raising=False)
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, check=True)
+    stale = Path(tempfile.mkdtemp(prefix=f"creatorpack-metrics-{int(gone.stdout)}-"))  # a serve killed outright
+    alive = Path(tempfile.mkdtemp(prefix=f"creatorpack-metrics-{os.getpid()}-"))
     with _metrics_directory(1):
         assert "PROMETHEUS_MULTIPROC_DIR" not in os.environ
     with _metrics_directory(2):
@@ -305,6 +311,9 @@ def test_serve_makes_and_removes_a_metrics_directory_for_many_processes(monkeypa
         assert made.is_dir()
     assert not made.exists()
     assert "PROMETHEUS_MULTIPROC_DIR" not in os.environ
+    assert not stale.exists()
+    assert alive.is_dir()
+    alive.rmdir()
 
 
 def test_route_templates_agree_with_the_router(client: TestClient) -> None:

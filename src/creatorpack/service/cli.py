@@ -48,9 +48,8 @@ __all__ = [
 ]
 
 EXIT_NOT_MIGRATED: Final = 3
-_MULTIPROC_ENV: Final = (
-    "PROMETHEUS_MULTIPROC_DIR"  # creatorpack.service.metrics.MULTIPROC_ENV, read without importing it
-)
+_MULTIPROC_ENV: Final = "PROMETHEUS_MULTIPROC_DIR"  # metrics.MULTIPROC_ENV, named without importing it
+_METRICS_PREFIX: Final = "creatorpack-metrics-"
 MAX_GRACE_SECONDS: Final = 100 * 365 * 86_400
 """The largest ``db gc --older-than``: 100 years (today less that is still a date, with room to spare)."""
 
@@ -217,6 +216,8 @@ def _metrics_directory(workers: int) -> Iterator[None]:
     """With more than one server process, a fresh ``PROMETHEUS_MULTIPROC_DIR`` for their counts; removed at the end.
 
     A directory the environment names already is used as it is (and kept): the operator manages it.
+    The directory's name carries the serve process's pid, and those of serve processes that are gone
+    (killed outright: nothing removed theirs) are removed first.
     """
     import os  # noqa: PLC0415
     import shutil  # noqa: PLC0415
@@ -225,13 +226,33 @@ def _metrics_directory(workers: int) -> Iterator[None]:
     if workers == 1 or os.environ.get(_MULTIPROC_ENV):
         yield
         return
-    directory = tempfile.mkdtemp(prefix="creatorpack-metrics-")
+    _sweep_metrics_directories()
+    directory = tempfile.mkdtemp(prefix=f"{_METRICS_PREFIX}{os.getpid()}-")
     os.environ[_MULTIPROC_ENV] = directory  # before any process imports prometheus_client
     try:
         yield
     finally:
         os.environ.pop(_MULTIPROC_ENV, None)
         shutil.rmtree(directory, ignore_errors=True)
+
+
+def _sweep_metrics_directories() -> None:
+    """Remove the metrics directories of serve processes that no longer exist."""
+    import os  # noqa: PLC0415
+    import shutil  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415
+
+    root = Path(tempfile.gettempdir())
+    for found in root.glob(f"{_METRICS_PREFIX}*-*"):
+        pid = found.name.removeprefix(_METRICS_PREFIX).partition("-")[0]
+        if not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(found, ignore_errors=True)
+        except OSError:  # alive, but another user's
+            continue
 
 
 def _serve(
