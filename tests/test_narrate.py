@@ -73,6 +73,17 @@ def test_an_invalid_answer_gets_one_retry_with_the_error_then_fails_cleanly() ->
     assert failing.story == []
 
 
+def test_an_empty_narration_is_asked_for_once_more_then_fails_cleanly() -> None:
+    model = ScriptedModel(["  \n", "The fog lifts."], [json.dumps(ANSWER)])
+    assert Narrator(_session(), model).narrate("wait").narration == "The fog lifts."
+    assert "what happens next" in model.requests[1]["messages"][-1]["content"]
+    silent = Narrator(_session(), ScriptedModel(["", ""]))
+    before = silent.session.save()
+    with pytest.raises(ModelAnswerError, match="narrated nothing"):
+        silent.narrate("wait")
+    assert silent.session.save() == before
+
+
 def test_illustration_rules_eligible_this_turn_are_asked_with_their_match_text() -> None:
     session = _session()
     schema = answer_schema(session.engine, session.state)

@@ -102,9 +102,9 @@ class OpenAIClient:
     def complete(self, messages: Sequence[ChatMessage], *, response_format: Mapping[str, Any] | None = None) -> str:
         """See :meth:`ModelClient.complete`.
 
-        A ``json_schema`` response format that the server refuses (400 or 422: llama-cpp-python's
-        server, for one, takes only ``{"type": "json_object", "schema": ...}``) is asked again in that
-        form, which this client then keeps using.
+        A ``json_schema`` response format that the server refuses (400 or 422, or a 500 that names
+        ``response_format``: llama-cpp-python's server takes only ``{"type": "json_object", "schema":
+        ...}`` and answers a 500 otherwise) is asked again in that form, which this client then keeps.
         """
         extra: dict[str, Any] = {"stream": False}
         if response_format is not None:
@@ -112,7 +112,7 @@ class OpenAIClient:
         try:
             data = self._with_retries(lambda: self._post(self._body(messages, **extra)))
         except _RefusedError as refused:
-            if response_format is None or self._json_object or refused.status not in (400, 422):
+            if response_format is None or self._json_object or refused.status not in (400, 422, 500):
                 raise ModelUnavailableError(str(refused)) from None
             self._json_object = True
             extra["response_format"] = self._dialect(response_format)
@@ -157,6 +157,10 @@ class OpenAIClient:
 
     def _post(self, body: Mapping[str, Any]) -> Any:
         response = self._http.post("/chat/completions", json=body)
+        if "response_format" in body and response.status_code >= 500 and "response_format" in response.text:
+            # A server that cannot take the format says so, llama-cpp-python's with a 500: not worth retrying.
+            text = " ".join(response.text.split())[:200]
+            raise _RefusedError(response.status_code, f"{self._where()} refused the response format: {text}")
         self._check(response)
         try:
             return response.json()

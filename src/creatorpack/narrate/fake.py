@@ -100,8 +100,9 @@ class FakeModelServer:
     ) -> None:
         """A server with its script; the first ``fail_first`` requests answer ``status``.
 
-        ``json_object_only``: refuse OpenAI's ``json_schema`` response format with 422 and take
-        ``{"type": "json_object", "schema": ...}`` instead, as llama-cpp-python's server does.
+        ``json_object_only``: refuse OpenAI's ``json_schema`` response format (with the 500 naming
+        ``response_format`` that llama-cpp-python's server answers) and take ``{"type": "json_object",
+        "schema": ...}`` instead.
         """
         self._script = _Script(narrations, answers)
         self._failures = fail_first
@@ -122,7 +123,9 @@ class FakeModelServer:
                     return
                 asked = body.get("response_format")
                 if json_object_only and isinstance(asked, dict) and asked.get("type") == "json_schema":
-                    self._send(422, {"detail": [{"msg": "Input should be 'text' or 'json_object'"}]})
+                    # as llama-cpp-python's server answers it: a 500 naming the field
+                    message = "('body', 'response_format', 'type'): Input should be 'text' or 'json_object'"
+                    self._send(500, {"error": {"message": message}})
                     return
                 if isinstance(asked, dict) and asked.get("type") == "json_object" and "schema" in asked:
                     body = {**body, "response_format": {"json_schema": {"schema": asked["schema"]}}}

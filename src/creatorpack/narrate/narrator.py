@@ -124,6 +124,8 @@ class Narrator:
     def narrate(self, reader_input: str, *, on_text: Callable[[str], None] | None = None) -> NarratedTurn:
         """Narrate and play one turn; the session changes only if every step succeeded.
 
+        An empty narration is asked for once more (then :class:`ModelAnswerError`).
+
         ``on_text`` receives the narration as it streams, but only text the spoiler guard has
         passed: the stream is held back by the length of the longest hidden string, so no part of a
         mention is ever handed on. When the guard finds one, streaming stops there; the regenerated
@@ -141,6 +143,11 @@ class Narrator:
         )
         guard = SpoilerGuard.for_turn(self.pack, before)
         narration, streamed = self._guarded_stream(list(prompt.messages), guard, on_text)
+        if not narration.strip():  # a small model may stop at once: ask once more, then give up cleanly
+            nudge = [*prompt.messages, ChatMessage("user", "Tell what happens next, in a few sentences of prose.")]
+            narration, streamed = self._guarded_stream(nudge, guard, on_text)
+            if not narration.strip():
+                raise ModelAnswerError("the model narrated nothing, twice")
         found = tuple(guard.find(narration))
         report = GuardReport()
         if found:
