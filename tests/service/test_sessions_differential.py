@@ -117,7 +117,7 @@ class Differential:
         failing = None
         if code != 0:
             assert code == 2, stderr
-            found = re.search(r"script line \d+ \(turn (\d+)\): (.*)", stderr)
+            found = re.search(r"\.jsonl:\d+: turn (\d+): (.*)", stderr)  # FILE:LINE: turn N: message
             assert found is not None, stderr
             failing = int(found[1])
             code, transcript, _ = self.cli(entry, turns[: failing - 1])
@@ -140,7 +140,7 @@ class Differential:
             body = refused.json()
             if refused.status_code == 422:
                 assert body["type"] == "urn:creatorpack:problem:invalid-turn"
-                assert f"(turn {failing}): {body['detail']}" in stderr
+                assert f"turn {failing}: {body['detail']}" in stderr
             else:
                 assert (refused.status_code, body["type"]) == (409, "urn:creatorpack:problem:session-over")
                 assert "no more turns" in stderr

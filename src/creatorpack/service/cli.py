@@ -39,6 +39,7 @@ __all__ = [
     "db_check",
     "db_gc",
     "db_refresh_views",
+    "db_seed_examples",
     "db_upgrade",
     "register",
     "serve",

@@ -38,7 +38,20 @@ from creatorpack.service.web.pages import (
     signed_in,
 )
 
-__all__ = ["SIGN_IN_LIMIT", "dashboard", "router", "sign_in", "sign_in_form", "sign_out"]
+__all__ = [
+    "SIGN_IN_LIMIT",
+    "dashboard",
+    "diff",
+    "pack",
+    "publish",
+    "router",
+    "sign_in",
+    "sign_in_form",
+    "sign_out",
+    "unpublish",
+    "upload",
+    "upload_asset",
+]
 
 router = APIRouter(include_in_schema=False)
 

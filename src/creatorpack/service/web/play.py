@@ -27,7 +27,18 @@ from creatorpack.service.ports import TokenRecord
 from creatorpack.service.sessions import NarratorSession, Prompts, SessionView
 from creatorpack.service.web.pages import Form, PageError, call, guarded, read_form, redirect, render, services_of
 
-__all__ = ["changed_members", "narrate", "router", "session_page", "start", "start_form", "turn_from"]
+__all__ = [
+    "changed_members",
+    "narrate",
+    "restart",
+    "router",
+    "session_page",
+    "start",
+    "start_form",
+    "turn",
+    "turn_from",
+    "undo",
+]
 
 router = APIRouter(include_in_schema=False)
 

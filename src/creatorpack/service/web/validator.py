@@ -23,7 +23,17 @@ from creatorpack.service.api.security import PAGE_HEADERS
 from creatorpack.service.errors import NotFoundError, UnreadablePackError
 from creatorpack.service.web.pages import PageError, guarded, read_form, render, services_of
 
-__all__ = ["MAX_FINDINGS", "MAX_SOURCE_LINES", "Excerpt", "excerpt", "router", "schema_file", "validate", "validator"]
+__all__ = [
+    "MAX_FINDINGS",
+    "MAX_SOURCE_LINES",
+    "Excerpt",
+    "Line",
+    "excerpt",
+    "router",
+    "schema_file",
+    "validate",
+    "validator",
+]
 
 router = APIRouter(include_in_schema=False)
 
