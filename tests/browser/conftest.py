@@ -137,9 +137,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         log.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """Debian's Chromium, headless, through Playwright (no browser download)."""
+    """Debian's Chromium, headless, through Playwright (no browser download).
+
+    Module-scoped, not session-scoped: Playwright's sync API keeps an event loop running in the
+    test's thread while it is open, and every later test in the same worker that calls
+    ``asyncio.run`` would fail ("cannot be called from a running event loop").
+    """
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
