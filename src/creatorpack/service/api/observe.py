@@ -24,6 +24,7 @@ __all__ = ["REQUEST_ID_HEADER", "ObserveMiddleware", "RouteTemplates"]
 
 REQUEST_ID_HEADER: Final = "X-Request-ID"
 _HEADER: Final = REQUEST_ID_HEADER.lower().encode()
+_CLIENT_GONE: Final = 499  # the status logged for a request whose client left before any answer
 _GROUP: Final = re.compile(r"\(\?P<\w+>")
 _SEEN: Final = 10_000
 
@@ -115,12 +116,14 @@ class ObserveMiddleware:
             current_request().reset(reset)
         seconds = time.perf_counter() - started
         route = self.template(scope)
-        metrics.observe_request(scope["method"], route, status or 500, seconds)
+        # No answer and no failure: the client went away first (499, as nginx logs it), not a server error.
+        answered = status or (500 if failure is not None else _CLIENT_GONE)
+        metrics.observe_request(scope["method"], route, answered, seconds)
         fields: dict[str, Any] = {
             "request_id": info.request_id,
             "method": scope["method"],
             "route": route,
-            "status": status or 500,
+            "status": answered,
             "duration_ms": round(seconds * 1000, 2),
         }
         if info.account is not None:
