@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
@@ -165,3 +172,58 @@ def test_another_accounts_session_is_not_found(narrated: TestClient) -> None:
     other = issue(narrated, "reader2", "reader")
     response = narrated.post(f"/v1/sessions/{session}/narrate", json={"turn": 1, "input": "x"}, headers=other)
     assert response.status_code == 404
+
+
+def test_over_real_http_a_running_serve_streams_a_narrated_turn(tmp_path: Path) -> None:
+    """``creatorpack serve`` on 127.0.0.1 with the fake model server: the events arrive over a real connection."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    data = tmp_path / "data"
+    with FakeModelServer([f"Mara turns away. {HIDDEN}", "Fog rolls in."]) as model:
+        env = {**os.environ, "CREATORPACK_MODEL_URL": model.url, "CREATORPACK_DATA_DIR": str(data)}
+        env.pop("CREATORPACK_DATABASE_URL", None)
+        command = [sys.executable, "-m", "creatorpack", "serve", "--port", str(port)]
+        server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            base = f"http://127.0.0.1:{port}"
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    if httpx.get(f"{base}/v1/health", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    assert time.monotonic() < deadline, "serve did not start"
+                    time.sleep(0.2)
+            made = subprocess.run(
+                [sys.executable, "-m", "creatorpack", "token", "create", "--account", "reader1", "--scope", "reader"],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            owner_token = subprocess.run(
+                [sys.executable, "-m", "creatorpack", "token", "create", "--account", "alice", "--scope", "creator"],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+            owner = {"Authorization": f"Bearer {owner_token}", "Content-Type": "application/json"}
+            reader = {"Authorization": f"Bearer {made.stdout.strip()}"}
+            assert httpx.post(f"{base}/v1/packs", content=rich_bytes(), headers=owner).status_code == 201
+            published = httpx.post(f"{base}/v1/packs/{PACK}/publish", json={"revision": 3}, headers=owner, timeout=60)
+            assert published.status_code == 200, published.text
+            started = httpx.post(f"{base}/v1/packs/{PACK}/sessions", json={}, headers=reader).json()
+            url = f"{base}/v1/sessions/{started['session_id']}/narrate"
+            with httpx.stream("POST", url, json={"turn": 1, "input": "ask Mara"}, headers=reader, timeout=60) as got:
+                assert got.status_code == 200
+                assert got.headers["content-type"].startswith("text/event-stream")
+                text = "".join(got.iter_text())
+            events = _events(text)
+            assert events[-1][0] == "turn"
+            assert events[-1][1]["narration"] == "Fog rolls in."
+            assert "her brother" not in text
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
