@@ -573,18 +573,7 @@ class MemoryModerationStore:
             pack = self._packs.pack(pack_id)
             if pack is None or pack_id <= after or (owner is not None and pack.owner != owner):
                 continue
-            found.append(
-                PackSummary(
-                    pack.pack_id,
-                    pack.owner,
-                    pack.created,
-                    pack.latest_revision,
-                    pack.published_revision,
-                    pack.visibility,
-                    pack.takedown,
-                    pack.owner_disabled,
-                )
-            )
+            found.append(PackSummary.of(pack))
         return found[:limit]
 
     def add_report(self, report: NewReport) -> ReportRecord:

@@ -110,16 +110,7 @@ class Moderation:
         pack = self._packs.record(pack_id)
         if pack is None:  # pragma: no cover - packs are never removed
             raise NotFoundError(f"no pack {pack_id!r}")
-        return PackSummary(
-            pack.pack_id,
-            pack.owner,
-            pack.created,
-            pack.latest_revision,
-            pack.published_revision,
-            pack.visibility,
-            pack.takedown,
-            pack.owner_disabled,
-        )
+        return PackSummary.of(pack)
 
     # -- accounts -----------------------------------------------------------------------------------
 

@@ -764,6 +764,20 @@ class PackSummary:
     takedown: Takedown | None
     owner_disabled: bool
 
+    @classmethod
+    def of(cls, pack: PackRecord) -> PackSummary:
+        """The summary of a pack record (its revisions left out)."""
+        return cls(
+            pack.pack_id,
+            pack.owner,
+            pack.created,
+            pack.latest_revision,
+            pack.published_revision,
+            pack.visibility,
+            pack.takedown,
+            pack.owner_disabled,
+        )
+
 
 class ModerationStore(Protocol):
     """What platform admins change and read; every method is one transaction with its journal entries."""
