@@ -142,9 +142,10 @@ def test_the_docs_routes_are_not_in_the_openapi_document() -> None:
 
 @pytest.mark.parametrize("path", ["/docs", "/openapi.json"])
 def test_the_page_is_counted_by_the_per_ip_limit_as_any_route(path: str, tmp_path: Path) -> None:
-    settings = Settings(data_dir=tmp_path / "data", rate_per_ip=RateLimit(1, 60), rate_per_token=RateLimit(0, 1))
+    settings = Settings(data_dir=tmp_path / "data", rate_per_ip=RateLimit(1, 3600), rate_per_token=RateLimit(0, 1))
     with TestClient(create_app(settings)) as client:
         first = client.get(path)
         assert first.status_code == 200
         assert first.headers["ratelimit"].startswith('"ip";r=0;')
-        assert client.get(path).status_code == 429
+        # Fixed windows: if the window turned between the two requests, the third is over the limit.
+        assert 429 in (client.get(path).status_code, client.get(path).status_code)
