@@ -32,7 +32,7 @@ def cors_client(settings: Settings) -> Iterator[TestClient]:
 @pytest.fixture
 def limited_cors_client(settings: Settings) -> Iterator[TestClient]:
     """As ``cors_client``, with a per-IP limit of 2 requests a minute."""
-    cors = settings.with_changes(cors_origins=(READER,), rate_per_ip=RateLimit(2, 60))
+    cors = settings.with_changes(cors_origins=(READER,), rate_per_ip=RateLimit(2, 3600))
     with TestClient(create_app(cors)) as test_client:
         yield test_client
 

@@ -206,7 +206,7 @@ def test_metrics_count_requests_by_route_template(client: TestClient) -> None:
 def test_rate_limit_hits_are_counted(tmp_path: Path) -> None:
     from creatorpack.service.settings import RateLimit
 
-    settings = app_settings(tmp_path).with_changes(rate_per_ip=RateLimit(2, 60))
+    settings = app_settings(tmp_path).with_changes(rate_per_ip=RateLimit(2, 3600))
     with TestClient(create_app(settings)) as client:
         before = _samples(_exposition(), "creatorpack_rate_limited_total").get((("limit", "ip"),), 0.0)
         statuses = [client.get("/v1/health").status_code for _ in range(3)]
