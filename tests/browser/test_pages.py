@@ -81,6 +81,43 @@ def test_validate_a_broken_pack_and_see_the_line(server: Server, page: Any) -> N
     checked(page, "validate")
 
 
+def test_validate_a_30_mb_pack_and_page_through_its_findings(
+    server: Server, page: Any, browser: Any, tmp_path: Path
+) -> None:
+    doc = example("0.5", "minimal")
+    doc["entries"] = [{"title": i, "notes": "x" * 6000} for i in range(5000)]  # 5,000 findings
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps(doc, indent=1), encoding="utf-8")
+    assert big.stat().st_size > 30_000_000
+    page.set_default_timeout(120_000)  # generous: the server checks 30 MB on a shared machine
+    page.goto(f"{server.url}/validate")
+    page.get_by_label("Or a file").set_input_files(str(big))
+    page.get_by_role("button", name="Validate").click()
+    page.wait_for_load_state()
+    assert page.get_by_text("Findings 1–100 of 5000 (page 1 of 50)").first.is_visible()
+    assert page.locator("ol.findings > li").count() == 100
+    page.get_by_role("link", name="Next page").first.click()
+    page.wait_for_url("**/validate/report/*?page=2")
+    assert page.get_by_text("Findings 101–200 of 5000 (page 2 of 50)").first.is_visible()
+    first = page.locator("ol.findings > li a").first
+    target = first.get_attribute("href")
+    first.click()
+    assert page.url.endswith(target)
+    assert page.locator(target).get_attribute("class") == "marked"
+    assert page.locator(target).is_visible()
+    checked(page, "validate-paged")
+    # Without JavaScript: the same plain links.
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        plain = context.new_page()
+        plain.goto(page.url.split("#")[0])
+        plain.get_by_role("link", name="Last page").first.click()
+        plain.wait_for_url("**/validate/report/*?page=50")
+        assert plain.locator("ol.findings > li").count() == 100
+    finally:
+        context.close()
+
+
 def test_sign_in_upload_publish_and_find_it_in_the_catalog(server: Server, page: Any, tmp_path: Path) -> None:
     page.goto(f"{server.url}/signin")
     checked(page, "signin")
