@@ -85,9 +85,7 @@ def test_a_short_report_is_one_page_and_kept_nowhere(client: TestClient) -> None
     assert list(blobs.list()) == before
 
 
-def test_a_report_is_addressed_by_its_key_for_an_hour_only(
-    client: TestClient, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_report_is_addressed_by_its_key_for_an_hour_only(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
     doc = example("0.5", "minimal")
     doc["entries"] = [{"title": i} for i in range(PAGE_SIZE + 1)]
     page = form_post(client, "/validate", {"pack": json.dumps(doc, indent=1)})

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from httpx import Response
 
 from creatorpack.service.app import create_app
 from creatorpack.service.settings import Settings
@@ -54,7 +55,7 @@ def _admin(client: TestClient) -> dict[str, str]:
 def _title(client: TestClient) -> str | int:
     """The page's <h1>, or its status when it is not 200."""
     client.cookies.clear()
-    page = client.get(PAGE)
+    page: Response = client.get(PAGE)
     if page.status_code != 200:
         return page.status_code
     return page.text.split("<h1>", 1)[1].split("</h1>", 1)[0]
