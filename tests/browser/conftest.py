@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -95,11 +96,13 @@ def _free_port() -> int:
         return port
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """``creatorpack serve`` on a free port of 127.0.0.1, its catalog seeded with the bundled examples."""
-    data_dir = tmp_path_factory.mktemp("serve")
-    env = _env(data_dir)
+@contextmanager
+def serving(data_dir: Path, **extra: str) -> Iterator[Server]:
+    """``creatorpack serve`` on a free port of 127.0.0.1 over ``data_dir`` (seeded with the bundled examples).
+
+    ``extra``: more environment variables (``CREATORPACK_MODEL_URL``, say).
+    """
+    env = {**_env(data_dir), **extra}
     subprocess.run(
         [str(CREATORPACK), "db", "seed-examples", "--examples", str(ROOT / "examples")],
         env=env,
@@ -135,6 +138,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             process.kill()
             process.wait()
         log.close()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """``creatorpack serve`` on a free port of 127.0.0.1, its catalog seeded with the bundled examples."""
+    with serving(tmp_path_factory.mktemp("serve")) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")

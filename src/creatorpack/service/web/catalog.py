@@ -20,11 +20,12 @@ from creatorpack.service.api.packs import ID_PATTERN
 from creatorpack.service.api.security import PAGE_HEADERS
 from creatorpack.service.catalog import MAX_VALUES, CatalogRequest
 from creatorpack.service.errors import NotFoundError
+from creatorpack.service.packs import ReaderDocument
 from creatorpack.service.ports import AGE_RATINGS, REPORT_REASONS, AgeRating
 from creatorpack.service.web.files import files_of
 from creatorpack.service.web.pages import PageError, call, guarded, read_form, render, services_of, signed_in
 
-__all__ = ["LANGUAGES", "PAGE_SIZE", "catalog", "pack", "pack_file", "report", "router"]
+__all__ = ["LANGUAGES", "PAGE_SIZE", "catalog", "pack", "pack_context", "pack_file", "report", "router"]
 
 router = APIRouter(include_in_schema=False)
 
@@ -104,6 +105,11 @@ async def pack(request: Request, pack_id: str) -> Response:
         raise NotFoundError(f"no published pack {pack_id!r}")
     me = signed_in(request)  # read by guarded, off the event loop
     document = await call(services_of(request).packs.reader, me.account if me is not None else None, pack_id)
+    return render(request, "pack.html", me=me, **pack_context(document))
+
+
+def pack_context(document: ReaderDocument) -> dict[str, Any]:
+    """What ``pack.html`` renders of a stored reader view (and nothing else): the route's and its fast path's."""
     view = orjson.loads(document.data)
     cards = [
         {
@@ -113,7 +119,7 @@ async def pack(request: Request, pack_id: str) -> Response:
         }
         for card in view["reader_cards"]
     ]
-    return render(request, "pack.html", me=me, view=view, cards=cards, owner=document.owned, reasons=REPORT_REASONS)
+    return {"view": view, "cards": cards, "owner": document.owned, "reasons": REPORT_REASONS}
 
 
 @router.get("/packs/{pack_id}/files/{asset_id}")

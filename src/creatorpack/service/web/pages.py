@@ -32,12 +32,15 @@ from creatorpack.service.web.cookies import CSRF_COOKIE, SESSION_COOKIE, Cookies
 from creatorpack.service.web.files import prefix
 
 __all__ = [
+    "MAX_NONCE",
     "Form",
     "PageError",
     "call",
     "cookies",
     "failure",
     "guarded",
+    "page_html",
+    "page_response",
     "read_form",
     "redirect",
     "render",
@@ -54,6 +57,8 @@ _env: Final = Environment(
     lstrip_blocks=True,
 )
 _MAX_FIELDS: Final = 64
+MAX_NONCE: Final = 64
+"""The longest CSRF nonce cookie a page accepts; a longer one is replaced by a fresh nonce."""
 
 
 class PageError(Exception):
@@ -126,20 +131,32 @@ def render(request: Request, template: str, code: int = 200, **context: Any) -> 
     """The page ``template`` rendered with ``context``, the signed-in token (``me``) and the CSRF token."""
     jar = cookies(request)
     nonce = request.cookies.get(CSRF_COOKIE)
-    fresh = nonce is None or len(nonce) > 64
+    fresh = nonce is None or len(nonce) > MAX_NONCE
     if fresh:
         nonce = jar.new_nonce()
     assert nonce is not None
     me = context.pop("me", None)
     if me is None and SESSION_COOKIE in request.cookies:
         me = signed_in(request)
-    html = _env.get_template(template).render(
-        static=prefix(), csrf=jar.csrf_token(nonce), me=me, path=request.url.path, **context
-    )
+    html = page_html(template, csrf=jar.csrf_token(nonce), me=me, path=request.url.path, **context)
+    return page_response(html, code, nonce if fresh else None, secure=secure(request))
+
+
+def page_html(template: str, *, csrf: str, me: TokenRecord | None, path: str, **context: Any) -> str:
+    """The HTML of ``template`` for a caller: its CSRF token, its signed-in token (or None), the page's path."""
+    return _env.get_template(template).render(static=prefix(), csrf=csrf, me=me, path=path, **context)
+
+
+def page_response(html: str | bytes, code: int, new_nonce: str | None, *, secure: bool) -> Response:
+    """A page's response: the security headers, ``no-store``, and the CSRF nonce cookie when it is ``new_nonce``.
+
+    Every rendered page is answered through here, the pack page's fast path included
+    (:mod:`~creatorpack.service.web.pagepath`), so their headers are one description.
+    """
     headers = {**PAGE_HEADERS, "Cache-Control": "no-store"}
     response = Response(html, code, headers=headers, media_type="text/html; charset=utf-8")
-    if fresh:
-        response.set_cookie(CSRF_COOKIE, nonce, httponly=True, secure=secure(request), samesite="lax", path="/")
+    if new_nonce is not None:
+        response.set_cookie(CSRF_COOKIE, new_nonce, httponly=True, secure=secure, samesite="lax", path="/")
     return response
 
 

@@ -2,15 +2,15 @@
 
 The report is the linter's (``POST /v1/lint``'s, through :meth:`~creatorpack.service.packs.Packs.lint`):
 contract violations for an invalid pack, lint findings for a valid one. The page is bounded
-whatever the pack's size: at most :data:`MAX_FINDINGS` findings, and of the source only the lines
-around them (each cut to a window around its column), or the whole source when it is short.
+whatever the pack's size: :data:`~creatorpack.service.web.findings.PAGE_SIZE` findings a page and,
+of the source, only the lines around them (each cut to a window around its column), or the whole
+source when it is short. A report of more than one page is kept (:mod:`~creatorpack.service.web.findings`)
+and read a page at a time at ``GET /validate/report/{key}?page=N``: plain links, no script needed.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import time
 from typing import Any, Final
 
 import orjson
@@ -21,113 +21,27 @@ from creatorpack.contract import schema
 from creatorpack.service.api.deps import cpu_bound
 from creatorpack.service.api.security import PAGE_HEADERS
 from creatorpack.service.errors import NotFoundError, UnreadablePackError
-from creatorpack.service.web.pages import PageError, guarded, read_form, render, services_of
+from creatorpack.service.web.findings import PAGE_SIZE, Kept, keep, kept, report_of
+from creatorpack.service.web.pages import PageError, call, guarded, read_form, render, services_of
 
-__all__ = [
-    "MAX_FINDINGS",
-    "MAX_SOURCE_LINES",
-    "Excerpt",
-    "Line",
-    "excerpt",
-    "router",
-    "schema_file",
-    "validate",
-    "validator",
-]
+__all__ = ["report_page", "router", "schema_file", "validate", "validator"]
 
 router = APIRouter(include_in_schema=False)
 
-MAX_FINDINGS: Final = 200
-"""Findings shown on the page (the others are counted)."""
-MAX_SOURCE_LINES: Final = 600
-"""Lines of source shown at most: the whole source when it is no longer, else the lines around findings."""
-CONTEXT: Final = 2
-"""Lines shown before and after each finding's line."""
-LINE_CHARS: Final = 240
-"""Characters of a line shown at most (a window around the finding's column)."""
-_DID_YOU_MEAN: Final = re.compile(r"did you mean '([^']{1,200})'")
-
-
-@dataclass(frozen=True, slots=True)
-class Line:
-    """One shown line of source: its number, its (possibly cut) text, whether a finding points at it."""
-
-    number: int
-    text: str
-    marked: bool
-    gap_before: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Excerpt:
-    """What the page shows of the source: some lines, and how many there are in all."""
-
-    lines: tuple[Line, ...]
-    total: int
-    whole: bool
-
-
-def _cut(text: str, column: int | None) -> str:
-    if len(text) <= LINE_CHARS:
-        return text
-    start = max(0, (column or 1) - 1 - LINE_CHARS // 2)
-    start = min(start, len(text) - LINE_CHARS)
-    shown = text[start : start + LINE_CHARS]
-    return ("…" if start > 0 else "") + shown + ("…" if start + LINE_CHARS < len(text) else "")
-
-
-def excerpt(source: str, findings: Sequence[Mapping[str, Any]]) -> Excerpt:
-    """The lines of ``source`` to show for ``findings`` (1-based ``line`` and ``column``), bounded."""
-    lines = source.split("\n")
-    total = len(lines)
-    columns: dict[int, int | None] = {}
-    for finding in findings:
-        line = finding.get("line")
-        if isinstance(line, int) and 1 <= line <= total:
-            columns.setdefault(line, finding.get("column") if isinstance(finding.get("column"), int) else None)
-    if total <= MAX_SOURCE_LINES:
-        wanted = list(range(1, total + 1))
-    else:
-        chosen: set[int] = set()
-        for line in sorted(columns):
-            chosen.update(range(max(1, line - CONTEXT), min(total, line + CONTEXT) + 1))
-            if len(chosen) >= MAX_SOURCE_LINES:
-                break
-        wanted = sorted(chosen)[:MAX_SOURCE_LINES]
-    shown = []
-    previous = 0
-    for number in wanted:
-        text = lines[number - 1].rstrip("\r")
-        shown.append(Line(number, _cut(text, columns.get(number)), number in columns, number != previous + 1))
-        previous = number
-    return Excerpt(tuple(shown), total, total <= MAX_SOURCE_LINES)
-
-
-def _finding(raw: Mapping[str, Any]) -> dict[str, Any]:
-    message = str(raw.get("message", ""))
-    guess = _DID_YOU_MEAN.search(message)
-    return {
-        "line": raw.get("line"),
-        "column": raw.get("column"),
-        "code": str(raw.get("code", "")),
-        "message": message,
-        "pointer": str(raw.get("pointer", "")),
-        "severity": str(raw.get("severity", "error")),
-        "fix": guess.group(1) if guess else None,
-    }
+_MAX_PAGE: Final = 1_000_000
 
 
 @router.get("/validate")
 @guarded
 async def validator(request: Request) -> Response:
     """The empty form."""
-    return render(request, "validate.html", report=None, versions=schema.SUPPORTED_VERSIONS)
+    return render(request, "validate.html", report=None, versions=schema.SUPPORTED_VERSIONS, page_size=PAGE_SIZE)
 
 
 @router.post("/validate")
 @guarded
 async def validate(request: Request) -> Response:
-    """Check the uploaded file, else the pasted text; the report with the source's marked lines."""
+    """Check the uploaded file, else the pasted text; the report's first page, the rest kept to page through."""
     form = await read_form(request)
     uploaded = form.files.get("file")
     body = uploaded[1] if uploaded is not None and uploaded[1] else form.get("pack").encode("utf-8")
@@ -138,21 +52,58 @@ async def validate(request: Request) -> Response:
         report = await cpu_bound(request, packs.lint, body, size=len(body))
     except UnreadablePackError as exc:
         report = {"valid": False, "version": None, "errors": exc.errors}
-    findings = [_finding(f) for f in report["errors"]]
-    findings.sort(key=lambda f: (f["line"] or 0, f["column"] or 0))
-    source = body.decode("utf-8", errors="replace")
-    shown = excerpt(source, findings[:MAX_FINDINGS])
-    errors = sum(1 for f in findings if f["severity"] == "error")
+    name = uploaded[0] if uploaded is not None else ""
+    found = await call(report_of, report, body, name)
+    key = await call(keep, request.app.state.blobs, found) if found.pages > 1 else None
+    pasted = form.get("pack") if len(body) <= 256 * 1024 and uploaded is None else ""
+    return _report(request, found, key, 1, pasted)
+
+
+@router.get("/validate/report/{key}")
+@guarded
+async def report_page(request: Request, key: str) -> Response:
+    """A page of a kept report (``?page=N``): its findings and the source lines around them."""
+    try:
+        number = int(request.query_params.get("page", "1"))
+    except ValueError:
+        raise PageError(400, "page is a page number: 1, 2, ...") from None
+    found = await call(kept, request.app.state.blobs, key, time.time())
+    if found is None:
+        raise PageError(404, "this report is not kept (any more): validate the pack again")
+    if not 1 <= number <= min(found.pages, _MAX_PAGE):
+        raise PageError(404, f"this report has pages 1 to {found.pages}")
+    return _report(request, found, key, number, "")
+
+
+def _report(request: Request, found: Kept, key: str | None, number: int, pasted: str) -> Response:
+    shown = found.page(number)
+    first = (number - 1) * PAGE_SIZE + 1
+
+    def link(to: int) -> str | None:
+        return f"/validate/report/{key}?page={to}" if key is not None and 1 <= to <= found.pages else None
+
+    paging: dict[str, Any] = {
+        "number": number,
+        "pages": found.pages,
+        "first": first,
+        "last": first + len(shown) - 1,
+        "count": len(found.findings),
+        "previous": link(number - 1),
+        "next": link(number + 1),
+        "first_page": link(1) if number > 1 else None,
+        "last_page": link(found.pages) if number < found.pages else None,
+    }
     return render(
         request,
         "validate.html",
-        report={"valid": report["valid"], "version": report["version"], "errors": errors},
-        findings=findings[:MAX_FINDINGS],
-        hidden=max(0, len(findings) - MAX_FINDINGS),
-        source=shown,
-        name=uploaded[0] if uploaded is not None else "",
-        pasted=form.get("pack") if len(body) <= 256 * 1024 and uploaded is None else "",
+        report={"valid": found.valid, "version": found.version, "errors": found.errors},
+        findings=shown,
+        paging=paging,
+        source=found.excerpt(shown),
+        name=found.name,
+        pasted=pasted,
         versions=schema.SUPPORTED_VERSIONS,
+        page_size=PAGE_SIZE,
     )
 
 
