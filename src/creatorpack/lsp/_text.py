@@ -7,12 +7,15 @@ JSON yet, so completion works in the middle of a half-written member.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Final
 
 __all__ = ["Place", "Text", "Token"]
 
 _WHITESPACE: Final = " \t\r\n"
+_LEXEME: Final = re.compile(r'"(?:[^"\\\n]|\\.)*"?|[{}\[\],:]')
+"""A string (its closing quote may be missing while it is typed) or a structural character."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +92,45 @@ class Text:
             if token.start > offset:
                 return None
         return None
+
+    def path_at(self, offset: int) -> tuple[str | int, ...]:
+        """The JSON path (member names, array indexes) of the innermost value at ``offset``.
+
+        Tolerant like :meth:`tokens`: on text that is being typed it is the path the text has so far.
+        On a member name, it is the path of that member's value.
+        """
+        text = self.source
+        frames: list[list[str | int | None]] = []  # per open container: its member name or index so far
+        kinds: list[str] = []
+        pending: str | None = None  # a string just read in an object: a member name if a ':' follows
+        for lexeme in _LEXEME.finditer(text):
+            start, char = lexeme.start(), lexeme.group()
+            if start > offset:
+                break
+            if char[0] == '"':
+                if kinds and kinds[-1] == "{" and frames[-1][0] is None:
+                    pending = _unescape(char[1:-1] if len(char) > 1 and char.endswith('"') else char[1:])
+                    if offset < lexeme.end():  # on a member name: the path of its value
+                        frames[-1][0] = pending
+                        break
+                continue
+            if char == ":" and pending is not None and frames:
+                frames[-1][0], pending = pending, None
+            elif char in "{[":
+                kinds.append(char)
+                frames.append([None if char == "{" else 0])
+            elif char in "}]" and frames:
+                kinds.pop()
+                frames.pop()
+            elif char == "," and frames:
+                current = frames[-1][0]
+                frames[-1][0] = current + 1 if isinstance(current, int) else None
+        path: list[str | int] = []
+        for (member,) in frames:
+            if member is None:
+                break
+            path.append(member)
+        return tuple(path)
 
     def tokens(self) -> list[Token]:
         """Every string token in document order, each with the member it belongs to (tolerant of bad JSON)."""
