@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -152,7 +152,7 @@ def _inside(text: str, needle: str, after: int = 0) -> types.Position:
     return types.Position(line=found.line, character=found.character + 2)
 
 
-def _apply(text: str, edits: list[types.TextEdit]) -> str:
+def _apply(text: str, edits: Sequence[types.TextEdit]) -> str:
     """``text`` with ``edits`` applied (single-line ranges, as the server makes them; UTF-16 = code points here)."""
     lines = text.split("\n")
     for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
