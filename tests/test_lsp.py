@@ -15,7 +15,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 import creatorpack
 from creatorpack.lsp._reading import CONDITION_OPS, EFFECT_OPS, reading
-from creatorpack.lsp.server import ID_PATTERN, RenameRefusedError
+from creatorpack.lsp.server import BIG_BYTES, ID_PATTERN, RenameRefusedError
 
 from .conftest import EXAMPLES, example
 
@@ -419,3 +419,22 @@ def test_a_condition_reads_in_plain_language() -> None:
     ]
     assert reading({"op": "all", "conditions": []}, {}) == ["- always (all of nothing)"]
     assert reading({"op": "bogus"}, {}) == ['- `{"op":"bogus"}`']
+
+
+@pytest.mark.asyncio
+async def test_a_big_pack_gets_its_findings_first_and_their_related_locations_next(client: LanguageClient) -> None:
+    pack = example("0.5", "rich")
+    pack["assets"].append({**pack["assets"][1]})  # a duplicate id
+    pack["assets"][0]["description"] = "A long description. " * (BIG_BYTES // 20)
+    text = json.dumps(pack, indent=2)
+    assert len(text) >= BIG_BYTES
+    uri = (Path("/tmp") / "big.json").as_uri()
+    item = types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+    first = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    [found] = first.diagnostics
+    assert (found.code, found.related_information) == ("duplicate-id", None)
+    second = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    [found] = second.diagnostics
+    assert found.code == "duplicate-id"
+    assert found.related_information is not None

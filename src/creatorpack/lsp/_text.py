@@ -14,6 +14,7 @@ from typing import Final
 __all__ = ["Place", "Text", "Token"]
 
 _WHITESPACE: Final = " \t\r\n"
+_NEWLINE: Final = re.compile("\n")
 _LEXEME: Final = re.compile(r'"(?:[^"\\\n]|\\.)*"?|[{}\[\],:]')
 """A string (its closing quote may be missing while it is typed) or a structural character."""
 
@@ -42,10 +43,7 @@ class Text:
 
     def __init__(self, source: str) -> None:
         self.source = source
-        self.starts = [0]
-        for at, char in enumerate(source):
-            if char == "\n":
-                self.starts.append(at + 1)
+        self.starts = [0, *(found.end() for found in _NEWLINE.finditer(source))]
 
     def offset(self, place: Place) -> int:
         """The code point offset of an LSP position (clamped to the text)."""

@@ -20,12 +20,13 @@ What it offers an editor, for a JSON document that is a pack:
 
 The reachability search runs with the table's bounds and a short safety net; a check publishes
 the findings that need no search first when the search would keep the creator waiting
-(:data:`FAST_FIRST_BYTES`).
+(:data:`BIG_BYTES`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -37,7 +38,7 @@ from pygls.lsp.server import LanguageServer
 
 from creatorpack import __version__
 from creatorpack.errors import DocumentError
-from creatorpack.lint import LintConfig, lint
+from creatorpack.lint import LintConfig, LintReport, lint
 from creatorpack.lsp import _hover
 from creatorpack.lsp._config import Settings, SettingsCache
 from creatorpack.lsp._ids import COLLECTION_OF, REFERENCE_KEY, PackIds
@@ -45,21 +46,24 @@ from creatorpack.lsp._reading import CONDITION_OPS, EFFECT_OPS
 from creatorpack.lsp._text import Place, Text, Token
 
 __all__ = [
+    "BIG_BYTES",
     "DEBOUNCE",
-    "FAST_FIRST_BYTES",
     "ID_PATTERN",
     "SOURCE",
+    "Checked",
     "PackServer",
     "RenameRefusedError",
+    "check",
     "diagnostics",
     "serve",
     "server",
 ]
 
-DEBOUNCE: Final = 0.3
-"""Seconds without a change before a document is checked again."""
-FAST_FIRST_BYTES: Final = 256 * 1024
-"""From this size on, a check publishes the findings without the reachability search first, then all."""
+DEBOUNCE: Final = 0.05
+"""Seconds without a change before a document is checked again: enough to gather a burst of keystrokes."""
+BIG_BYTES: Final = 256 * 1024
+"""From this size on, a document is checked in two steps (findings first, related locations next), and
+the reachability search runs on open and save only, not as the creator types (it may take seconds)."""
 SOURCE: Final = "creatorpack"
 ID_PATTERN: Final = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,79}$")
 """What an id may be: the contract's ``$defs/Id`` (``common.json``)."""
@@ -101,31 +105,54 @@ class PackServer(LanguageServer):
             self.ids[uri] = ids
         return ids
 
-    def schedule(self, uri: str, delay: float) -> None:
-        """Check ``uri`` after ``delay`` seconds, replacing a check not yet started."""
+    def schedule(self, uri: str, delay: float, *, search: bool = True) -> None:
+        """Check ``uri`` after ``delay`` seconds, replacing a check not yet started.
+
+        ``search``: whether a big document gets the reachability search (on open and save, not on change).
+        """
         waiting = self.pending.pop(uri, None)
         if waiting is not None:
             waiting.cancel()
-        self.pending[uri] = asyncio.get_running_loop().create_task(self._check(uri, delay))
+        self.pending[uri] = asyncio.get_running_loop().create_task(self._check(uri, delay, search=search))
 
-    async def _check(self, uri: str, delay: float) -> None:
+    async def _check(self, uri: str, delay: float, *, search: bool) -> None:
+        """Lint the document and publish; a big one in two steps, so the findings come fast.
+
+        Step one lints without the reachability search and publishes (no related locations yet:
+        finding them means indexing the whole text). Step two indexes the text and publishes again
+        with the related locations; on open and save it lints again with the search first, when
+        the search would run (lint errors stop it, so a pack with errors is not linted twice). A
+        small document is checked in one step, always with the search.
+        """
         await asyncio.sleep(delay)
         document = self.workspace.get_text_document(uri)
         version, text = document.version, Text(document.source)
         settings = self.settings.for_uri(uri)
         loop = asyncio.get_running_loop()
-        ids = await loop.run_in_executor(None, self.names, uri, text)  # current names only: offsets must match
-        if len(document.source) >= FAST_FIRST_BYTES and settings.config.reachability:
-            quick = Settings(_without_search(settings.config), settings.strict, settings.pyproject, settings.problem)
-            found = await loop.run_in_executor(None, diagnostics, text, quick, uri, ids)
-            if not self._publish(uri, version, found):
+        config = settings.config
+        first: Checked | None = None
+        if len(document.source) >= BIG_BYTES:
+            first = await loop.run_in_executor(None, check, text, _without_search(config))
+            if not self._publish(uri, version, diagnostics(text, first, settings)):
                 return
-        found = await loop.run_in_executor(None, diagnostics, text, settings, uri, ids)
-        self._publish(uri, version, found)
+            search = search and config.reachability and not _stops_search(first)
+        if self._stale(uri, version):  # changed again: its own check follows
+            return
+        ids = await loop.run_in_executor(None, self.names, uri, text)  # current names only: offsets must match
+        if first is None or search:
+            if self._stale(uri, version):
+                return
+            first = await loop.run_in_executor(None, check, text, config)
+        self._publish(uri, version, diagnostics(text, first, settings, uri, ids))
+
+    def _stale(self, uri: str, version: int | None) -> bool:
+        """Whether the document has changed (or closed) since ``version``."""
+        document = self.workspace.text_documents.get(uri)
+        return document is None or document.version != version
 
     def _publish(self, uri: str, version: int | None, found: list[types.Diagnostic]) -> bool:
         """Publish ``found`` if the document is still at ``version``; whether it was."""
-        if self.workspace.get_text_document(uri).version != version:
+        if self._stale(uri, version):
             return False
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=found, version=version)
@@ -133,30 +160,38 @@ class PackServer(LanguageServer):
         return True
 
 
+Checked = LintReport | DocumentError
+"""What a check of a text gives: lint's report, or why the text is no pack to lint (not JSON yet, ...)."""
+
+
+def check(text: Text, config: LintConfig) -> Checked:
+    """Validate and lint ``text``."""
+    try:
+        return lint(text.source.encode("utf-8"), config)
+    except DocumentError as exc:  # not JSON (yet), too deep, not an object
+        return exc
+
+
+def _stops_search(checked: Checked) -> bool:
+    """Whether the reachability search would not run on this text (it is no valid pack, or lint found errors)."""
+    return isinstance(checked, DocumentError) or not checked.contract.valid or bool(checked.errors)
+
+
 def _without_search(config: LintConfig) -> LintConfig:
-    return LintConfig(
-        ignore=config.ignore,
-        assets=config.assets,
-        max_states=config.max_states,
-        max_seconds=config.max_seconds,
-        reachability=False,
-        per_item_ignores=config.per_item_ignores,
-    )
+    return dataclasses.replace(config, reachability=False)
 
 
 def diagnostics(
-    text: Text, settings: Settings | None = None, uri: str = "", ids: PackIds | None = None
+    text: Text, checked: Checked, settings: Settings | None = None, uri: str = "", ids: PackIds | None = None
 ) -> list[types.Diagnostic]:
-    """The validate and lint findings of ``text`` as LSP diagnostics (related locations from ``ids``)."""
+    """A check's findings as LSP diagnostics (related locations from ``ids``); a wrong lint table's first."""
     settings = settings or Settings.default()
     found: list[types.Diagnostic] = []
     if settings.problem is not None:
         found.append(_diagnostic(text, 1, 1, "lint-config", settings.problem, "warning"))
-    try:
-        report = lint(text.source.encode("utf-8"), settings.config)
-    except DocumentError as exc:  # not JSON (yet), too deep, not an object
-        return [*found, _diagnostic(text, exc.line, exc.column, exc.code, exc.message, "error")]
-    for f in report.findings:
+    if isinstance(checked, DocumentError):
+        return [*found, _diagnostic(text, checked.line, checked.column, checked.code, checked.message, "error")]
+    for f in checked.findings:
         severity = "error" if settings.strict else str(f.severity)
         found.append(_diagnostic(text, f.line, f.column, f.code, f.message, severity, uri, ids))
     return found
@@ -227,7 +262,7 @@ async def _opened(ls: PackServer, params: types.DidOpenTextDocumentParams) -> No
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 async def _changed(ls: PackServer, params: types.DidChangeTextDocumentParams) -> None:
-    ls.schedule(params.text_document.uri, DEBOUNCE)
+    ls.schedule(params.text_document.uri, DEBOUNCE, search=False)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
