@@ -438,3 +438,11 @@ async def test_a_big_pack_gets_its_findings_first_and_their_related_locations_ne
     [found] = second.diagnostics
     assert found.code == "duplicate-id"
     assert found.related_information is not None
+
+
+@pytest.mark.asyncio
+async def test_json_that_is_no_pack_gets_no_diagnostics(client: LanguageClient) -> None:
+    uri = await _open(client, '{"name": "my-app", "version": "1.0.0", "scripts": {}}', "package.json")
+    assert list(client.diagnostics[uri]) == []
+    uri = await _open(client, '{"protocol_version": "0.5"}', "new-pack.json")
+    assert {d.code for d in client.diagnostics[uri]} == {"required"}

@@ -1,6 +1,7 @@
 """``creatorpack lsp``: a language server on standard input and output for pack files.
 
-What it offers an editor, for a JSON document that is a pack:
+What it offers an editor, for a JSON document that is a pack (one that names a ``protocol_version``;
+other JSON documents get no diagnostics):
 
 - diagnostics from ``validate`` and ``lint`` as the creator types (debounced: :data:`DEBOUNCE`
   seconds after the last change, and on save), each with its code, its severity, the range of the
@@ -55,6 +56,7 @@ __all__ = [
     "RenameRefusedError",
     "check",
     "diagnostics",
+    "is_pack",
     "serve",
     "server",
 ]
@@ -126,6 +128,9 @@ class PackServer(LanguageServer):
         """
         await asyncio.sleep(delay)
         document = self.workspace.get_text_document(uri)
+        if not is_pack(document.source):  # package.json, tsconfig.json, ...: not ours to judge
+            self._publish(uri, document.version, [])
+            return
         version, text = document.version, Text(document.source)
         settings = self.settings.for_uri(uri)
         loop = asyncio.get_running_loop()
@@ -158,6 +163,15 @@ class PackServer(LanguageServer):
             types.PublishDiagnosticsParams(uri=uri, diagnostics=found, version=version)
         )
         return True
+
+
+def is_pack(source: str) -> bool:
+    """Whether a JSON document is a pack to check: it names a ``protocol_version`` (as ``validate DIR`` picks files).
+
+    Editors start the server for every JSON file; one that never mentions ``protocol_version`` is
+    some other JSON document and gets no diagnostics. A pack being written gets them once it does.
+    """
+    return '"protocol_version"' in source
 
 
 Checked = LintReport | DocumentError
