@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -14,7 +14,9 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 import creatorpack
+from creatorpack.contract import RawFinding, Target, locate_and_sort
 from creatorpack.lsp._reading import CONDITION_OPS, EFFECT_OPS, reading
+from creatorpack.lsp._text import Text
 from creatorpack.lsp.server import BIG_BYTES, ID_PATTERN, RenameRefusedError
 
 from .conftest import EXAMPLES, example
@@ -446,3 +448,30 @@ async def test_json_that_is_no_pack_gets_no_diagnostics(client: LanguageClient) 
     assert list(client.diagnostics[uri]) == []
     uri = await _open(client, '{"protocol_version": "0.5"}', "new-pack.json")
     assert {d.code for d in client.diagnostics[uri]} == {"required"}
+
+
+@pytest.mark.parametrize("version", ["0.3", "0.4", "0.5"])
+def test_the_one_pass_string_index_agrees_with_the_contracts_locator(version: str) -> None:
+    """``Text.strings`` (the server's fast index of ids) puts every string where ``locate_and_sort`` does."""
+    source = (EXAMPLES / version / "rich.json").read_text(encoding="utf-8")
+    compact = json.dumps(json.loads(source), ensure_ascii=False, separators=(",", ":"))
+    for written in (source, compact):
+        text = Text(written)
+        values, names = text.strings()
+        paths = list(_string_paths(json.loads(written), ()))
+        assert set(values) == set(paths)
+        located = locate_and_sort([RawFinding(path, "x", "") for path in paths], written.encode())
+        assert {p.raw.path: text.at(p.line or 0, p.column or 0) for p in located} == values
+        keys = locate_and_sort([RawFinding(path, "x", "", Target.KEY) for path in names], written.encode())
+        assert {p.raw.path: text.at(p.line or 0, p.column or 0) for p in keys} == names
+
+
+def _string_paths(node: object, path: tuple[str | int, ...]) -> Iterator[tuple[str | int, ...]]:
+    if isinstance(node, str):
+        yield path
+    elif isinstance(node, dict):
+        for key, child in node.items():
+            yield from _string_paths(child, (*path, key))
+    elif isinstance(node, list):
+        for at, child in enumerate(node):
+            yield from _string_paths(child, (*path, at))

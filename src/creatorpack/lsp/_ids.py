@@ -2,9 +2,9 @@
 
 Built from a text that parses as a JSON object (the last good version is kept while the creator
 types); items are found as lint finds them (:class:`~creatorpack.lint.index.PackIndex`), and
-places with :func:`~creatorpack.contract.locate_and_sort`. A state path (``/harbour/storm_level``)
-is defined by its member of the runtime's state schema and used by the ``path`` of a condition
-or an effect.
+their places in one pass over the text (:meth:`~creatorpack.lsp._text.Text.strings`). A state
+path (``/harbour/storm_level``) is defined by its member of the runtime's state schema and used by
+the ``path`` of a condition or an effect.
 """
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ from typing import Any, Final
 import orjson
 
 from creatorpack._json import JsonPath
-from creatorpack.contract import RawFinding, locate_and_sort
-from creatorpack.contract.findings import Target
 from creatorpack.lint.index import PackIndex, get
 from creatorpack.lsp._text import Text
 
@@ -97,22 +95,21 @@ class PackIds:
                     places.append(("definition", ident, (*where, key)))
         places += [("reference", ident, path) for ident, path in _references(index)]
         places += [("use", state_path, where) for state_path, where in _path_uses(index.pack)]
-        raw = [RawFinding(path, kind, ident) for kind, ident, path in places]
-        schema_at = ("runtime", "state", "schema")
-        raw += [RawFinding((*schema_at, *_schema_path(p)), "member", p, Target.KEY) for p in found.members]
+        values, names = text.strings()  # one pass over the text: a 1 MB pack in well under a second
         tables = {
             "definition": found.definitions,
             "reference": found.references,
             "use": found.path_uses,
         }
-        for place in locate_and_sort(raw, text.source.encode()):
-            if place.line is None or place.column is None:
-                continue
-            offset = text.at(place.line, place.column)
-            if place.raw.code == "member":
-                found.member_at[place.raw.message] = offset
-            else:
-                tables[place.raw.code].setdefault(place.raw.message, []).append(offset)
+        for kind, name, path in sorted(places, key=lambda place: values.get(place[2], -1)):
+            offset = values.get(path)
+            if offset is not None:
+                tables[kind].setdefault(name, []).append(offset)
+        schema_at = ("runtime", "state", "schema")
+        for state_path in found.members:
+            offset = names.get((*schema_at, *_schema_path(state_path)))
+            if offset is not None:
+                found.member_at[state_path] = offset
         return found
 
     def defined(self, name: str) -> list[int]:

@@ -130,6 +130,44 @@ class Text:
             path.append(member)
         return tuple(path)
 
+    def strings(self) -> tuple[dict[tuple[str | int, ...], int], dict[tuple[str | int, ...], int]]:
+        """Where each string value and each member name is: ``(values, names)``, by JSON path, in one pass.
+
+        ``values`` maps the path of a string value to its opening quote; ``names`` maps the path of
+        a member to the opening quote of its name (a repeated name: the last, the one a parser keeps).
+        For text that parses; on other text it is what the text has so far.
+        """
+        values: dict[tuple[str | int, ...], int] = {}
+        names: dict[tuple[str | int, ...], int] = {}
+        path: list[str | int | None] = []  # per open container: its member name or index so far
+        kinds: list[str] = []
+        pending: tuple[str, int] | None = None
+        for lexeme in _LEXEME.finditer(self.source):
+            char = lexeme.group()
+            first = char[0]
+            if first == '"':
+                if kinds and kinds[-1] == "{" and path[-1] is None:
+                    pending = (_unescape(char[1:-1]), lexeme.start())
+                elif path:
+                    values[tuple(path)] = lexeme.start()  # type: ignore[arg-type]  # no None inside a member
+                continue
+            if first == ":":
+                if pending is not None and path:
+                    path[-1] = pending[0]
+                    names[tuple(path)] = pending[1]  # type: ignore[arg-type]
+                    pending = None
+            elif first == ",":
+                if path:
+                    current = path[-1]
+                    path[-1] = current + 1 if isinstance(current, int) else None
+            elif first in "{[":
+                kinds.append(first)
+                path.append(None if first == "{" else 0)
+            elif path:  # } or ]
+                kinds.pop()
+                path.pop()
+        return values, names
+
     def tokens(self) -> list[Token]:
         """Every string token in document order, each with the member it belongs to (tolerant of bad JSON)."""
         text = self.source
