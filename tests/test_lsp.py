@@ -475,3 +475,29 @@ def _string_paths(node: object, path: tuple[str | int, ...]) -> Iterator[tuple[s
     elif isinstance(node, list):
         for at, child in enumerate(node):
             yield from _string_paths(child, (*path, at))
+
+
+@pytest.mark.asyncio
+async def test_a_path_being_typed_completes_from_the_last_good_version(client: LanguageClient) -> None:
+    text = RICH.read_text(encoding="utf-8")
+    uri = await _open(client, text)
+    typing = text.replace('"path": "/lamp_lit",\n', '"path": "/\n', 1)  # no closing quote yet: no JSON now
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=typing)],
+        )
+    )
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert [d.code for d in client.diagnostics[uri]] == ["invalid-json"]
+    at = _at(typing, '"path": "/\n')
+    where = types.Position(line=at.line, character=at.character + len('"path": "/'))
+    listed = await client.text_document_completion_async(
+        types.CompletionParams(text_document=_document(uri), position=where)
+    )
+    assert isinstance(listed, types.CompletionList)
+    assert "/harbour/storm_level" in {item.label for item in listed.items}
+    [edit] = [item.text_edit for item in listed.items if item.label == "/trust"]
+    assert isinstance(edit, types.TextEdit)
+    assert (edit.range.start.line, edit.range.end.line) == (at.line, at.line)  # the newline stays
+    assert edit.range.end.character == where.character

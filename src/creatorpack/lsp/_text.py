@@ -8,12 +8,12 @@ JSON yet, so completion works in the middle of a half-written member.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
 __all__ = ["Place", "Text", "Token"]
 
-_WHITESPACE: Final = " \t\r\n"
 _NEWLINE: Final = re.compile("\n")
 _LEXEME: Final = re.compile(r'"(?:[^"\\\n]|\\.)*"?|[{}\[\],:]')
 """A string (its closing quote may be missing while it is typed) or a structural character."""
@@ -83,9 +83,13 @@ class Text:
         return max(at, start + 1)
 
     def token_at(self, offset: int) -> Token | None:
-        """The string token that contains ``offset`` (its quotes included), with the member it is in."""
-        for token in self.tokens():
-            if token.start <= offset <= token.end - (1 if token.end > token.start + 1 else 0):
+        """The string token that contains ``offset`` (its quotes included), with the member it is in.
+
+        Just past an unterminated string (``"path": "/`` as it is typed) is still in it.
+        """
+        for token in self._tokens():
+            closed = token.end > token.start + 1 and self.source[token.end - 1] == '"'
+            if token.start <= offset <= token.end - closed:
                 return token
             if token.start > offset:
                 return None
@@ -170,35 +174,34 @@ class Text:
 
     def tokens(self) -> list[Token]:
         """Every string token in document order, each with the member it belongs to (tolerant of bad JSON)."""
-        text = self.source
-        found: list[Token] = []
+        return list(self._tokens())
+
+    def _tokens(self) -> Iterator[Token]:
         frames: list[list[str | None]] = []  # per open container: [kind, the member it is in or is at]
-        at = 0
-        while at < len(text):
-            char = text[at]
-            if char == '"':
-                end = self.token_end(at)
-                value = _unescape(text[at + 1 : end - 1] if end - 1 > at else "")
-                after = end
-                while after < len(text) and text[after] in _WHITESPACE:
-                    after += 1
-                in_object = bool(frames) and frames[-1][0] == "{"
-                if in_object and after < len(text) and text[after] == ":":
+        waiting: tuple[int, int, str] | None = None  # a string: a member name if a ':' follows it
+        for lexeme in _LEXEME.finditer(self.source):
+            char = lexeme.group()
+            if waiting is not None:
+                start, end, value = waiting
+                waiting = None
+                if char == ":" and frames and frames[-1][0] == "{":
                     frames[-1][1] = value
-                    found.append(Token(at, end, value, None))
-                else:
-                    found.append(Token(at, end, value, frames[-1][1] if frames else None))
-                at = end
-                continue
-            if char in "{[":
+                    yield Token(start, end, value, None)
+                    continue
+                yield Token(start, end, value, frames[-1][1] if frames else None)
+            if char[0] == '"':
+                inner = char[1:-1] if len(char) > 1 and char.endswith('"') else char[1:]
+                waiting = (lexeme.start(), lexeme.end(), _unescape(inner))
+            elif char in "{[":
                 parent = frames[-1][1] if frames else None  # an array's items are in the array's member
                 frames.append([char, parent if char == "[" else None])
             elif char in "}]" and frames:
                 frames.pop()
             elif char == "," and frames and frames[-1][0] == "{":
                 frames[-1][1] = None
-            at += 1
-        return found
+        if waiting is not None:
+            start, end, value = waiting
+            yield Token(start, end, value, frames[-1][1] if frames else None)
 
 
 def _unescape(raw: str) -> str:
