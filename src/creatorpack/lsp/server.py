@@ -95,9 +95,8 @@ class PackServer(LanguageServer):
         """The document's current text."""
         return Text(self.workspace.get_text_document(uri).source)
 
-    def names(self, uri: str, text: Text) -> PackIds | None:
-        """The names of the document's current text (``None`` when it is no JSON object now), cached by version."""
-        version = self.workspace.get_text_document(uri).version
+    def names(self, uri: str, text: Text, version: int | None) -> PackIds | None:
+        """The names of ``text``, the document at ``version`` (``None``: no JSON object), cached by version."""
         known = self.fresh.get(uri)
         if known is not None and known[0] == version and version is not None:
             return known[1]
@@ -143,7 +142,7 @@ class PackServer(LanguageServer):
             search = search and config.reachability and not _stops_search(first)
         if self._stale(uri, version):  # changed again: its own check follows
             return
-        ids = await loop.run_in_executor(None, self.names, uri, text)  # current names only: offsets must match
+        ids = await loop.run_in_executor(None, self.names, uri, text, version)  # this text's: offsets must match
         if first is None or search:
             if self._stale(uri, version):
                 return
@@ -331,8 +330,9 @@ def _token(
     ls: PackServer, uri: str, position: types.Position, *, current: bool = False
 ) -> tuple[Text, Token | None, PackIds | None]:
     """The text, the string token at ``position`` and the names (``current``: of this text, never the last good)."""
-    text = ls.text(uri)
-    ids = ls.names(uri, text)
+    document = ls.workspace.get_text_document(uri)
+    text = Text(document.source)
+    ids = ls.names(uri, text, document.version)
     if ids is None and not current:
         ids = ls.ids.get(uri)
     return text, text.token_at(_offset(text, position)), ids
@@ -492,7 +492,8 @@ def _hovered(ls: PackServer, params: types.HoverParams) -> types.Hover | None:
             lines += _hover.asset(name, ids.items[name])
         elif name in ids.members:
             lines += _hover.member(name, ids)
-    if ls.names(uri, text) is not None:  # a condition's place is only known in the current text
+    version = ls.workspace.get_text_document(uri).version
+    if ls.names(uri, text, version) is not None:  # a condition's place is known in the current text only
         reading = _hover.condition_at(ids, text.path_at(offset))
         lines += ["", "---", "", *reading] if lines and reading else reading
     if not lines:
