@@ -360,12 +360,14 @@ async def test_the_nearest_pyprojects_lint_table_is_honoured(client: LanguageCli
     pack = folder / "pack.json"
     pack.write_text(text, encoding="utf-8")
     pyproject = tmp_path / "pyproject.toml"
+    said: list[str] = []
 
     async def codes() -> set[tuple[str | int | None, types.DiagnosticSeverity | None]]:
         item = types.TextDocumentItem(uri=pack.as_uri(), language_id="json", version=1, text=text)
         client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
         await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         found = {(d.code, d.severity) for d in client.diagnostics[pack.as_uri()]}
+        said[:] = [d.message for d in client.diagnostics[pack.as_uri()] if d.code == "lint-config"]
         client.text_document_did_close(
             types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=pack.as_uri()))
         )
@@ -387,6 +389,9 @@ async def test_the_nearest_pyprojects_lint_table_is_honoured(client: LanguageCli
         ("lint-config", types.DiagnosticSeverity.Warning),
         ("spoiler-title", types.DiagnosticSeverity.Warning),
     }
+    [message] = said
+    assert message.startswith(f"{pyproject}: [tool.creatorpack.lint] ignore: unknown rule code 'spoiler-titel'")
+    assert message.endswith("; checked with the default settings")
 
 
 def test_the_servers_id_pattern_and_ops_are_the_contracts() -> None:
