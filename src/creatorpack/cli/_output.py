@@ -19,6 +19,7 @@ from creatorpack.errors import DocumentError, LimitError, NotJSONError, PlayErro
 
 __all__ = [
     "FORMATS",
+    "NOTE_TITLE",
     "Excerpt",
     "FileResult",
     "Finding",
@@ -57,6 +58,8 @@ FORMATS: Final = tuple(OutputFormat)
 STDIN: Final = "-"
 EXCERPT_WIDTH: Final = 100
 """Source lines wider than this (in terminal cells) are shown as a window around the column."""
+NOTE_TITLE: Final = "reachability-not-searched"
+"""The title of a file's note where a format wants one (a GitHub ``::notice``, a SARIF notification's id)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +99,8 @@ class FileResult:
     excerpts: dict[tuple[int, int], Excerpt] = field(default_factory=dict)
     linted: bool = False
     note: str = ""
-    """Said once under the file's findings in text output (lint: why the reachability search did not run)."""
+    """Said once about the file (lint: why the reachability search did not run): under its findings in text,
+    as its ``note`` in json, a SARIF tool execution notification, a GitHub ``::notice``."""
 
     @property
     def exit_code(self) -> int:
@@ -298,6 +302,7 @@ def _json(results: Sequence[FileResult]) -> str:
                 {**f.to_dict(severity=r.linted), "message": unicode_text(f.message), "pointer": unicode_text(f.pointer)}
                 for f in r.findings
             ],
+            **({"note": unicode_text(r.note)} if r.note else {}),
         }
         for r in results
     ]
@@ -435,6 +440,9 @@ def _github(results: Sequence[FileResult]) -> str:
             level = "error" if f.severity == "error" else "warning"
             where = f" at {f.pointer}" if f.pointer else ""
             out.append(f"::{level} {','.join(props)}::{_escape_data(one_line(f.message + where))}")
+        if result.note:
+            props = [f"file={_escape_property(one_line(result.path))}", f"title={_escape_property(NOTE_TITLE)}"]
+            out.append(f"::notice {','.join(props)}::{_escape_data(one_line(result.note))}")
     out.append(_summary(results))
     return "\n".join(out) + "\n"
 

@@ -12,7 +12,7 @@ from urllib.parse import quote
 import orjson
 
 from creatorpack import __version__
-from creatorpack.cli._output import unicode_text
+from creatorpack.cli._output import NOTE_TITLE, unicode_text
 
 if TYPE_CHECKING:
     from creatorpack.cli._output import FileResult
@@ -140,10 +140,31 @@ def render(results: Sequence[FileResult]) -> str:
                 },
                 "columnKind": "unicodeCodePoints",
                 "results": sarif_results,
+                **_invocations(results),
             }
         ],
     }
     return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+def _invocations(results: Sequence[FileResult]) -> dict[str, Any]:
+    """Each file's note (why the reachability search did not run) as a tool execution notification.
+
+    SARIF keeps what a tool says about its run, rather than about the code, in the invocation's
+    ``toolExecutionNotifications``; a note is no result (it would count as a finding). The run
+    itself succeeded, so ``executionSuccessful`` is true. Nothing is added when no file has a note.
+    """
+    notes = [
+        {
+            "level": "note",
+            "descriptor": {"id": NOTE_TITLE},
+            "message": {"text": unicode_text(result.note)},
+            "locations": [{"physicalLocation": {"artifactLocation": _artifact(result.path)}}],
+        }
+        for result in results
+        if result.note
+    ]
+    return {"invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notes}]} if notes else {}
 
 
 def _artifact(path: str) -> dict[str, str]:
