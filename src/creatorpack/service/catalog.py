@@ -24,7 +24,7 @@ import threading
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Annotated, Any, Final
 
 import orjson
 
@@ -40,13 +40,15 @@ from creatorpack.service.ports import (
     KeyStore,
     Listing,
 )
-from creatorpack.service.reader import ReaderPack
+from creatorpack.service.reader import CatalogEntry, ReaderPack
+from creatorpack.service.shapes import Serialized
 
 __all__ = [
     "MAX_LIMIT",
     "MAX_TERMS",
     "MAX_WORD",
     "Catalog",
+    "CatalogPage",
     "CatalogRequest",
     "CatalogResult",
     "listing_for",
@@ -113,6 +115,14 @@ class CatalogRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class CatalogPage:
+    """A page of the catalog; ``next`` is the cursor of the following page (also in the Link header)."""
+
+    items: tuple[Annotated[orjson.Fragment, Serialized(CatalogEntry)], ...]
+    next: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class CatalogResult:
     """A page: the serialized catalog entries and the cursor of the next page (None on the last)."""
 
@@ -120,8 +130,8 @@ class CatalogResult:
     next: str | None
 
     def serialize(self) -> bytes:
-        """The response body: ``{"items": [...], "next": ...}``."""
-        return b'{"items":[' + b",".join(self.entries) + b'],"next":' + orjson.dumps(self.next) + b"}"
+        """The response body: a :class:`CatalogPage` of the entries as they were serialized at publication."""
+        return orjson.dumps(CatalogPage(tuple(map(orjson.Fragment, self.entries)), self.next))
 
 
 class Catalog:
