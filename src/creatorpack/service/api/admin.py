@@ -373,7 +373,12 @@ async def account_token(request: Request, account: AccountName, admin: Admin) ->
     "/{pack_id}/reports",
     status_code=201,
     response_model=ReportModel,
-    responses={**_ERRORS, **_BODY, **_NOT_FOUND, 429: {"description": "Too many reports (rate-limited)"}},
+    responses={
+        **{k: PROBLEM_RESPONSES[k] for k in (400, 401)},  # any live token may report: no 403
+        **_BODY,
+        **_NOT_FOUND,
+        429: {"description": "Too many reports (rate-limited)"},
+    },
     openapi_extra={**request_body(ReportRequest), **ANONYMOUS},
 )
 async def report(request: Request, pack_id: PackId, caller: Caller) -> Response:

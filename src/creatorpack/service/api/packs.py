@@ -40,7 +40,10 @@ def _location(record: RevisionRecord) -> str:
     "",
     status_code=201,
     response_model=Revision,
-    responses={200: {"model": Revision, "description": "The same bytes were already stored"}, **PROBLEM_RESPONSES},
+    responses={
+        200: {"model": Revision, "description": "The same bytes were already stored"},
+        **{k: v for k, v in PROBLEM_RESPONSES.items() if k != 404},  # a pack of another account is 409 pack-id-taken
+    },
     openapi_extra=PACK_BODY,
 )
 async def upload(request: Request, token: Creator) -> Response:

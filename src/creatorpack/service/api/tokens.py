@@ -113,7 +113,7 @@ async def create(request: Request, caller: Caller) -> Response:
     return json_response(NewTokenModel.made(record, secret), 201, {"Cache-Control": "no-store"})
 
 
-@router.get("", response_model=TokenList, responses=_ERRORS)
+@router.get("", response_model=TokenList, responses={k: PROBLEM_RESPONSES[k] for k in (400, 401)})
 def listing(request: Request, caller: Caller) -> Response:
     """The caller's account's tokens (a token limited to packs: itself), revoked ones included."""
     found = _services(request).auth.own_tokens(caller)
