@@ -24,6 +24,7 @@ import threading
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Annotated, Any, Final
 
 import orjson
@@ -114,7 +115,7 @@ class CatalogRequest:
     cursor: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CatalogPage:
     """A page of the catalog; ``next`` is the cursor of the following page (also in the Link header)."""
 
@@ -122,7 +123,7 @@ class CatalogPage:
     next: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CatalogResult:
     """A page: the serialized catalog entries and the cursor of the next page (None on the last)."""
 
@@ -130,7 +131,14 @@ class CatalogResult:
     next: str | None
 
     def serialize(self) -> bytes:
-        """The response body: a :class:`CatalogPage` of the entries as they were serialized at publication."""
+        """The response body: a :class:`CatalogPage` of the entries as they were serialized at publication.
+
+        Made once per page: a remembered page (see :class:`Catalog`) answers with the same bytes.
+        """
+        return self._body
+
+    @cached_property
+    def _body(self) -> bytes:
         return orjson.dumps(CatalogPage(tuple(map(orjson.Fragment, self.entries)), self.next))
 
 

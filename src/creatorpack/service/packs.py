@@ -76,7 +76,7 @@ class Submitted:
     created: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Published:
     """The published revision, its visibility (from publication.visibility) and the lint warnings."""
 

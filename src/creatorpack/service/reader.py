@@ -54,7 +54,7 @@ def _asset_url(pack_id: str, asset_id: str | None) -> str | None:
     return f"/v1/packs/{pack_id}/assets/{asset_id}" if asset_id else None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReaderRights:
     """Publication rights."""
 
@@ -62,7 +62,7 @@ class ReaderRights:
     statement: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReaderCover:
     """Cover still and motion, with the URLs to fetch them (anyone who may read the pack may fetch them).
 
@@ -80,7 +80,7 @@ class ReaderCover:
         return cls(asset_id, _asset_url(pack_id, asset_id), motion_asset_id, _asset_url(pack_id, motion_asset_id))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReaderPublication:
     """The publication's public metadata (never its visibility switch or comment settings)."""
 
@@ -96,7 +96,7 @@ class ReaderPublication:
     cover: ReaderCover
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReaderEntry:
     """An entry (opening) a reader may start from: its id (if it has one) and title."""
 
@@ -104,7 +104,7 @@ class ReaderEntry:
     title: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReaderAchievement:
     """A visible achievement: id, title and description (never its condition, artwork or guidance)."""
 
@@ -113,7 +113,7 @@ class ReaderAchievement:
     description: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReaderBadge:
     """A badge a visible achievement awards: id and title (never its description or collectible)."""
 
@@ -121,7 +121,7 @@ class ReaderBadge:
     title: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReaderRelationship:
     """A revealed relationship of a reader card."""
 
@@ -129,7 +129,7 @@ class ReaderRelationship:
     label: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReaderImage:
     """A revealed avatar (with its crop) or image of a reader card, whose asset the reader can reach."""
 
@@ -137,7 +137,7 @@ class ReaderImage:
     crop: dict[str, float] | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReaderCard:
     """A reader card revealed at the start of the default entry, with only its revealed parts."""
 
@@ -150,7 +150,7 @@ class ReaderCard:
     relationships: tuple[ReaderRelationship, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CatalogEntry:
     """A public pack in the catalog: a subset of its :class:`ReaderPack`."""
 
@@ -173,7 +173,7 @@ class CatalogEntry:
         return orjson.dumps(self)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReaderPack:
     """The reader view of the published revision (see docs/service.md: what it never holds)."""
 

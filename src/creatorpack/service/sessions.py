@@ -127,7 +127,7 @@ TurnView: TypeAlias = ReaderTurn | NarratorTurn
 _LastTurn = Annotated[int, Field(description="The number of the last turn played (0: just started)")]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReaderSession:
     """A session as its reader sees it."""
 
@@ -145,7 +145,7 @@ class ReaderSession:
         return plain(self)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class NarratorSession:
     """A session as the host and the owner see it, with its save (``creatorpack.session/1``)."""
 
@@ -167,7 +167,7 @@ class NarratorSession:
 SessionView: TypeAlias = ReaderSession | NarratorSession
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReaderTranscriptEntry:
     """One transcript entry for a reader: what happened (start, turn, migration) and the reader view after it."""
 
@@ -180,7 +180,7 @@ class ReaderTranscriptEntry:
     narration: Annotated[str | None, Field(description="A narrated turn's narration (as the spoiler guard passed it)")]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class NarratorTranscriptEntry:
     """One transcript entry for the host and the owner: what was asked, the full turn, the migration report."""
 
@@ -196,7 +196,7 @@ class NarratorTranscriptEntry:
     ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReaderTranscript:
     """A session's transcript for its reader."""
 
@@ -210,7 +210,7 @@ class ReaderTranscript:
         return plain(self)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class NarratorTranscript:
     """A session's transcript for the host and the owner."""
 

@@ -4,7 +4,9 @@ A route's body is ``orjson.dumps(shape)`` (orjson serializes dataclasses, tuples
 natively, in field order) and its OpenAPI entry is the same class given to FastAPI as
 ``response_model`` (pydantic derives the JSON schema from the fields, their types and the
 docstring). There is no second, hand-written description to drift from what is sent: a field
-added to a shape is in both, and a key that is no field cannot be sent.
+added to a shape is in both, and a key that is no field cannot be sent. Shapes are
+``@dataclass(frozen=True)`` without ``slots``: orjson serializes a slotted dataclass about five
+times slower (1 us against 0.2 us for three fields, as fast as a dict).
 
 This module holds what shapes share: :data:`Timestamp` (a stored ISO 8601 text documented as a
 ``date-time``), :class:`Serialized` (a member already serialized, e.g. a catalog entry kept as

@@ -132,7 +132,7 @@ class ReportRequest(BaseModel):
     details: str = Field("", max_length=MAX_DETAILS, pattern=_NO_NUL)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class TakedownModel:
     """A takedown: its reason, when, and which admin."""
 
@@ -141,7 +141,7 @@ class TakedownModel:
     by: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class PackSummaryModel:
     """A pack as the admins' list shows it."""
 
@@ -171,7 +171,7 @@ class PackSummaryModel:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class PackSummaries:
     """A page of packs, by id; ``next`` is the ``after`` of the next page."""
 
@@ -179,7 +179,7 @@ class PackSummaries:
     next: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class AccountModel:
     """An account: its platform role and whether it is disabled."""
 
@@ -196,7 +196,7 @@ class AccountModel:
         return cls(a.name, a.created, a.role, a.disabled, a.disabled_reason)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Accounts:
     """A page of accounts, by name; ``next`` is the ``after`` of the next page."""
 
@@ -204,7 +204,7 @@ class Accounts:
     next: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReportModel:
     """A report of a pack, open until resolved."""
 
@@ -225,7 +225,7 @@ class ReportModel:
         return cls(r.id, r.pack_id, r.reason, r.details, r.reporter, r.created, r.resolved, r.resolved_by, r.resolution)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Reports:
     """A page of reports, oldest first; ``next`` is the ``after`` of the next page."""
 
@@ -233,7 +233,7 @@ class Reports:
     next: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class AdminEventModel:
     """An entry of the platform's journal."""
 
@@ -253,7 +253,7 @@ class AdminEventModel:
         return cls(e.id, e.kind, e.account, e.token_id, e.at, e.target_account, e.pack_id, e.detail)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class AdminEvents:
     """A page of the platform's journal, oldest first; ``next`` is the ``after`` of the next page."""
 

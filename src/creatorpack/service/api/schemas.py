@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Revision:
     """A stored revision."""
 
@@ -62,7 +62,7 @@ class Revision:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class PackTakedown:
     """Why and when the platform's admins hid the pack (it stays hidden until they restore it)."""
 
@@ -75,7 +75,7 @@ class PackTakedown:
         return None if takedown is None else cls(takedown.reason, takedown.at)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Pack:
     """A pack as its owner sees it: live revisions, the published one and the visibility."""
 
@@ -107,21 +107,21 @@ class Pack:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Health:
     """The service answers."""
 
     status: Literal["ok"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Ready:
     """The service's stores answer: it can serve requests."""
 
     status: Literal["ready"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Event:
     """One audit journal entry."""
 
@@ -138,7 +138,7 @@ class Event:
         return cls(event.id, event.kind, event.account, event.token_id, event.at, event.revision)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Events:
     """A page of the audit journal, oldest first; ``next`` is the ``after`` of the following page."""
 
@@ -146,7 +146,7 @@ class Events:
     next: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Asset:
     """An uploaded asset file."""
 

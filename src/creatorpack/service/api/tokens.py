@@ -41,7 +41,7 @@ MAX_EXPIRES_IN: Final = 10 * 366 * 24 * 3600  # ten years, in seconds
 _ERRORS: Final[dict[int | str, dict[str, Any]]] = {k: PROBLEM_RESPONSES[k] for k in (400, 401, 403)}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class TokenModel:
     """A token as its account sees it: never the secret, which only its creation answers with."""
 
@@ -64,7 +64,7 @@ class TokenModel:
         return cls(r.id, r.account, r.scope, r.name, r.created, r.expires, r.last_used, r.revoked, r.packs)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class NewTokenModel(TokenModel):
     """A token just made, with its secret: keep it, it is shown this once."""
 
@@ -77,7 +77,7 @@ class NewTokenModel(TokenModel):
         return cls(r.id, r.account, r.scope, r.name, r.created, r.expires, r.last_used, r.revoked, r.packs, secret)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class TokenList:
     """The account's tokens, oldest first."""
 
