@@ -11,12 +11,11 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, Final
 
-import orjson
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from creatorpack.service.api.deps import json_response
-from creatorpack.service.api.errors import PROBLEM_MEDIA_TYPE, ProblemType
+from creatorpack.service.api.errors import PROBLEM_MEDIA_TYPE, ProblemType, problem_of
 from creatorpack.service.api.schemas import Health, Ready
 
 __all__ = ["NOT_READY", "READY_SECONDS", "Ready", "health", "ready", "router"]
@@ -55,9 +54,7 @@ async def ready(request: Request) -> Response:
         problem = f"the database did not answer within {READY_SECONDS:g} s"
     if problem is None:
         return json_response(Ready("ready"))
-    body = {"type": NOT_READY.uri, "title": NOT_READY.title, "status": NOT_READY.status, "detail": problem}
-    body["instance"] = request.url.path
-    return Response(orjson.dumps(body), NOT_READY.status, media_type=PROBLEM_MEDIA_TYPE)
+    return problem_of(NOT_READY, problem, instance=request.url.path)
 
 
 class _Probe:
