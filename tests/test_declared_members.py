@@ -20,6 +20,7 @@ from creatorpack.contract.schema import as_declared, root_members
 from creatorpack.diff import diff
 from creatorpack.lint import goals, lint
 from creatorpack.service.reader import reader_view
+from creatorpack.service.shapes import plain
 
 from .conftest import example
 
@@ -80,7 +81,7 @@ def test_lint_says_they_are_ignored_and_reads_nothing_inside_them() -> None:
 def test_the_reader_view_lists_none_of_their_achievements() -> None:
     pack = _extended_03()
     _, start = Engine(pack).start()
-    shown = reader_view(pack, start.reader_view(), "2026-11-26T00:00:00+00:00").to_json()
+    shown = plain(reader_view(pack, start.reader_view(), "2026-11-26T00:00:00+00:00"))
     assert shown["achievements"] == []
     assert shown["badges"] == []
 

@@ -15,6 +15,7 @@ from creatorpack.diff import diff
 from creatorpack.lint import lint
 from creatorpack.play import relationship_ids
 from creatorpack.service.reader import reader_view
+from creatorpack.service.shapes import plain
 from creatorpack.testing import parse_script, play
 
 from .conftest import example
@@ -83,7 +84,7 @@ def test_the_published_reader_view_leaves_out_cards_of_other_entries() -> None:
     card = next(c for c in pack["reader_cards"] if c["id"] == "wren")
     card["entry_ids"] = ["return_visit"]  # not the default entry, which the published view starts
     _, start = Engine(pack).start()
-    cards = reader_view(pack, start.reader_view(), "2026-11-25T00:00:00+00:00").to_json()["reader_cards"]
+    cards = plain(reader_view(pack, start.reader_view(), "2026-11-25T00:00:00+00:00"))["reader_cards"]
     assert "wren" not in {c["id"] for c in cards}
     assert "mara" in {c["id"] for c in cards}
 
@@ -179,7 +180,7 @@ def test_a_pack_entry_id_that_is_not_a_string_names_nothing() -> None:
     assert Engine(pack).start()[0].entry == "opening"
     assert "unplayed-scope" not in {f.code for f in lint(pack).findings}
     _, start = Engine(pack).start()
-    assert reader_view(pack, start.reader_view(), "2026-11-26T00:00:00+00:00").to_json()["entries"]
+    assert plain(reader_view(pack, start.reader_view(), "2026-11-26T00:00:00+00:00"))["entries"]
     assert diff(pack, example("0.5", "rich")).changes
 
 

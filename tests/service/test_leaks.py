@@ -38,6 +38,7 @@ from creatorpack.play import ReaderView, Session, parse_script
 from creatorpack.service.app import create_app
 from creatorpack.service.reader import reader_view
 from creatorpack.service.settings import RateLimit, Settings
+from creatorpack.service.shapes import plain
 from tests.conftest import EXAMPLES, example
 from tests.service.conftest import JSON, issue
 
@@ -148,7 +149,7 @@ def _public(pack: dict[str, Any]) -> set[str]:
         for relation in card.get("relationships", []):
             if f"{card['id']}/{relation['actor_id']}" in seen.revealed["relationships"]:
                 public |= {relation["actor_id"], relation["label"]}
-    view = reader_view(pack, seen, "2026-01-01T00:00:00+00:00").to_json()
+    view = plain(reader_view(pack, seen, "2026-01-01T00:00:00+00:00"))
     public |= set(_keys(view))
     # A cover is public: its sha256 (its ETag, derivable from its bytes) and MIME type (its Content-Type) too.
     covers = [

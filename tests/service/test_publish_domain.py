@@ -14,6 +14,7 @@ from creatorpack.service.memory import FixedClock, MemoryAssetStore, MemoryBlobS
 from creatorpack.service.packs import Packs, Refreshed
 from creatorpack.service.ports import Actor, NewPublication, PackEventKind
 from creatorpack.service.reader import publication_visibility, reader_view
+from creatorpack.service.shapes import plain
 from tests.conftest import example
 from tests.service.conftest import pack_bytes, published_bytes
 
@@ -87,7 +88,8 @@ def test_visibility_defaults_to_private(value: str | None, expected: str) -> Non
 def _view(version: str) -> dict[str, Any]:
     pack = example(version, "rich")
     _, start = Engine(pack).start()
-    return reader_view(pack, start.reader_view(), "2026-01-01T00:00:00+00:00").to_json()
+    shown: dict[str, Any] = plain(reader_view(pack, start.reader_view(), "2026-01-01T00:00:00+00:00"))
+    return shown
 
 
 def test_the_reader_view_of_the_rich_0_5_pack() -> None:

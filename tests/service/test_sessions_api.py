@@ -115,7 +115,8 @@ def test_a_reader_sees_the_reader_view_and_nothing_else(client: TestClient, vers
     bodies.append(turn(client, sid, rita, 1, observations={"no_such_thing": True}).text)
     bodies += [client.get(f"/v1/sessions/{sid}{path}", headers=rita).text for path in ("", "/transcript", "/assets/x")]
     transcript = client.get(f"/v1/sessions/{sid}/transcript", headers=rita).json()
-    assert {key for e in transcript["entries"] for key in e} == {"seq", "kind", "turn", "revision", "at", "view"}
+    entry_fields = {"seq", "kind", "turn", "revision", "at", "view", "narration"}
+    assert {key for e in transcript["entries"] for key in e} == entry_fields
     secrets = {s for s in _narrator_strings(pack) if len(s) > 3}
     ids = {i for body in bodies for i in _strings(json.loads(body))}
     leaked = secrets & ids

@@ -24,7 +24,8 @@ import threading
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from functools import cached_property
+from typing import Annotated, Any, Final
 
 import orjson
 
@@ -40,13 +41,15 @@ from creatorpack.service.ports import (
     KeyStore,
     Listing,
 )
-from creatorpack.service.reader import ReaderPack
+from creatorpack.service.reader import CatalogEntry, ReaderPack
+from creatorpack.service.shapes import Serialized
 
 __all__ = [
     "MAX_LIMIT",
     "MAX_TERMS",
     "MAX_WORD",
     "Catalog",
+    "CatalogPage",
     "CatalogRequest",
     "CatalogResult",
     "listing_for",
@@ -112,7 +115,15 @@ class CatalogRequest:
     cursor: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
+class CatalogPage:
+    """A page of the catalog; ``next`` is the cursor of the following page (also in the Link header)."""
+
+    items: tuple[Annotated[orjson.Fragment, Serialized(CatalogEntry)], ...]
+    next: str | None
+
+
+@dataclass(frozen=True)
 class CatalogResult:
     """A page: the serialized catalog entries and the cursor of the next page (None on the last)."""
 
@@ -120,8 +131,15 @@ class CatalogResult:
     next: str | None
 
     def serialize(self) -> bytes:
-        """The response body: ``{"items": [...], "next": ...}``."""
-        return b'{"items":[' + b",".join(self.entries) + b'],"next":' + orjson.dumps(self.next) + b"}"
+        """The response body: a :class:`CatalogPage` of the entries as they were serialized at publication.
+
+        Made once per page: a remembered page (see :class:`Catalog`) answers with the same bytes.
+        """
+        return self._body
+
+    @cached_property
+    def _body(self) -> bytes:
+        return orjson.dumps(CatalogPage(tuple(map(orjson.Fragment, self.entries)), self.next))
 
 
 class Catalog:

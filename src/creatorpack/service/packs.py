@@ -19,7 +19,7 @@ import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import orjson
 
@@ -35,6 +35,7 @@ from creatorpack.service.errors import (
     PackIdTakenError,
     UnreadablePackError,
 )
+from creatorpack.service.forms import Finding
 from creatorpack.service.names import normalize_pack_id
 from creatorpack.service.ports import (
     Actor,
@@ -75,25 +76,15 @@ class Submitted:
     created: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Published:
-    """The outcome of publishing: the revision, its visibility and time, and the lint warnings."""
+    """The published revision, its visibility (from publication.visibility) and the lint warnings."""
 
     pack_id: str
     revision: int
     visibility: Visibility
     published: datetime
-    warnings: tuple[Mapping[str, Any], ...]
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON."""
-        return {
-            "pack_id": self.pack_id,
-            "revision": self.revision,
-            "visibility": self.visibility,
-            "published": self.published.isoformat(),
-            "warnings": [dict(w) for w in self.warnings],
-        }
+    warnings: tuple[Finding, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,7 +301,7 @@ class Packs:
         publication = NewPublication(pack_id, record.revision, visibility, now, view.serialize(), covers, listing)
         if not self._store.publish(publication, actor):
             raise NotFoundError(f"pack {pack_id!r} has no revision {revision}")  # deleted meanwhile
-        return Published(pack_id, record.revision, visibility, now, warnings)
+        return Published(pack_id, record.revision, visibility, now, tuple(cast("Finding", w) for w in warnings))
 
     def unpublish(self, actor: Actor, pack_id: str) -> int:
         """Withdraw the published revision of a pack ``actor`` owns; the revision that was published."""

@@ -7,21 +7,26 @@ achievements, the titles of the badges those achievements award and the reader c
 parts) revealed at that start. Nothing else of the pack is copied, so instructions, the runtime,
 guidance, conditions, hidden achievements, endings, badges only they award, content, castings,
 unrevealed cards, ``reward_only`` assets, provenance and source documents have no field to travel
-in. Reader-facing routes serialize only these types (:meth:`ReaderPack.to_json`,
-:meth:`CatalogEntry.to_json`).
+in. Reader-facing routes serialize only these types (:meth:`ReaderPack.serialize`,
+:meth:`CatalogEntry.serialize`).
+
+Each type is a response shape (:mod:`creatorpack.service.shapes`): its fields are the members of
+its JSON form, so the bytes (``orjson.dumps``) and the OpenAPI schema both come from it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Annotated, Any, Final
 
 import orjson
+from pydantic import Field
 
 from creatorpack.contract.schema import as_declared
 from creatorpack.play import relationship_ids
 from creatorpack.service.ports import AGE_RATINGS, VISIBILITIES, AgeRating, Visibility
+from creatorpack.service.shapes import Timestamp
 
 if TYPE_CHECKING:
     from creatorpack.play import ReaderView
@@ -45,44 +50,37 @@ __all__ = [
 _COVER_ROLES: Final = ("cover_asset_id", "cover_motion_asset_id")
 
 
-def _asset_url(pack_id: str, asset_id: str) -> str:
-    return f"/v1/packs/{pack_id}/assets/{asset_id}"
+def _asset_url(pack_id: str, asset_id: str | None) -> str | None:
+    return f"/v1/packs/{pack_id}/assets/{asset_id}" if asset_id else None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReaderRights:
-    """The publication's rights: basis and statement."""
+    """Publication rights."""
 
     basis: str
     statement: str
 
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON."""
-        return {"basis": self.basis, "statement": self.statement}
 
-
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReaderCover:
-    """The cover still and cover motion (asset ids and the URLs anyone who may read the pack can fetch).
+    """Cover still and motion, with the URLs to fetch them (anyone who may read the pack may fetch them).
 
     Never a ``reward_only`` asset: :func:`reader_view` leaves such a cover out (None).
     """
 
-    pack_id: str
     asset_id: str | None
+    url: str | None
     motion_asset_id: str | None
+    motion_url: str | None
 
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON."""
-        return {
-            "asset_id": self.asset_id,
-            "url": _asset_url(self.pack_id, self.asset_id) if self.asset_id else None,
-            "motion_asset_id": self.motion_asset_id,
-            "motion_url": _asset_url(self.pack_id, self.motion_asset_id) if self.motion_asset_id else None,
-        }
+    @classmethod
+    def of(cls, pack_id: str, asset_id: str | None, motion_asset_id: str | None) -> ReaderCover:
+        """The cover of ``pack_id`` with these assets (None: no such cover), with their URLs."""
+        return cls(asset_id, _asset_url(pack_id, asset_id), motion_asset_id, _asset_url(pack_id, motion_asset_id))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReaderPublication:
     """The publication's public metadata (never its visibility switch or comment settings)."""
 
@@ -97,35 +95,16 @@ class ReaderPublication:
     target_audience: tuple[str, ...]
     cover: ReaderCover
 
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON."""
-        return {
-            "tagline": self.tagline,
-            "description": self.description,
-            "creator_credit": self.creator_credit,
-            "rights": self.rights.to_json(),
-            "age_rating": self.age_rating,
-            "content_warnings": list(self.content_warnings),
-            "genres": list(self.genres),
-            "tags": list(self.tags),
-            "target_audience": list(self.target_audience),
-            "cover": self.cover.to_json(),
-        }
 
-
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReaderEntry:
     """An entry (opening) a reader may start from: its id (if it has one) and title."""
 
     id: str | None
     title: str
 
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON."""
-        return {"id": self.id, "title": self.title}
 
-
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReaderAchievement:
     """A visible achievement: id, title and description (never its condition, artwork or guidance)."""
 
@@ -133,50 +112,34 @@ class ReaderAchievement:
     title: str
     description: str
 
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON."""
-        return {"id": self.id, "title": self.title, "description": self.description}
 
-
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReaderBadge:
     """A badge a visible achievement awards: id and title (never its description or collectible)."""
 
     id: str
     title: str
 
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON."""
-        return {"id": self.id, "title": self.title}
 
-
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReaderRelationship:
     """A revealed relationship of a reader card."""
 
     actor_id: str
     label: str
 
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON."""
-        return {"actor_id": self.actor_id, "label": self.label}
 
-
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReaderImage:
-    """A revealed avatar or image of a reader card whose asset the reader can reach (crop for avatars)."""
+    """A revealed avatar (with its crop) or image of a reader card, whose asset the reader can reach."""
 
     asset_id: str
-    crop: Mapping[str, float] | None
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON."""
-        return {"asset_id": self.asset_id, "crop": dict(self.crop) if self.crop is not None else None}
+    crop: dict[str, float] | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReaderCard:
-    """A reader card revealed at the start, with only its revealed parts."""
+    """A reader card revealed at the start of the default entry, with only its revealed parts."""
 
     id: str
     kind: str
@@ -186,22 +149,10 @@ class ReaderCard:
     image: ReaderImage | None
     relationships: tuple[ReaderRelationship, ...]
 
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON."""
-        return {
-            "id": self.id,
-            "kind": self.kind,
-            "display_name": self.display_name,
-            "introduction": self.introduction,
-            "avatar": self.avatar.to_json() if self.avatar else None,
-            "image": self.image.to_json() if self.image else None,
-            "relationships": [r.to_json() for r in self.relationships],
-        }
 
-
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CatalogEntry:
-    """A public pack as the catalog lists it: a subset of its :class:`ReaderPack`."""
+    """A public pack in the catalog: a subset of its :class:`ReaderPack`."""
 
     pack_id: str
     revision: int
@@ -214,38 +165,21 @@ class CatalogEntry:
     genres: tuple[str, ...]
     tags: tuple[str, ...]
     cover: ReaderCover
-    published: str
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON."""
-        return {
-            "pack_id": self.pack_id,
-            "revision": self.revision,
-            "title": self.title,
-            "language": self.language,
-            "tagline": self.tagline,
-            "creator_credit": self.creator_credit,
-            "age_rating": self.age_rating,
-            "content_warnings": list(self.content_warnings),
-            "genres": list(self.genres),
-            "tags": list(self.tags),
-            "cover": self.cover.to_json(),
-            "published": self.published,
-            "reader": f"/v1/packs/{self.pack_id}/reader",
-        }
+    published: Timestamp
+    reader: Annotated[str, Field(description="The reader view's path")]
 
     def serialize(self) -> bytes:
-        """The JSON bytes the catalog answers with."""
-        return orjson.dumps(self.to_json())
+        """The JSON bytes the catalog answers with (kept with the publication)."""
+        return orjson.dumps(self)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReaderPack:
-    """The reader view of a published revision: everything any reader may see before playing."""
+    """The reader view of the published revision (see docs/service.md: what it never holds)."""
 
     pack_id: str
     revision: int
-    published: str
+    published: Timestamp
     title: str
     language: str
     publication: ReaderPublication
@@ -254,24 +188,9 @@ class ReaderPack:
     badges: tuple[ReaderBadge, ...]
     reader_cards: tuple[ReaderCard, ...]
 
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON: the body of ``GET /v1/packs/{pack_id}/reader``."""
-        return {
-            "pack_id": self.pack_id,
-            "revision": self.revision,
-            "published": self.published,
-            "title": self.title,
-            "language": self.language,
-            "publication": self.publication.to_json(),
-            "entries": [e.to_json() for e in self.entries],
-            "achievements": [a.to_json() for a in self.achievements],
-            "badges": [b.to_json() for b in self.badges],
-            "reader_cards": [c.to_json() for c in self.reader_cards],
-        }
-
     def serialize(self) -> bytes:
-        """The JSON bytes stored at publication and served as they are."""
-        return orjson.dumps(self.to_json())
+        """The body of ``GET /v1/packs/{pack_id}/reader``: stored at publication and served as it is."""
+        return orjson.dumps(self)
 
     def catalog_entry(self) -> CatalogEntry:
         """What the catalog lists of this pack."""
@@ -289,6 +208,7 @@ class ReaderPack:
             publication.tags,
             publication.cover,
             self.published,
+            f"/v1/packs/{self.pack_id}/reader",
         )
 
     @property
@@ -345,7 +265,7 @@ def _publication(pack_id: str, raw: Any, hidden: frozenset[str]) -> ReaderPublic
         genres=_strings(publication.get("genres")),
         tags=_strings(publication.get("tags")),
         target_audience=_strings(publication.get("target_audience")),
-        cover=ReaderCover(pack_id, *(c if isinstance(c, str) and c not in hidden else None for c in covers)),
+        cover=ReaderCover.of(pack_id, *(c if isinstance(c, str) and c not in hidden else None for c in covers)),
     )
 
 

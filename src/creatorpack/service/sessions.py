@@ -2,7 +2,7 @@
 
 A session belongs to the account that started it (any other account gets 404) and stays on its
 revision until it is migrated. What a request sees depends on its token: a ``reader`` token gets
-the reader's view only (:class:`ReaderTurn`, :class:`ReaderSession`, :class:`ReaderEntry`: built
+the reader's view only (:class:`ReaderTurn`, :class:`ReaderSession`, :class:`ReaderTranscriptEntry`: built
 from the library's :class:`~creatorpack.play.ReaderView`, so no state, narrator block, observation
 or rule can reach it); ``host`` and ``admin`` tokens, and the pack's owner, get the narrator's view
 (:class:`NarratorTurn`: one turn of ``creatorpack play --format json``).
@@ -23,14 +23,16 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, Final, Literal, TypeAlias
+from typing import Annotated, Any, Final, Literal, TypeAlias, cast
 
 import orjson
+from pydantic import Field
 
 from creatorpack.contract import suggest
 from creatorpack.diff import MigrationError, diff
 from creatorpack.errors import NotPlayableError, SessionLoadError, TurnError
 from creatorpack.play import READER_KINDS, Engine, ReaderView, SessionState, Turn, TurnResult
+from creatorpack.service import forms
 from creatorpack.service.engines import Engines
 from creatorpack.service.errors import (
     ConflictError,
@@ -54,6 +56,7 @@ from creatorpack.service.ports import (
     SessionStore,
     TokenRecord,
 )
+from creatorpack.service.shapes import plain
 
 __all__ = [
     "Asset",
@@ -61,14 +64,14 @@ __all__ = [
     "Narrated",
     "NarrationReplay",
     "NarrationStart",
-    "NarratorEntry",
     "NarratorSession",
     "NarratorTranscript",
+    "NarratorTranscriptEntry",
     "NarratorTurn",
     "Prompts",
-    "ReaderEntry",
     "ReaderSession",
     "ReaderTranscript",
+    "ReaderTranscriptEntry",
     "ReaderTurn",
     "SessionView",
     "Sessions",
@@ -103,9 +106,9 @@ class ReaderTurn:
 
     view: ReaderView
 
-    def to_json(self) -> dict[str, Any]:
-        """The reader view's own serialization."""
-        return self.view.to_json()
+    def to_json(self) -> forms.ReaderTurn:
+        """The reader view's own serialization (its form: :class:`~creatorpack.service.forms.ReaderTurn`)."""
+        return cast("forms.ReaderTurn", self.view.to_json())
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,71 +117,58 @@ class NarratorTurn:
 
     turn: Mapping[str, Any]
 
-    def to_json(self) -> dict[str, Any]:
-        """``TurnResult.to_json()`` of the turn."""
-        return dict(self.turn)
+    def to_json(self) -> forms.NarratorTurn:
+        """``TurnResult.to_json()`` of the turn (its form: :class:`~creatorpack.service.forms.NarratorTurn`)."""
+        return cast("forms.NarratorTurn", dict(self.turn))
 
 
 TurnView: TypeAlias = ReaderTurn | NarratorTurn
 
+_LastTurn = Annotated[int, Field(description="The number of the last turn played (0: just started)")]
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True)
 class ReaderSession:
-    """A session as its reader sees it: where it is, and the reader view of its last turn."""
+    """A session as its reader sees it."""
 
     session_id: str
     pack_id: str
     revision: int
     entry: str
-    turn: int
-    current: ReaderView
+    turn: _LastTurn
+    over: bool
+    view: Literal["reader"]
+    current: forms.ReaderTurn
 
-    def to_json(self) -> dict[str, Any]:
-        """The JSON form (``view``: ``reader``)."""
-        return {
-            "session_id": self.session_id,
-            "pack_id": self.pack_id,
-            "revision": self.revision,
-            "entry": self.entry,
-            "turn": self.turn,
-            "over": self.current.over,
-            "view": "reader",
-            "current": self.current.to_json(),
-        }
+    def to_json(self) -> Any:
+        """Its JSON form as plain values (what the route sends)."""
+        return plain(self)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class NarratorSession:
-    """A session as the host and the owner see it: the full last turn and the save."""
+    """A session as the host and the owner see it, with its save (``creatorpack.session/1``)."""
 
     session_id: str
     pack_id: str
     revision: int
     entry: str
-    turn: int
-    current: Mapping[str, Any]
-    save: Mapping[str, Any]
+    turn: _LastTurn
+    over: bool
+    view: Literal["narrator"]
+    current: forms.NarratorTurn
+    save: dict[str, Any]
 
-    def to_json(self) -> dict[str, Any]:
-        """The JSON form (``view``: ``narrator``)."""
-        return {
-            "session_id": self.session_id,
-            "pack_id": self.pack_id,
-            "revision": self.revision,
-            "entry": self.entry,
-            "turn": self.turn,
-            "over": self.current.get("ending") is not None,
-            "view": "narrator",
-            "current": dict(self.current),
-            "save": dict(self.save),
-        }
+    def to_json(self) -> Any:
+        """Its JSON form as plain values (what the route sends)."""
+        return plain(self)
 
 
 SessionView: TypeAlias = ReaderSession | NarratorSession
 
 
-@dataclass(frozen=True, slots=True)
-class ReaderEntry:
+@dataclass(frozen=True)
+class ReaderTranscriptEntry:
     """One transcript entry for a reader: what happened (start, turn, migration) and the reader view after it."""
 
     seq: int
@@ -186,26 +176,12 @@ class ReaderEntry:
     turn: int
     revision: int
     at: datetime
-    view: ReaderView
-    narration: str | None = None  # a narrated turn's narration, as the spoiler guard passed it
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON form (``narration`` only for a narrated turn)."""
-        found: dict[str, Any] = {
-            "seq": self.seq,
-            "kind": self.kind,
-            "turn": self.turn,
-            "revision": self.revision,
-            "at": self.at.isoformat(),
-            "view": self.view.to_json(),
-        }
-        if self.narration is not None:
-            found["narration"] = self.narration
-        return found
+    view: forms.ReaderTurn
+    narration: Annotated[str | None, Field(description="A narrated turn's narration (as the spoiler guard passed it)")]
 
 
-@dataclass(frozen=True, slots=True)
-class NarratorEntry:
+@dataclass(frozen=True)
+class NarratorTranscriptEntry:
     """One transcript entry for the host and the owner: what was asked, the full turn, the migration report."""
 
     seq: int
@@ -213,58 +189,39 @@ class NarratorEntry:
     turn: int
     revision: int
     at: datetime
-    request: Mapping[str, Any] | None
-    result: Mapping[str, Any]
-    migration: Mapping[str, Any] | None
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON form."""
-        return {
-            "seq": self.seq,
-            "kind": self.kind,
-            "turn": self.turn,
-            "revision": self.revision,
-            "at": self.at.isoformat(),
-            "request": dict(self.request) if self.request is not None else None,
-            "result": dict(self.result),
-            "migration": dict(self.migration) if self.migration is not None else None,
-        }
+    request: dict[str, Any] | None
+    result: forms.NarratorTurn
+    migration: Annotated[
+        dict[str, Any] | None, Field(description="A migration's report: from and to revision, level, steps")
+    ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReaderTranscript:
     """A session's transcript for its reader."""
 
     session_id: str
     pack_id: str
-    entries: tuple[ReaderEntry, ...]
+    view: Literal["reader"]
+    entries: tuple[ReaderTranscriptEntry, ...]
 
-    def to_json(self) -> dict[str, Any]:
-        """The JSON form (``view``: ``reader``)."""
-        return {
-            "session_id": self.session_id,
-            "pack_id": self.pack_id,
-            "view": "reader",
-            "entries": [e.to_json() for e in self.entries],
-        }
+    def to_json(self) -> Any:
+        """Its JSON form as plain values (what the route sends)."""
+        return plain(self)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class NarratorTranscript:
     """A session's transcript for the host and the owner."""
 
     session_id: str
     pack_id: str
-    entries: tuple[NarratorEntry, ...]
+    view: Literal["narrator"]
+    entries: tuple[NarratorTranscriptEntry, ...]
 
-    def to_json(self) -> dict[str, Any]:
-        """The JSON form (``view``: ``narrator``)."""
-        return {
-            "session_id": self.session_id,
-            "pack_id": self.pack_id,
-            "view": "narrator",
-            "entries": [e.to_json() for e in self.entries],
-        }
+    def to_json(self) -> Any:
+        """Its JSON form as plain values (what the route sends)."""
+        return plain(self)
 
 
 TranscriptView: TypeAlias = ReaderTranscript | NarratorTranscript
@@ -586,24 +543,26 @@ class Sessions:
         events = self._store.events(session.id)
         if audience(token, owner) == "reader":
             readers = tuple(
-                ReaderEntry(e.seq, e.kind, e.turn, e.revision, e.created, _reader_view(e.result), _narration(e))
+                ReaderTranscriptEntry(
+                    e.seq, e.kind, e.turn, e.revision, e.created, _reader_form(_reader_view(e.result)), _narration(e)
+                )
                 for e in events
             )
-            return ReaderTranscript(session.id, session.pack_id, readers)
+            return ReaderTranscript(session.id, session.pack_id, "reader", readers)
         narrators = tuple(
-            NarratorEntry(
+            NarratorTranscriptEntry(
                 e.seq,
                 e.kind,
                 e.turn,
                 e.revision,
                 e.created,
-                e.request,
-                e.result["narrator"],
+                dict(e.request) if e.request is not None else None,
+                cast("forms.NarratorTurn", dict(e.result["narrator"])),
                 e.result.get("migration"),
             )
             for e in events
         )
-        return NarratorTranscript(session.id, session.pack_id, narrators)
+        return NarratorTranscript(session.id, session.pack_id, "narrator", narrators)
 
     # -- migrating ----------------------------------------------------------------------------------
 
@@ -834,9 +793,27 @@ def _session_view(session: SessionRecord, event: SessionEvent, who: Audience) ->
     entry = str(session.saved.get("entry", ""))
     if who == "reader":
         view = _reader_view(event.result)
-        return ReaderSession(session.id, session.pack_id, session.revision, entry, session.turn, view)
-    narrator = event.result["narrator"]
-    return NarratorSession(session.id, session.pack_id, session.revision, entry, session.turn, narrator, session.saved)
+        current = _reader_form(view)
+        return ReaderSession(
+            session.id, session.pack_id, session.revision, entry, session.turn, view.over, "reader", current
+        )
+    narrator = cast("forms.NarratorTurn", dict(event.result["narrator"]))
+    over = narrator.get("ending") is not None
+    return NarratorSession(
+        session.id,
+        session.pack_id,
+        session.revision,
+        entry,
+        session.turn,
+        over,
+        "narrator",
+        narrator,
+        dict(session.saved),
+    )
+
+
+def _reader_form(view: ReaderView) -> forms.ReaderTurn:
+    return cast("forms.ReaderTurn", view.to_json())
 
 
 def _is_over(session: SessionRecord) -> bool:

@@ -6,6 +6,7 @@ creator's own ``admin`` token too); the domain (:mod:`creatorpack.service.modera
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Annotated, Any, Final, Literal
 
@@ -26,15 +27,19 @@ from creatorpack.service.api.deps import (
 )
 from creatorpack.service.api.errors import problem_response
 from creatorpack.service.api.packs import ID_PATTERN, PackId
-from creatorpack.service.api.tokens import MAX_EXPIRES_IN, NewTokenModel, token_json
+from creatorpack.service.api.tokens import MAX_EXPIRES_IN, NewTokenModel
 from creatorpack.service.auth import MAX_TOKEN_NAME
 from creatorpack.service.moderation import MAX_DETAILS, MAX_REASON
 from creatorpack.service.ports import (
     AccountRecord,
     AdminEvent,
+    AdminEventKind,
     PackSummary,
+    ReportReason,
     ReportRecord,
+    Role,
     TokenRecord,
+    Visibility,
 )
 
 __all__ = [
@@ -127,7 +132,8 @@ class ReportRequest(BaseModel):
     details: str = Field("", max_length=MAX_DETAILS, pattern=_NO_NUL)
 
 
-class TakedownModel(BaseModel):
+@dataclass(frozen=True)
+class TakedownModel:
     """A takedown: its reason, when, and which admin."""
 
     reason: str
@@ -135,7 +141,8 @@ class TakedownModel(BaseModel):
     by: str
 
 
-class PackSummaryModel(BaseModel):
+@dataclass(frozen=True)
+class PackSummaryModel:
     """A pack as the admins' list shows it."""
 
     pack_id: str
@@ -143,41 +150,67 @@ class PackSummaryModel(BaseModel):
     created: datetime
     latest_revision: int
     published_revision: int | None
-    visibility: Literal["public", "unlisted", "private"]
+    visibility: Visibility
     takedown: TakedownModel | None
     owner_disabled: bool
 
+    @classmethod
+    def of(cls, pack: PackSummary) -> PackSummaryModel:
+        """The pack's summary."""
+        t = pack.takedown
+        takedown = None if t is None else TakedownModel(t.reason, t.at, t.by)
+        return cls(
+            pack.pack_id,
+            pack.owner,
+            pack.created,
+            pack.latest_revision,
+            pack.published_revision,
+            pack.visibility,
+            takedown,
+            pack.owner_disabled,
+        )
 
-class PackSummaries(BaseModel):
+
+@dataclass(frozen=True)
+class PackSummaries:
     """A page of packs, by id; ``next`` is the ``after`` of the next page."""
 
-    packs: list[PackSummaryModel]
+    packs: tuple[PackSummaryModel, ...]
     next: str | None
 
 
-class AccountModel(BaseModel):
+@dataclass(frozen=True)
+class AccountModel:
     """An account: its platform role and whether it is disabled."""
 
     name: str
     created: datetime
-    role: Literal["member", "admin"]
+    role: Role
     disabled: datetime | None
     disabled_reason: str | None
 
+    @classmethod
+    def of(cls, account: AccountRecord) -> AccountModel:
+        """The account."""
+        a = account
+        return cls(a.name, a.created, a.role, a.disabled, a.disabled_reason)
 
-class Accounts(BaseModel):
+
+@dataclass(frozen=True)
+class Accounts:
     """A page of accounts, by name; ``next`` is the ``after`` of the next page."""
 
-    accounts: list[AccountModel]
+    accounts: tuple[AccountModel, ...]
     next: str | None
 
 
-class ReportModel(BaseModel):
+@dataclass(frozen=True)
+class ReportModel:
     """A report of a pack, open until resolved."""
 
     id: int
     pack_id: str
-    reason: str
+    reason: ReportReason
     details: str
     reporter: str | None
     created: datetime
@@ -185,19 +218,27 @@ class ReportModel(BaseModel):
     resolved_by: str | None
     resolution: str | None
 
+    @classmethod
+    def of(cls, report: ReportRecord) -> ReportModel:
+        """The report."""
+        r = report
+        return cls(r.id, r.pack_id, r.reason, r.details, r.reporter, r.created, r.resolved, r.resolved_by, r.resolution)
 
-class Reports(BaseModel):
+
+@dataclass(frozen=True)
+class Reports:
     """A page of reports, oldest first; ``next`` is the ``after`` of the next page."""
 
-    reports: list[ReportModel]
+    reports: tuple[ReportModel, ...]
     next: int | None
 
 
-class AdminEventModel(BaseModel):
+@dataclass(frozen=True)
+class AdminEventModel:
     """An entry of the platform's journal."""
 
     id: int
-    kind: str
+    kind: AdminEventKind
     account: str
     token_id: str | None
     at: datetime
@@ -205,65 +246,19 @@ class AdminEventModel(BaseModel):
     pack_id: str | None
     detail: str | None
 
+    @classmethod
+    def of(cls, event: AdminEvent) -> AdminEventModel:
+        """The journal entry."""
+        e = event
+        return cls(e.id, e.kind, e.account, e.token_id, e.at, e.target_account, e.pack_id, e.detail)
 
-class AdminEvents(BaseModel):
+
+@dataclass(frozen=True)
+class AdminEvents:
     """A page of the platform's journal, oldest first; ``next`` is the ``after`` of the next page."""
 
-    events: list[AdminEventModel]
+    events: tuple[AdminEventModel, ...]
     next: int | None
-
-
-def _pack_json(pack: PackSummary) -> dict[str, Any]:
-    takedown = pack.takedown
-    return {
-        "pack_id": pack.pack_id,
-        "owner": pack.owner,
-        "created": pack.created.isoformat(),
-        "latest_revision": pack.latest_revision,
-        "published_revision": pack.published_revision,
-        "visibility": pack.visibility,
-        "takedown": None
-        if takedown is None
-        else {"reason": takedown.reason, "at": takedown.at.isoformat(), "by": takedown.by},
-        "owner_disabled": pack.owner_disabled,
-    }
-
-
-def _account_json(account: AccountRecord) -> dict[str, Any]:
-    return {
-        "name": account.name,
-        "created": account.created.isoformat(),
-        "role": account.role,
-        "disabled": account.disabled.isoformat() if account.disabled else None,
-        "disabled_reason": account.disabled_reason,
-    }
-
-
-def _report_json(report: ReportRecord) -> dict[str, Any]:
-    return {
-        "id": report.id,
-        "pack_id": report.pack_id,
-        "reason": report.reason,
-        "details": report.details,
-        "reporter": report.reporter,
-        "created": report.created.isoformat(),
-        "resolved": report.resolved.isoformat() if report.resolved else None,
-        "resolved_by": report.resolved_by,
-        "resolution": report.resolution,
-    }
-
-
-def _event_json(event: AdminEvent) -> dict[str, Any]:
-    return {
-        "id": event.id,
-        "kind": str(event.kind),
-        "account": event.account,
-        "token_id": event.token_id,
-        "at": event.at.isoformat(),
-        "target_account": event.target_account,
-        "pack_id": event.pack_id,
-        "detail": event.detail,
-    }
 
 
 # -- packs -------------------------------------------------------------------------------------------
@@ -280,7 +275,7 @@ def packs(
     """Every pack, by id: owner, revisions, publication, takedown and whether its owner is disabled."""
     found = services(request).moderation.packs(admin, after=after, limit=limit, owner=owner)
     following = found[-1].pack_id if len(found) == limit else None
-    return json_response({"packs": [_pack_json(p) for p in found], "next": following})
+    return json_response(PackSummaries(tuple(PackSummaryModel.of(p) for p in found), following))
 
 
 @admin_router.post(
@@ -296,7 +291,7 @@ async def takedown(request: Request, pack_id: PackId, admin: Admin) -> Response:
         done = services(request).moderation.takedown(admin, pack_id, body.reason)
     finally:
         services(request).sessions.forget(pack_id)  # other accounts' sessions stop in this process at once
-    return json_response(_pack_json(done))
+    return json_response(PackSummaryModel.of(done))
 
 
 @admin_router.delete("/packs/{pack_id}/takedown", response_model=PackSummaryModel, responses={**_ERRORS, **_NOT_FOUND})
@@ -306,7 +301,7 @@ def restore(request: Request, pack_id: PackId, admin: Admin) -> Response:
         done = services(request).moderation.restore(admin, pack_id)
     finally:
         services(request).sessions.forget(pack_id)
-    return json_response(_pack_json(done))
+    return json_response(PackSummaryModel.of(done))
 
 
 # -- accounts ----------------------------------------------------------------------------------------
@@ -322,7 +317,7 @@ def accounts(
     """Every account, by name: role, and whether (since when, why) it is disabled."""
     found = services(request).moderation.accounts(admin, after=after, limit=limit)
     following = found[-1].name if len(found) == limit else None
-    return json_response({"accounts": [_account_json(a) for a in found], "next": following})
+    return json_response(Accounts(tuple(AccountModel.of(a) for a in found), following))
 
 
 @admin_router.post(
@@ -338,7 +333,7 @@ async def disable(request: Request, account: AccountName, admin: Admin) -> Respo
         done = services(request).moderation.disable(admin, account, body.reason)
     finally:
         services(request).sessions.forget_all()  # its packs' sessions of other accounts stop here at once
-    return json_response(_account_json(done))
+    return json_response(AccountModel.of(done))
 
 
 @admin_router.post("/accounts/{account}/enable", response_model=AccountModel, responses={**_ERRORS, **_NOT_FOUND})
@@ -348,7 +343,7 @@ def enable(request: Request, account: AccountName, admin: Admin) -> Response:
         done = services(request).moderation.enable(admin, account)
     finally:
         services(request).sessions.forget_all()
-    return json_response(_account_json(done))
+    return json_response(AccountModel.of(done))
 
 
 @admin_router.post(
@@ -368,7 +363,7 @@ async def account_token(request: Request, account: AccountName, admin: Admin) ->
     made = services(request).moderation.issue_token(
         admin, account, body.scope, expires_in=expires_in, packs=body.packs, name=body.name
     )
-    return json_response(token_json(made.record, made.secret), 201, {"Cache-Control": "no-store"})
+    return json_response(NewTokenModel.made(made.record, made.secret), 201, {"Cache-Control": "no-store"})
 
 
 # -- reports and the journal -------------------------------------------------------------------------
@@ -378,7 +373,12 @@ async def account_token(request: Request, account: AccountName, admin: Admin) ->
     "/{pack_id}/reports",
     status_code=201,
     response_model=ReportModel,
-    responses={**_ERRORS, **_BODY, **_NOT_FOUND, 429: {"description": "Too many reports (rate-limited)"}},
+    responses={
+        **{k: PROBLEM_RESPONSES[k] for k in (400, 401)},  # any live token may report: no 403
+        **_BODY,
+        **_NOT_FOUND,
+        429: {"description": "Too many reports (rate-limited)"},
+    },
     openapi_extra={**request_body(ReportRequest), **ANONYMOUS},
 )
 async def report(request: Request, pack_id: PackId, caller: Caller) -> Response:
@@ -396,7 +396,7 @@ async def report(request: Request, pack_id: PackId, caller: Caller) -> Response:
                 headers={"Retry-After": str(decision.reset)},
             )
     found = services(request).moderation.report(caller, pack_id, body.reason, body.details)
-    return json_response(_report_json(found), 201)
+    return json_response(ReportModel.of(found), 201)
 
 
 def _reporter_key(request: Request, caller: TokenRecord | None) -> str:
@@ -418,7 +418,7 @@ def reports(
     """Readers' reports, oldest first (open ones by default)."""
     found = services(request).moderation.reports(admin, status, after=after, limit=limit)
     following = found[-1].id if len(found) == limit else None
-    return json_response({"reports": [_report_json(r) for r in found], "next": following})
+    return json_response(Reports(tuple(ReportModel.of(r) for r in found), following))
 
 
 @admin_router.post(
@@ -441,4 +441,4 @@ def events(request: Request, admin: Admin, after: After = 0, limit: Limit = 100)
     """The platform's journal, oldest first: every admin action (takedowns, accounts, tokens, reports, roles)."""
     found = services(request).moderation.events(admin, after=after, limit=limit)
     following = found[-1].id if len(found) == limit else None
-    return json_response({"events": [_event_json(e) for e in found], "next": following})
+    return json_response(AdminEvents(tuple(AdminEventModel.of(e) for e in found), following))

@@ -103,9 +103,7 @@ async def upload(request: Request, sha256: Sha256, _token: Creator) -> Response:
     """Store an asset file under its sha256 (checked; type sniffed); the same file again changes nothing."""
     body = await read_body(request, min(MAX_ASSET_BYTES, services(request).settings.max_body_bytes))
     done = await cpu_bound(request, services(request).assets.upload, sha256, body)
-    asset = done.asset
-    content = {"sha256": asset.sha256, "size": asset.size, "mime_type": asset.mime_type}
-    return json_response({**content, "created": asset.created.isoformat()}, 201 if done.created else 200)
+    return json_response(Asset.of(done.asset), 201 if done.created else 200)
 
 
 @router.get(

@@ -20,9 +20,9 @@ from creatorpack.service.api.deps import (
     services,
 )
 from creatorpack.service.api.packs import PackId
-from creatorpack.service.api.schemas import CatalogPageModel, ReaderPackModel
-from creatorpack.service.catalog import MAX_LIMIT, CatalogRequest
+from creatorpack.service.catalog import MAX_LIMIT, CatalogPage, CatalogRequest
 from creatorpack.service.ports import CatalogSort, TokenRecord
+from creatorpack.service.reader import ReaderPack
 
 __all__ = ["catalog", "reader", "router"]
 
@@ -35,7 +35,7 @@ _READER_ERRORS: Final[dict[int | str, dict[str, Any]]] = {k: PROBLEM_RESPONSES[k
 
 @router.get(
     "/catalog",
-    response_model=CatalogPageModel,
+    response_model=CatalogPage,
     responses={**CATALOG_RESPONSES, 401: PROBLEM_RESPONSES[401]},
     openapi_extra=ANONYMOUS,
 )
@@ -67,7 +67,7 @@ def catalog(
 
 @router.get(
     "/packs/{pack_id}/reader",
-    response_model=ReaderPackModel,
+    response_model=ReaderPack,
     responses={304: {"description": "Not modified (If-None-Match matched the ETag)"}, **_READER_ERRORS},
     openapi_extra=ANONYMOUS,
 )

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from creatorpack.service.api.deps import PROBLEM_RESPONSES, cpu_bound, json_response, read_json_body, services
-from creatorpack.service.api.schemas import LintReport, Report
+from creatorpack.service.forms import LintReport, Report
 
 __all__ = ["PACK_BODY", "lint", "router", "validate"]
 

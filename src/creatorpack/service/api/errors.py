@@ -38,6 +38,7 @@ __all__ = [
     "PROBLEM_MEDIA_TYPE",
     "ProblemType",
     "install",
+    "problem_of",
     "problem_response",
 ]
 
@@ -99,7 +100,13 @@ def problem_response(
     name: str, detail: str, *, instance: str | None = None, headers: dict[str, str] | None = None, **extra: Any
 ) -> Response:
     """A problem+json response of the named type."""
-    kind = PROBLEMS[name]
+    return problem_of(PROBLEMS[name], detail, instance=instance, headers=headers, **extra)
+
+
+def problem_of(
+    kind: ProblemType, detail: str, *, instance: str | None = None, headers: dict[str, str] | None = None, **extra: Any
+) -> Response:
+    """A problem+json response of ``kind`` (the one builder of the ``Problem`` body; extension members in ``extra``)."""
     body: dict[str, Any] = {"type": kind.uri, "title": kind.title, "status": kind.status, "detail": detail}
     if instance is not None:
         body["instance"] = instance

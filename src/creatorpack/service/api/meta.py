@@ -9,16 +9,14 @@ import asyncio
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any, Final, Literal
+from typing import Any, Final
 
-import orjson
 from fastapi import APIRouter, Request
-from pydantic import BaseModel
 from starlette.responses import Response
 
 from creatorpack.service.api.deps import json_response
-from creatorpack.service.api.errors import PROBLEM_MEDIA_TYPE, ProblemType
-from creatorpack.service.api.schemas import Health
+from creatorpack.service.api.errors import PROBLEM_MEDIA_TYPE, ProblemType, problem_of
+from creatorpack.service.api.schemas import Health, Ready
 
 __all__ = ["NOT_READY", "READY_SECONDS", "Ready", "health", "ready", "router"]
 
@@ -27,12 +25,6 @@ READY_SECONDS: Final = 2.0
 """How long ``/v1/ready`` waits for the database before it answers 503."""
 
 router = APIRouter(prefix="/v1", tags=["meta"])
-
-
-class Ready(BaseModel):
-    """The service's stores answer: it can serve requests."""
-
-    status: Literal["ready"]
 
 
 _NOT_READY_RESPONSE: Final[dict[int | str, dict[str, Any]]] = {
@@ -46,7 +38,7 @@ _NOT_READY_RESPONSE: Final[dict[int | str, dict[str, Any]]] = {
 @router.get("/health", response_model=Health)
 async def health() -> Response:
     """The service is up (liveness: it touches neither the database nor the blob store)."""
-    return json_response({"status": "ok"})
+    return json_response(Health("ok"))
 
 
 @router.get("/ready", response_model=Ready, responses=_NOT_READY_RESPONSE)
@@ -61,10 +53,8 @@ async def ready(request: Request) -> Response:
     except TimeoutError:
         problem = f"the database did not answer within {READY_SECONDS:g} s"
     if problem is None:
-        return json_response({"status": "ready"})
-    body = {"type": NOT_READY.uri, "title": NOT_READY.title, "status": NOT_READY.status, "detail": problem}
-    body["instance"] = request.url.path
-    return Response(orjson.dumps(body), NOT_READY.status, media_type=PROBLEM_MEDIA_TYPE)
+        return json_response(Ready("ready"))
+    return problem_of(NOT_READY, problem, instance=request.url.path)
 
 
 class _Probe:

@@ -18,7 +18,7 @@ from creatorpack.service.api.deps import (
     services,
 )
 from creatorpack.service.api.schemas import Pack, Revision
-from creatorpack.service.ports import PackRecord, RevisionRecord, Takedown, TokenRecord
+from creatorpack.service.ports import PackRecord, RevisionRecord, TokenRecord
 
 __all__ = ["delete", "pack", "revision", "router", "upload"]
 
@@ -32,23 +32,6 @@ Creator = Annotated[TokenRecord, Depends(require("creator"))]
 _AUTH_ERRORS: Final[dict[int | str, dict[str, Any]]] = {k: PROBLEM_RESPONSES[k] for k in (401, 403, 404)}
 
 
-def _revision_json(record: RevisionRecord, pack: PackRecord | None = None) -> dict[str, Any]:
-    return {
-        "pack_id": record.pack_id,
-        "revision": record.revision,
-        "sha256": record.sha256,
-        "size": record.size,
-        "version": record.version,
-        "created": record.created.isoformat(),
-        "published": pack is not None and pack.published_revision == record.revision,
-    }
-
-
-def _takedown_json(takedown: Takedown | None) -> dict[str, str] | None:
-    """A takedown as its pack's owner reads it: the reason and when (not which admin)."""
-    return None if takedown is None else {"reason": takedown.reason, "at": takedown.at.isoformat()}
-
-
 def _location(record: RevisionRecord) -> str:
     return f"/v1/packs/{record.pack_id}/revisions/{record.revision}"
 
@@ -57,7 +40,10 @@ def _location(record: RevisionRecord) -> str:
     "",
     status_code=201,
     response_model=Revision,
-    responses={200: {"model": Revision, "description": "The same bytes were already stored"}, **PROBLEM_RESPONSES},
+    responses={
+        200: {"model": Revision, "description": "The same bytes were already stored"},
+        **{k: v for k, v in PROBLEM_RESPONSES.items() if k != 404},  # a pack of another account is 409 pack-id-taken
+    },
     openapi_extra=PACK_BODY,
 )
 async def upload(request: Request, token: Creator) -> Response:
@@ -73,25 +59,13 @@ async def upload(request: Request, token: Creator) -> Response:
 
     revision, record, created = await cpu_bound(request, store, size=len(body), lane="uploads")
     headers = {"Location": _location(revision), "ETag": f'"{revision.sha256}"'}
-    return json_response(_revision_json(revision, record), 201 if created else 200, headers)
+    return json_response(Revision.of(revision, record), 201 if created else 200, headers)
 
 
 @router.get("/{pack_id}", response_model=Pack, responses={400: PROBLEM_RESPONSES[400], **_AUTH_ERRORS})
 def pack(request: Request, pack_id: PackId, token: Creator) -> Response:
     """The pack's live revisions, its published revision and its visibility."""
-    record = services(request).packs.pack(token.account, pack_id)
-    live = [_revision_json(r, record) for r in record.revisions if r.deleted is None]
-    return json_response(
-        {
-            "pack_id": record.pack_id,
-            "created": record.created.isoformat(),
-            "latest_revision": record.latest_revision,
-            "published_revision": record.published_revision,
-            "visibility": record.visibility,
-            "revisions": live,
-            "takedown": _takedown_json(record.takedown),
-        }
-    )
+    return json_response(Pack.of(services(request).packs.pack(token.account, pack_id)))
 
 
 @router.get(

@@ -18,8 +18,9 @@ from creatorpack.service.api.deps import (
     services,
 )
 from creatorpack.service.api.packs import Creator, PackId
-from creatorpack.service.api.schemas import Events, Published, PublishRequest
-from creatorpack.service.ports import Actor, PackEvent
+from creatorpack.service.api.schemas import Event, Events, PublishRequest
+from creatorpack.service.packs import Published
+from creatorpack.service.ports import Actor
 
 __all__ = ["events", "publish", "router", "unpublish"]
 
@@ -27,17 +28,6 @@ router = APIRouter(prefix="/v1/packs", tags=["publishing"])
 
 _ERRORS: Final[dict[int | str, dict[str, Any]]] = {k: PROBLEM_RESPONSES[k] for k in (400, 401, 403, 404)}
 _BODY_ERRORS: Final[dict[int | str, dict[str, Any]]] = {k: PROBLEM_RESPONSES[k] for k in (413, 415)}
-
-
-def _event_json(event: PackEvent) -> dict[str, Any]:
-    return {
-        "id": event.id,
-        "kind": str(event.kind),
-        "account": event.account,
-        "token_id": event.token_id,
-        "at": event.at.isoformat(),
-        "revision": event.revision,
-    }
 
 
 @router.post(
@@ -54,7 +44,7 @@ async def publish(request: Request, pack_id: PackId, token: Creator) -> Response
         done = await cpu_bound(request, services(request).packs.publish, actor, pack_id, body.revision)
     finally:
         services(request).sessions.forget(pack_id)  # committed (or not changed): made private stops them here now
-    return json_response(done.to_json())
+    return json_response(done)
 
 
 @router.delete("/{pack_id}/publish", status_code=204, responses=_ERRORS)
@@ -78,4 +68,4 @@ def events(
     """The audit journal: every upload, delete, publish and unpublish, with account, token id, time and revision."""
     found = services(request).packs.events(token.account, pack_id, after=after, limit=limit)
     following = found[-1].id if len(found) == limit else None
-    return json_response({"events": [_event_json(e) for e in found], "next": following})
+    return json_response(Events(tuple(Event.of(e) for e in found), following))

@@ -1,90 +1,48 @@
-"""Response shapes, for the OpenAPI document (handlers serialize with orjson, in these shapes)."""
+"""The routes' own response shapes, the request bodies and the problem document, for the handlers and OpenAPI.
+
+A response shape is a frozen dataclass (see :mod:`creatorpack.service.shapes`): a handler sends
+``orjson.dumps`` of it and the route names the same class as its ``response_model``, so the OpenAPI
+document is derived from what is sent. Shapes built elsewhere live with what builds them: the reader
+view and catalog (:mod:`creatorpack.service.reader`, :mod:`creatorpack.service.catalog`), sessions
+(:mod:`creatorpack.service.sessions`), publishing (:class:`creatorpack.service.packs.Published`) and
+the other layers' JSON forms (:mod:`creatorpack.service.forms`).
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, Final, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+from creatorpack.service.ports import PackEventKind
+
+if TYPE_CHECKING:
+    from creatorpack.service.ports import AssetRecord, PackEvent, PackRecord, RevisionRecord, Takedown
 
 __all__ = [
     "INTEGRAL",
     "Asset",
-    "CatalogEntryModel",
-    "CatalogPageModel",
     "Event",
     "Events",
-    "Finding",
     "Health",
-    "LintReport",
     "MigrateRequest",
-    "NarratorEntry",
-    "NarratorSession",
-    "NarratorTranscript",
-    "NarratorTurn",
     "Pack",
-    "PackDiff",
     "PackTakedown",
     "Problem",
     "PublishRequest",
-    "Published",
-    "ReaderAchievementModel",
-    "ReaderBadgeModel",
-    "ReaderCardModel",
-    "ReaderCoverModel",
-    "ReaderEntry",
-    "ReaderEntryModel",
-    "ReaderImageModel",
-    "ReaderPackModel",
-    "ReaderPublicationModel",
-    "ReaderRelationshipModel",
-    "ReaderRightsModel",
-    "ReaderSession",
-    "ReaderTranscript",
-    "ReaderTurn",
-    "Report",
+    "Ready",
     "Revision",
     "RevisionNumber",
     "StartRequest",
     "TurnNumber",
     "TurnRequest",
-    "Violation",
 ]
 
 
-class Violation(BaseModel):
-    """One violation, as ``creatorpack validate --format json`` prints it."""
-
-    pointer: str = Field(description="RFC 6901 JSON Pointer ('' is the whole pack)")
-    code: str
-    message: str
-    line: int | None
-    column: int | None
-
-
-class Report(BaseModel):
-    """The CLI's JSON report for one file, without its path."""
-
-    valid: bool
-    version: str | None
-    errors: list[Violation]
-
-
-class Finding(Violation):
-    """One lint finding (``creatorpack lint --format json``)."""
-
-    severity: Literal["error", "warning"]
-
-
-class LintReport(BaseModel):
-    """The CLI's JSON lint report for one file, without its path."""
-
-    valid: bool
-    version: str | None
-    errors: list[Finding]
-
-
-class Revision(BaseModel):
+@dataclass(frozen=True)
+class Revision:
     """A stored revision."""
 
     pack_id: str
@@ -95,32 +53,112 @@ class Revision(BaseModel):
     created: datetime
     published: bool
 
+    @classmethod
+    def of(cls, record: RevisionRecord, pack: PackRecord | None = None) -> Revision:
+        """The revision; ``published`` if ``pack`` (its pack, when known) publishes it."""
+        published = pack is not None and pack.published_revision == record.revision
+        return cls(
+            record.pack_id, record.revision, record.sha256, record.size, record.version, record.created, published
+        )
 
-class PackTakedown(BaseModel):
+
+@dataclass(frozen=True)
+class PackTakedown:
     """Why and when the platform's admins hid the pack (it stays hidden until they restore it)."""
 
     reason: str
     at: datetime
 
+    @classmethod
+    def of(cls, takedown: Takedown | None) -> PackTakedown | None:
+        """A takedown as its pack's owner reads it: the reason and when (not which admin)."""
+        return None if takedown is None else cls(takedown.reason, takedown.at)
 
-class Pack(BaseModel):
+
+@dataclass(frozen=True)
+class Pack:
     """A pack as its owner sees it: live revisions, the published one and the visibility."""
 
     pack_id: str
     created: datetime
-    latest_revision: int = Field(description="The highest revision number ever stored (deleted ones included)")
+    latest_revision: Annotated[
+        int, Field(description="The highest revision number ever stored (deleted ones included)")
+    ]
     published_revision: int | None
     visibility: Literal["public", "unlisted", "private"]
-    revisions: list[Revision]
-    takedown: PackTakedown | None = Field(
-        description="Set while a platform admin hides the pack from the catalog and its readers"
-    )
+    revisions: tuple[Revision, ...]
+    takedown: Annotated[
+        PackTakedown | None,
+        Field(description="Set while a platform admin hides the pack from the catalog and its readers"),
+    ]
+
+    @classmethod
+    def of(cls, record: PackRecord) -> Pack:
+        """The pack with its live revisions."""
+        live = tuple(Revision.of(r, record) for r in record.revisions if r.deleted is None)
+        return cls(
+            record.pack_id,
+            record.created,
+            record.latest_revision,
+            record.published_revision,
+            record.visibility,
+            live,
+            PackTakedown.of(record.takedown),
+        )
 
 
-class Health(BaseModel):
+@dataclass(frozen=True)
+class Health:
     """The service answers."""
 
     status: Literal["ok"]
+
+
+@dataclass(frozen=True)
+class Ready:
+    """The service's stores answer: it can serve requests."""
+
+    status: Literal["ready"]
+
+
+@dataclass(frozen=True)
+class Event:
+    """One audit journal entry."""
+
+    id: int
+    kind: PackEventKind
+    account: str
+    token_id: Annotated[str | None, Field(description="The id of the token used (None: the command line)")]
+    at: datetime
+    revision: int | None
+
+    @classmethod
+    def of(cls, event: PackEvent) -> Event:
+        """The journal entry."""
+        return cls(event.id, event.kind, event.account, event.token_id, event.at, event.revision)
+
+
+@dataclass(frozen=True)
+class Events:
+    """A page of the audit journal, oldest first; ``next`` is the ``after`` of the following page."""
+
+    events: tuple[Event, ...]
+    next: int | None
+
+
+@dataclass(frozen=True)
+class Asset:
+    """An uploaded asset file."""
+
+    sha256: str
+    size: int
+    mime_type: str
+    created: datetime
+
+    @classmethod
+    def of(cls, record: AssetRecord) -> Asset:
+        """The asset file."""
+        return cls(record.sha256, record.size, record.mime_type, record.created)
 
 
 class Problem(BaseModel):
@@ -190,276 +228,9 @@ class MigrateRequest(BaseModel):
     revision: RevisionNumber
 
 
-class ReaderTurn(BaseModel):
-    """What a reader sees after a turn (``ReaderView.to_json()``): ids only, nothing meant for the narrator."""
-
-    turn: int
-    revealed: dict[str, list[str]]
-    new_revealed: dict[str, list[str]]
-    achievements: list[str]
-    new_achievements: list[str]
-    locked_achievements: list[str]
-    badges: list[str]
-    new_badges: list[str]
-    ending: str | None
-    illustration: str | None
-    assets: list[str]
-
-
-class NarratorTurn(BaseModel):
-    """One turn of ``creatorpack play --format json`` (``TurnResult.to_json()``), for hosts and owners."""
-
-    turn: int
-    state: dict[str, Any]
-    active_rules: list[str]
-    completed_rules: list[str]
-    rejected_effects: list[dict[str, Any]]
-    unlocked_achievements: list[str]
-    badges: list[str]
-    ending: str | None
-    illustration: str | None
-    revealed: dict[str, list[str]]
-    reachable_assets: list[str]
-    new: dict[str, Any]
-    narrator: dict[str, Any]
-
-
-class _SessionBase(BaseModel):
-    session_id: str
-    pack_id: str
-    revision: int
-    entry: str
-    turn: int = Field(description="The number of the last turn played (0: just started)")
-    over: bool
-
-
-class ReaderSession(_SessionBase):
-    """A session as its reader sees it."""
-
-    view: Literal["reader"]
-    current: ReaderTurn
-
-
-class NarratorSession(_SessionBase):
-    """A session as the host and the owner see it, with its save (``creatorpack.session/1``)."""
-
-    view: Literal["narrator"]
-    current: NarratorTurn
-    save: dict[str, Any]
-
-
-class _EntryBase(BaseModel):
-    seq: int
-    kind: Literal["start", "turn", "migrate"]
-    turn: int
-    revision: int
-    at: datetime
-
-
-class ReaderEntry(_EntryBase):
-    """One transcript entry for a reader."""
-
-    view: ReaderTurn
-
-
-class NarratorEntry(_EntryBase):
-    """One transcript entry for the host and the owner."""
-
-    request: dict[str, Any] | None
-    result: NarratorTurn
-    migration: dict[str, Any] | None = Field(description="A migration's report: from and to revision, level, steps")
-
-
-class ReaderTranscript(BaseModel):
-    """A session's transcript for its reader."""
-
-    session_id: str
-    pack_id: str
-    view: Literal["reader"]
-    entries: list[ReaderEntry]
-
-
-class NarratorTranscript(BaseModel):
-    """A session's transcript for the host and the owner."""
-
-    session_id: str
-    pack_id: str
-    view: Literal["narrator"]
-    entries: list[NarratorEntry]
-
-
-class PackDiff(BaseModel):
-    """``creatorpack diff --format json``: the changes by id and the save compatibility verdict."""
-
-    pack_id: str | None
-    old_revision: int | None
-    new_revision: int | None
-    changes: list[dict[str, Any]]
-    compatibility: dict[str, Any]
-
-
-# -- publishing, the journal, the reader view, the catalog, assets ------------------------------------
-
-
 class PublishRequest(BaseModel):
     """Which revision to publish."""
 
     model_config = ConfigDict(extra="forbid")
 
     revision: RevisionNumber = Field(description="A live revision of the pack")
-
-
-class Published(BaseModel):
-    """The published revision, its visibility (from publication.visibility) and the lint warnings."""
-
-    pack_id: str
-    revision: int
-    visibility: Literal["public", "unlisted", "private"]
-    published: datetime
-    warnings: list[Finding]
-
-
-class Event(BaseModel):
-    """One audit journal entry."""
-
-    id: int
-    kind: Literal["upload", "delete", "publish", "unpublish"]
-    account: str
-    token_id: str | None = Field(description="The id of the token used (None: the command line)")
-    at: datetime
-    revision: int | None
-
-
-class Events(BaseModel):
-    """A page of the audit journal, oldest first; ``next`` is the ``after`` of the following page."""
-
-    events: list[Event]
-    next: int | None
-
-
-class ReaderRightsModel(BaseModel):
-    """Publication rights."""
-
-    basis: str
-    statement: str
-
-
-class ReaderCoverModel(BaseModel):
-    """Cover still and motion, with the URLs to fetch them."""
-
-    asset_id: str | None
-    url: str | None
-    motion_asset_id: str | None
-    motion_url: str | None
-
-
-class ReaderPublicationModel(BaseModel):
-    """The publication's public metadata."""
-
-    tagline: str
-    description: str
-    creator_credit: str
-    rights: ReaderRightsModel
-    age_rating: Literal["general", "adult"]
-    content_warnings: list[str]
-    genres: list[str]
-    tags: list[str]
-    target_audience: list[str]
-    cover: ReaderCoverModel
-
-
-class ReaderEntryModel(BaseModel):
-    """An entry a reader may start from."""
-
-    id: str | None
-    title: str
-
-
-class ReaderAchievementModel(BaseModel):
-    """A visible achievement."""
-
-    id: str
-    title: str
-    description: str
-
-
-class ReaderBadgeModel(BaseModel):
-    """A badge."""
-
-    id: str
-    title: str
-
-
-class ReaderImageModel(BaseModel):
-    """A revealed avatar (with its crop) or image of a reader card."""
-
-    asset_id: str
-    crop: dict[str, float] | None
-
-
-class ReaderRelationshipModel(BaseModel):
-    """A revealed relationship."""
-
-    actor_id: str
-    label: str
-
-
-class ReaderCardModel(BaseModel):
-    """A reader card revealed at the start of the default entry."""
-
-    id: str
-    kind: str
-    display_name: str
-    introduction: str
-    avatar: ReaderImageModel | None
-    image: ReaderImageModel | None
-    relationships: list[ReaderRelationshipModel]
-
-
-class ReaderPackModel(BaseModel):
-    """The reader view of the published revision (see docs/service.md: what it never holds)."""
-
-    pack_id: str
-    revision: int
-    published: datetime
-    title: str
-    language: str
-    publication: ReaderPublicationModel
-    entries: list[ReaderEntryModel]
-    achievements: list[ReaderAchievementModel]
-    badges: list[ReaderBadgeModel]
-    reader_cards: list[ReaderCardModel]
-
-
-class CatalogEntryModel(BaseModel):
-    """A public pack in the catalog."""
-
-    pack_id: str
-    revision: int
-    title: str
-    language: str
-    tagline: str
-    creator_credit: str
-    age_rating: Literal["general", "adult"]
-    content_warnings: list[str]
-    genres: list[str]
-    tags: list[str]
-    cover: ReaderCoverModel
-    published: datetime
-    reader: str = Field(description="The reader view's path")
-
-
-class CatalogPageModel(BaseModel):
-    """A page of the catalog; ``next`` is the cursor of the following page (also in the Link header)."""
-
-    items: list[CatalogEntryModel]
-    next: str | None
-
-
-class Asset(BaseModel):
-    """An uploaded asset file."""
-
-    sha256: str
-    size: int
-    mime_type: str
-    created: datetime

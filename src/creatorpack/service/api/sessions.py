@@ -25,19 +25,15 @@ from creatorpack.service.api.deps import (
     services,
 )
 from creatorpack.service.api.packs import ID_PATTERN, MAX_REVISION, PackId
-from creatorpack.service.api.schemas import (
-    MigrateRequest,
+from creatorpack.service.api.schemas import MigrateRequest, StartRequest, TurnRequest
+from creatorpack.service.forms import NarratorTurn, PackDiff, ReaderTurn
+from creatorpack.service.ports import TokenRecord
+from creatorpack.service.sessions import (
     NarratorSession,
     NarratorTranscript,
-    NarratorTurn,
-    PackDiff,
     ReaderSession,
     ReaderTranscript,
-    ReaderTurn,
-    StartRequest,
-    TurnRequest,
 )
-from creatorpack.service.ports import TokenRecord
 
 __all__ = ["asset", "migrate", "pack_diff", "read", "router", "start", "transcript", "turn"]
 
@@ -83,7 +79,7 @@ async def start(request: Request, pack_id: PackId, token: Player) -> Response:
     asked = await read_request(request, StartRequest, empty_ok=True)
     sessions = services(request).sessions
     view = await to_thread.run_sync(lambda: sessions.start(token, pack_id, entry=asked.entry, revision=asked.revision))
-    return json_response(view.to_json(), 201, {"Location": f"/v1/sessions/{view.session_id}"})
+    return json_response(view, 201, {"Location": f"/v1/sessions/{view.session_id}"})
 
 
 @router.post(
@@ -110,7 +106,7 @@ async def turn(request: Request, session_id: SessionId, token: Player) -> Respon
 )
 def read(request: Request, session_id: SessionId, token: Player) -> Response:
     """The session where it is now, with its last turn as the caller may see it."""
-    return json_response(services(request).sessions.read(token, session_id).to_json())
+    return json_response(services(request).sessions.read(token, session_id))
 
 
 @router.get(
@@ -121,7 +117,7 @@ def read(request: Request, session_id: SessionId, token: Player) -> Response:
 )
 def transcript(request: Request, session_id: SessionId, token: Player) -> Response:
     """Every event of the session (its start, turns and migrations) as the caller may see it."""
-    return json_response(services(request).sessions.transcript(token, session_id).to_json())
+    return json_response(services(request).sessions.transcript(token, session_id))
 
 
 @router.post(
@@ -139,7 +135,7 @@ async def migrate(request: Request, session_id: SessionId, token: Player) -> Res
     asked = await read_request(request, MigrateRequest)
     sessions = services(request).sessions
     view = await to_thread.run_sync(sessions.migrate, token, session_id, asked.revision)
-    return json_response(view.to_json())
+    return json_response(view)
 
 
 @router.get(

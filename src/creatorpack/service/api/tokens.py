@@ -7,6 +7,7 @@ the request that made it, and nowhere else ever after.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Annotated, Any, Final, Literal
 
@@ -18,7 +19,7 @@ from creatorpack.service.api.deps import PROBLEM_RESPONSES, authenticated, json_
 from creatorpack.service.api.deps import services as _services
 from creatorpack.service.api.packs import ID_PATTERN
 from creatorpack.service.auth import MAX_TOKEN_NAME
-from creatorpack.service.ports import TokenRecord
+from creatorpack.service.ports import Scope, TokenRecord
 
 __all__ = [
     "MAX_EXPIRES_IN",
@@ -30,7 +31,6 @@ __all__ = [
     "listing",
     "revoke",
     "router",
-    "token_json",
 ]
 
 router = APIRouter(prefix="/v1/tokens", tags=["tokens"])
@@ -41,30 +41,47 @@ MAX_EXPIRES_IN: Final = 10 * 366 * 24 * 3600  # ten years, in seconds
 _ERRORS: Final[dict[int | str, dict[str, Any]]] = {k: PROBLEM_RESPONSES[k] for k in (400, 401, 403)}
 
 
-class TokenModel(BaseModel):
+@dataclass(frozen=True)
+class TokenModel:
     """A token as its account sees it: never the secret, which only its creation answers with."""
 
     id: str
     account: str
-    scope: Literal["creator", "reader", "host", "admin"]
+    scope: Scope
     name: str | None
     created: datetime
     expires: datetime | None
-    last_used: datetime | None = Field(description="To the minute")
+    last_used: Annotated[datetime | None, Field(description="To the minute")]
     revoked: datetime | None
-    packs: list[str] | None = Field(description="The pack ids (normalized) it may act on; null: every pack")
+    packs: Annotated[
+        tuple[str, ...] | None, Field(description="The pack ids (normalized) it may act on; null: every pack")
+    ]
+
+    @classmethod
+    def of(cls, record: TokenRecord) -> TokenModel:
+        """The token as its account sees it."""
+        r = record
+        return cls(r.id, r.account, r.scope, r.name, r.created, r.expires, r.last_used, r.revoked, r.packs)
 
 
+@dataclass(frozen=True)
 class NewTokenModel(TokenModel):
     """A token just made, with its secret: keep it, it is shown this once."""
 
     token: str
 
+    @classmethod
+    def made(cls, record: TokenRecord, secret: str) -> NewTokenModel:
+        """The token just made, with its secret."""
+        r = record
+        return cls(r.id, r.account, r.scope, r.name, r.created, r.expires, r.last_used, r.revoked, r.packs, secret)
 
-class TokenList(BaseModel):
+
+@dataclass(frozen=True)
+class TokenList:
     """The account's tokens, oldest first."""
 
-    tokens: list[TokenModel]
+    tokens: tuple[TokenModel, ...]
 
 
 class NewTokenRequest(BaseModel):
@@ -80,24 +97,6 @@ class NewTokenRequest(BaseModel):
     name: str | None = Field(None, min_length=1, max_length=MAX_TOKEN_NAME, pattern=r"^[^\x00-\x1f\x7f]*$")
 
 
-def token_json(record: TokenRecord, secret: str | None = None) -> dict[str, Any]:
-    """A token's JSON (:class:`TokenModel`, or :class:`NewTokenModel` with its secret)."""
-    found = {
-        "id": record.id,
-        "account": record.account,
-        "scope": record.scope,
-        "name": record.name,
-        "created": record.created.isoformat(),
-        "expires": record.expires.isoformat() if record.expires else None,
-        "last_used": record.last_used.isoformat() if record.last_used else None,
-        "revoked": record.revoked.isoformat() if record.revoked else None,
-        "packs": list(record.packs) if record.packs is not None else None,
-    }
-    if secret is not None:
-        found["token"] = secret
-    return found
-
-
 @router.post(
     "",
     status_code=201,
@@ -111,14 +110,14 @@ async def create(request: Request, caller: Caller) -> Response:
     expires_in = timedelta(seconds=body.expires_in) if body.expires_in is not None else None
     auth = _services(request).auth
     secret, record = auth.issue_own(caller, body.scope, expires_in=expires_in, packs=body.packs, name=body.name)
-    return json_response(token_json(record, secret), 201, {"Cache-Control": "no-store"})
+    return json_response(NewTokenModel.made(record, secret), 201, {"Cache-Control": "no-store"})
 
 
-@router.get("", response_model=TokenList, responses=_ERRORS)
+@router.get("", response_model=TokenList, responses={k: PROBLEM_RESPONSES[k] for k in (400, 401)})
 def listing(request: Request, caller: Caller) -> Response:
     """The caller's account's tokens (a token limited to packs: itself), revoked ones included."""
     found = _services(request).auth.own_tokens(caller)
-    return json_response({"tokens": [token_json(t) for t in found]})
+    return json_response(TokenList(tuple(TokenModel.of(t) for t in found)))
 
 
 @router.delete("/{token_id}", status_code=204, responses={**_ERRORS, 404: PROBLEM_RESPONSES[404]})
