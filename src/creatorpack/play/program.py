@@ -17,6 +17,7 @@ from typing import Any
 from creatorpack._json import JsonPath, whole_number
 from creatorpack.contract.schema import as_declared
 from creatorpack.errors import ConditionError, NotPlayableError
+from creatorpack.play._effects import EffectRunner, compile_effects, effect_rules, plain_runner, written
 from creatorpack.play._watch import Heard, Watch, heard, watches
 from creatorpack.play.conditions import CompiledCondition, compile_condition, sub_condition
 from creatorpack.play.state import CompiledEffect, set_paths
@@ -163,6 +164,22 @@ class Program:
     """(``avatars`` or ``images``, card id) -> the asset that part of a reader card shows."""
     shared: tuple[Reveal, ...] = ()
     """Relationship reveals of cards with two relationships to one actor, which saves before ``#2`` merged."""
+    run_effects: EffectRunner | None = field(default=None, repr=False)
+    """The effects of the active, open rules as generated straight-line code (:mod:`~creatorpack.play._effects`)."""
+    plain_effects: EffectRunner | None = field(default=None, repr=False)
+    """The same, applied effect by effect: the reference the generated code is tested against."""
+    written: tuple[str, ...] = ()
+    """The top-level state members some rule's effects write."""
+    consumers: Mapping[int, tuple[tuple[str, int], ...]] = field(default_factory=dict, repr=False)
+    """Condition index -> what reads it when it comes to hold: ("completion" | "reveal" | "achievement", position)."""
+    achievement_positions: Mapping[str, tuple[int, ...]] = field(default_factory=dict, repr=False)
+    """An achievement id -> the positions of the achievements with that id."""
+    rule_ids: tuple[Any, ...] = ()
+    """Each rule's id, in document order (beside :attr:`rule_whens`)."""
+    instructed: tuple[tuple[Any, str], ...] = ()
+    """(id, instruction) of each guidance rule with an instruction, in document order."""
+    instruction_whens: Callable[[tuple[bool, ...]], Sequence[bool]] | None = field(default=None, repr=False)
+    """Each rule of :attr:`instructed`'s ``when``, from the values."""
 
     def in_scope(self, entries: frozenset[str] | None, entry: str) -> bool:
         """Whether an item scoped to ``entries`` (its ``entry_ids``; None: every entry) belongs to entry ``entry``."""
@@ -384,6 +401,18 @@ def compile_program(pack: Mapping[str, Any]) -> Program:
         for r in presentation.get("illustration_rules", [])
     )
     entries = tuple(runtime["entries"])
+    with_effects = effect_rules(rules)
+    completable = tuple((rule.id, rule.completion) for rule in rules if rule.completion is not None)
+    consumers: dict[int, list[tuple[str, int]]] = {}
+    for position, (_, cond) in enumerate(completable):
+        consumers.setdefault(cond, []).append(("completion", position))
+    for position, reveal in enumerate(reveals):
+        consumers.setdefault(reveal.when, []).append(("reveal", position))
+    achievement_positions: dict[str, list[int]] = {}
+    for position, goal in enumerate(achievements):
+        consumers.setdefault(goal.when, []).append(("achievement", position))
+        achievement_positions.setdefault(goal.id, []).append(position)
+    instructed = [rule for rule in rules if rule.instruction is not None]
     return Program(
         pack=pack,
         version=version,
@@ -399,7 +428,7 @@ def compile_program(pack: Mapping[str, Any]) -> Program:
         heard=heard([c.tree or c.source for c in table.compiled]),
         rules=rules,
         rule_whens=_picker([rule.when for rule in rules]),
-        completable=tuple((rule.id, rule.completion) for rule in rules if rule.completion is not None),
+        completable=completable,
         content=content,
         reveals=reveals,
         achievements=achievements,
@@ -411,6 +440,14 @@ def compile_program(pack: Mapping[str, Any]) -> Program:
         scoped={(str(r.kind), r.ident): r.entries for r in reveals if r.entries is not None},
         shared=_shared(reveals),
         card_assets=_card_assets(pack),
+        run_effects=compile_effects(with_effects),
+        plain_effects=plain_runner(with_effects),
+        written=written(with_effects),
+        consumers={cond: tuple(found) for cond, found in consumers.items()},
+        achievement_positions={ident: tuple(found) for ident, found in achievement_positions.items()},
+        rule_ids=tuple(rule.id for rule in rules),
+        instructed=tuple((rule.id, rule.instruction) for rule in instructed if rule.instruction is not None),
+        instruction_whens=_picker([rule.when for rule in instructed]),
     )
 
 

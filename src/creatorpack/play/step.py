@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from creatorpack._json import a_python_type, copy_json, show
 from creatorpack.contract import suggest
-from creatorpack.errors import EffectError, SessionOverError, TurnError
+from creatorpack.errors import SessionOverError, TurnError
 from creatorpack.play._watch import UNANSWERED, Heard, Watch
 from creatorpack.play.conditions import json_equal
 from creatorpack.play.model import REVEAL_KINDS, Requirement, SessionState, Turn, TurnResult
@@ -37,6 +37,7 @@ __all__ = [
     "choose_illustration",
     "describe",
     "eligible_illustrations",
+    "evaluate_all",
     "locked_achievements",
     "reachable_assets",
     "record_answers",
@@ -151,12 +152,14 @@ def refresh(
     answers: Mapping[str, Any],
     changed: Iterable[Read],
     before: tuple[Mapping[str, Any], Mapping[str, Any]] | None = None,
+    flipped: list[int] | None = None,
 ) -> tuple[bool, ...]:
     """The condition values after ``changed`` members or answers changed (the rest are kept).
 
     With ``before``, the state and answers the values were computed on, a condition that reads
     a changed member or answer only through thresholds, members or answers that did not change
-    is kept too (:mod:`creatorpack.play._watch`).
+    is kept too (:mod:`creatorpack.play._watch`). The conditions whose value changed are added
+    to ``flipped``, when given.
     """
     stale: set[int] = set()
     readers = program.readers
@@ -173,8 +176,14 @@ def refresh(
         return values
     updated = list(values)
     evaluators = program.evaluators
+    if flipped is None:
+        for index in stale:
+            updated[index] = evaluators[index](state, answers)
+        return tuple(updated)
     for index in stale:
-        updated[index] = evaluators[index](state, answers)
+        if (value := evaluators[index](state, answers)) is not updated[index]:
+            updated[index] = value
+            flipped.append(index)
     return tuple(updated)
 
 
@@ -194,33 +203,39 @@ def record_answers(answers: Mapping[str, Any], turn: Turn) -> tuple[dict[str, An
 
 
 def apply_rules(
-    program: Program, values: tuple[bool, ...], state: Mapping[str, Any], completed: frozenset[str]
+    program: Program,
+    values: tuple[bool, ...],
+    state: Mapping[str, Any],
+    completed: frozenset[str],
+    *,
+    plain: bool = False,
 ) -> Applied:
-    """Phase 3: active rules in document order; a rule's effects apply all or none."""
+    """Phase 3: active rules in document order; a rule's effects apply all or none.
+
+    The effects run as the program's generated straight-line code, or with ``plain`` effect by
+    effect (the reference it is tested against); both give the same state and rejections.
+    """
+    whens = program.rule_whens(values)
+    if completed:
+        active = tuple(rid for rid in compress(program.rule_ids, whens) if rid not in completed)
+    else:
+        active = tuple(compress(program.rule_ids, whens))
+    instructions: tuple[str, ...] = ()
+    if program.instructed and program.instruction_whens is not None:
+        picked = compress(program.instructed, program.instruction_whens(values))
+        instructions = tuple(text for rid, text in picked if rid not in completed)
+    run = program.plain_effects if plain else program.run_effects
+    if run is None:  # pragma: no cover - compile_program always sets both
+        return Applied(state, active, instructions, (), frozenset())
     working = dict(state)
-    active: list[str] = []
-    instructions: list[str] = []
     rejected: list[dict[str, Any]] = []
-    touched: set[str] = set()
-    for rule in compress(program.rules, program.rule_whens(values)):
-        if rule.id in completed:
-            continue
-        active.append(rule.id)
-        if rule.instruction is not None:
-            instructions.append(rule.instruction)
-        if not rule.effects:
-            continue
-        touched.update(rule.keys)
-        saved = {key: working[key] for key in rule.keys if key in working}
-        for position, effect in enumerate(rule.effects):
-            try:
-                effect.apply(working)
-            except EffectError as exc:
-                rejected.append({"rule": rule.id, "effect": position, "reason": str(exc)})
-                working.update(saved)
-                break
-    changed = frozenset(k for k in touched if not _same(working.get(k), state.get(k)))
-    return Applied(working if changed else state, tuple(active), tuple(instructions), tuple(rejected), changed)
+    run(values, working, completed, rejected)
+    changed = frozenset(
+        k
+        for k in program.written
+        if (now := working.get(k)) is not (then := state.get(k)) and not json_equal(now, then)
+    )
+    return Applied(working if changed else state, active, instructions, tuple(rejected), changed)
 
 
 def choose_illustration(program: Program, matched: set[str], entry: str | None = None) -> str | None:
@@ -247,8 +262,86 @@ def settle(
     state: Mapping[str, Any],
     answers: Mapping[str, Any],
     values: tuple[bool, ...],
+    flipped: Iterable[int] | None = None,
 ) -> tuple[SessionState, tuple[str, ...]]:
-    """Phases 4 and 5: completions, reveals, achievements, the ending, badges; and the newly completed rules."""
+    """Phases 4 and 5: completions, reveals, achievements, the ending, badges; and the newly completed rules.
+
+    Given the conditions that ``flipped`` since ``session`` (which a turn settled), only those that
+    came to hold are looked at: what held before was completed, revealed or unlocked then. Without
+    them, or on a session no turn settled, every completion, reveal and achievement is looked at.
+    """
+    if flipped is None or not session.settled:
+        return _settle_all(program, session, turn, state, answers, values)
+    completions: list[int] = []
+    reveals: list[int] = []
+    unlocking: list[int] = []
+    consumers = program.consumers
+    for index in flipped:
+        if values[index] and index in consumers:
+            for kind, position in consumers[index]:
+                (completions if kind == "completion" else reveals if kind == "reveal" else unlocking).append(position)
+    completed = session.completed
+    new_completed: tuple[str, ...] = ()
+    if completions:
+        picked = (program.completable[p][0] for p in sorted(set(completions)))
+        new_completed = tuple(rid for rid in picked if rid not in completed)
+        if new_completed:
+            completed = completed | frozenset(new_completed)
+    revealed = session.revealed
+    if reveals:
+        grown: dict[str, set[str]] = {}
+        for position in reveals:
+            reveal = program.reveals[position]
+            if reveal.ident not in revealed.get(reveal.kind, ()) and program.in_scope(reveal.entries, session.entry):
+                grown.setdefault(reveal.kind, set()).add(reveal.ident)
+        if grown:
+            revealed = {**revealed, **{kind: revealed.get(kind, frozenset()) | ids for kind, ids in grown.items()}}
+    achievements = session.achievements
+    if unlocking:
+        unlocked = session.achievements_set
+        goals = program.achievements
+        fresh = [goals[p].id for p in sorted(set(unlocking)) if goals[p].id not in unlocked]
+        if fresh:
+            achievements = (*achievements, *fresh)
+    ending = session.ending if session.ending is not None else _ending(program, values)
+    badges = session.badges
+    if achievements is not session.achievements or ending != session.ending:
+        new_ids = set(achievements[len(session.achievements) :])
+        positions = sorted({p for ident in new_ids for p in program.achievement_positions.get(ident, ())})
+        newly: list[Goal] = [program.achievements[p] for p in positions]
+        newly += [g for g in program.endings if g.id == ending and ending != session.ending]
+        listed = list(badges)
+        for goal in newly:
+            if goal.badge is not None and goal.badge not in listed:
+                listed.append(goal.badge)
+        badges = tuple(listed)
+    after = SessionState(
+        program.pack_id,
+        program.revision,
+        session.entry,
+        turn,
+        state,
+        answers,
+        completed,
+        revealed,
+        achievements,
+        badges,
+        ending,
+        values,
+        settled=True,
+    )
+    return after, new_completed
+
+
+def _settle_all(
+    program: Program,
+    session: SessionState,
+    turn: int,
+    state: Mapping[str, Any],
+    answers: Mapping[str, Any],
+    values: tuple[bool, ...],
+) -> tuple[SessionState, tuple[str, ...]]:
+    """:func:`settle` looking at every completion, reveal and achievement: the reference the flips must match."""
     new_completed = tuple(rid for rid, cond in program.completable if values[cond] and rid not in session.completed)
     revealed = {kind: set(session.revealed.get(kind, ())) for kind in REVEAL_KINDS}
     for reveal in program.reveals:
@@ -277,6 +370,7 @@ def settle(
         tuple(badges),
         ending,
         values,
+        settled=True,
     )
     return after, new_completed
 
@@ -286,23 +380,43 @@ def _ending(program: Program, values: tuple[bool, ...]) -> str | None:
     return max(reached)[2] if reached else None
 
 
+def evaluate_all(program: Program, state: Mapping[str, Any], answers: Mapping[str, Any]) -> tuple[bool, ...]:
+    """Every condition's value on ``state`` and ``answers``, evaluated afresh."""
+    return tuple(evaluate(state, answers) for evaluate in program.evaluators)
+
+
 def step(
-    program: Program, session: SessionState, turn: Turn
+    program: Program, session: SessionState, turn: Turn, *, full: bool = False
 ) -> tuple[SessionState, Applied, tuple[str, ...], str | None]:
-    """Play one turn; the new session, what the rules did, the newly completed rules, the illustration."""
+    """Play one turn; the new session, what the rules did, the newly completed rules, the illustration.
+
+    A turn evaluates again only the conditions that read what changed, applies the effects as
+    generated code and settles only what the flipped conditions reach. ``full`` plays the same turn
+    the plain way, every condition evaluated afresh, every effect applied one by one, every
+    completion, reveal and achievement looked at: the reference the incremental turn is tested against.
+    """
     if session.ending is not None:
         raise SessionOverError(f"the session reached the ending {session.ending!r}; it takes no more turns")
     check_turn(program, turn)
-    eligible = eligible_illustrations(program, session.values)
     answers, changed_answers = record_answers(session.answers, turn)
-    values = refresh(program, session.values, session.state, answers, changed_answers, (session.state, session.answers))
-    applied = apply_rules(program, values, session.state, session.completed)
-    changed_state = [Read(ReadKind.STATE, k) for k in applied.changed]
-    if changed_state:
-        changed_state.append(Read(ReadKind.WHOLE_STATE, ""))
-    values = refresh(program, values, applied.state, answers, changed_state, (session.state, answers))
+    if full:
+        eligible = eligible_illustrations(program, evaluate_all(program, session.state, session.answers))
+        values = evaluate_all(program, session.state, answers)
+        applied = apply_rules(program, values, session.state, session.completed, plain=True)
+        values = evaluate_all(program, applied.state, answers)
+        after, new_completed = _settle_all(program, session, session.turn + 1, applied.state, answers, values)
+    else:
+        eligible = eligible_illustrations(program, session.values)
+        flipped: list[int] = []
+        was = (session.state, session.answers)
+        values = refresh(program, session.values, session.state, answers, changed_answers, was, flipped)
+        applied = apply_rules(program, values, session.state, session.completed)
+        changed_state = [Read(ReadKind.STATE, k) for k in applied.changed]
+        if changed_state:
+            changed_state.append(Read(ReadKind.WHOLE_STATE, ""))
+        values = refresh(program, values, applied.state, answers, changed_state, (session.state, answers), flipped)
+        after, new_completed = settle(program, session, session.turn + 1, applied.state, answers, values, flipped)
     illustration = choose_illustration(program, eligible & set(turn.illustration_matches), session.entry)
-    after, new_completed = settle(program, session, session.turn + 1, applied.state, answers, values)
     return after, applied, new_completed, illustration
 
 
