@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from operator import itemgetter
 from typing import Any
 
 from creatorpack._json import JsonPath, whole_number
 from creatorpack.contract.schema import as_declared
 from creatorpack.errors import ConditionError, NotPlayableError
 from creatorpack.play._effects import EffectRunner, compile_effects, effect_rules, plain_runner, written
+from creatorpack.play._open import OpenRules, open_rules, picker
 from creatorpack.play._watch import Heard, Watch, heard, watches
 from creatorpack.play.conditions import CompiledCondition, compile_condition, sub_condition
 from creatorpack.play.state import CompiledEffect, set_paths
@@ -147,7 +147,7 @@ class Program:
     watches: Mapping[str, Watch] = field(repr=False)  # finer than ``readers``, for state members
     heard: Mapping[str, Heard] = field(repr=False)  # finer than ``readers``, for observations
     rules: tuple[Rule, ...]
-    rule_whens: Callable[[tuple[bool, ...]], Sequence[bool]] = field(repr=False)  # each rule's `when`, from the values
+    rule_whens: Callable[[Sequence[bool]], Sequence[bool]] = field(repr=False)  # each rule's `when`, from the values
     completable: tuple[tuple[str, int], ...]
     content: tuple[ContentItem, ...]
     reveals: tuple[Reveal, ...]
@@ -174,12 +174,17 @@ class Program:
     """Condition index -> what reads it when it comes to hold: ("completion" | "reveal" | "achievement", position)."""
     achievement_positions: Mapping[str, tuple[int, ...]] = field(default_factory=dict, repr=False)
     """An achievement id -> the positions of the achievements with that id."""
-    rule_ids: tuple[Any, ...] = ()
-    """Each rule's id, in document order (beside :attr:`rule_whens`)."""
-    instructed: tuple[tuple[Any, str], ...] = ()
-    """(id, instruction) of each guidance rule with an instruction, in document order."""
-    instruction_whens: Callable[[tuple[bool, ...]], Sequence[bool]] | None = field(default=None, repr=False)
-    """Each rule of :attr:`instructed`'s ``when``, from the values."""
+    rule_positions: Mapping[Any, tuple[int, ...]] = field(default_factory=dict, repr=False)
+    """A rule id -> the positions of the rules with that id."""
+
+    all_open: OpenRules | None = field(default=None, repr=False)
+    """The :class:`OpenRules` of a session that completed nothing (most sessions at their start)."""
+
+    def open_rules(self, completed: frozenset[str]) -> OpenRules:
+        """The rules a session that completed ``completed`` has not completed (see :mod:`~creatorpack.play._open`)."""
+        if not completed and self.all_open is not None:
+            return self.all_open
+        return _open_rules(self.rules, completed)
 
     def in_scope(self, entries: frozenset[str] | None, entry: str) -> bool:
         """Whether an item scoped to ``entries`` (its ``entry_ids``; None: every entry) belongs to entry ``entry``."""
@@ -195,11 +200,8 @@ class Program:
         return [entry_id(e) or f"#{i}" for i, e in enumerate(self.entries)]
 
 
-def _picker(indices: Sequence[int]) -> Callable[[tuple[bool, ...]], Sequence[bool]]:
-    """A function from condition values to those at ``indices``, in order (``operator.itemgetter``, as a sequence)."""
-    if len(indices) >= 2:  # itemgetter of one index returns the item, not a tuple
-        return itemgetter(*indices)
-    return lambda values: [values[i] for i in indices]
+def _open_rules(rules: Sequence[Rule], completed: frozenset[str]) -> OpenRules:
+    return open_rules(completed, [r.id for r in rules], [r.when for r in rules], [r.instruction for r in rules])
 
 
 def entry_id(item: Mapping[str, Any]) -> str | None:
@@ -412,7 +414,9 @@ def compile_program(pack: Mapping[str, Any]) -> Program:
     for position, goal in enumerate(achievements):
         consumers.setdefault(goal.when, []).append(("achievement", position))
         achievement_positions.setdefault(goal.id, []).append(position)
-    instructed = [rule for rule in rules if rule.instruction is not None]
+    rule_positions: dict[Any, tuple[int, ...]] = {}
+    for position, rule in enumerate(rules):
+        rule_positions[rule.id] = (*rule_positions.get(rule.id, ()), position)
     return Program(
         pack=pack,
         version=version,
@@ -427,7 +431,7 @@ def compile_program(pack: Mapping[str, Any]) -> Program:
         watches=watches([c.tree or c.source for c in table.compiled]),
         heard=heard([c.tree or c.source for c in table.compiled]),
         rules=rules,
-        rule_whens=_picker([rule.when for rule in rules]),
+        rule_whens=picker([rule.when for rule in rules]),
         completable=completable,
         content=content,
         reveals=reveals,
@@ -445,9 +449,8 @@ def compile_program(pack: Mapping[str, Any]) -> Program:
         written=written(with_effects),
         consumers={cond: tuple(found) for cond, found in consumers.items()},
         achievement_positions={ident: tuple(found) for ident, found in achievement_positions.items()},
-        rule_ids=tuple(rule.id for rule in rules),
-        instructed=tuple((rule.id, rule.instruction) for rule in instructed if rule.instruction is not None),
-        instruction_whens=_picker([rule.when for rule in instructed]),
+        rule_positions=rule_positions,
+        all_open=_open_rules(rules, frozenset()),
     )
 
 

@@ -25,6 +25,7 @@ from typing import Any, Final
 from creatorpack._json import a_python_type, copy_json, show
 from creatorpack.contract import suggest
 from creatorpack.errors import SessionOverError, TurnError
+from creatorpack.play._open import OpenRules
 from creatorpack.play._watch import UNANSWERED, Heard, Watch
 from creatorpack.play.conditions import json_equal
 from creatorpack.play.model import REVEAL_KINDS, Requirement, SessionState, Turn, TurnResult
@@ -209,31 +210,36 @@ def apply_rules(
     completed: frozenset[str],
     *,
     plain: bool = False,
+    opened: OpenRules | None = None,
 ) -> Applied:
     """Phase 3: active rules in document order; a rule's effects apply all or none.
 
-    The effects run as the program's generated straight-line code, or with ``plain`` effect by
-    effect (the reference it is tested against); both give the same state and rejections.
+    The active rules come from ``opened`` (the rules not in ``completed``; built when not given)
+    and the effects run as the program's generated straight-line code. With ``plain``, rules are
+    looked at one by one and effects applied one by one: the reference the fast path is tested against.
     """
-    whens = program.rule_whens(values)
-    if completed:
-        active = tuple(rid for rid in compress(program.rule_ids, whens) if rid not in completed)
+    if plain:
+        active_list: list[str] = []
+        instruction_list: list[str] = []
+        for rule in compress(program.rules, program.rule_whens(values)):
+            if rule.id not in completed:
+                active_list.append(rule.id)
+                if rule.instruction is not None:
+                    instruction_list.append(rule.instruction)
+        active, instructions = tuple(active_list), tuple(instruction_list)
     else:
-        active = tuple(compress(program.rule_ids, whens))
-    instructions: tuple[str, ...] = ()
-    if program.instructed and program.instruction_whens is not None:
-        picked = compress(program.instructed, program.instruction_whens(values))
-        instructions = tuple(text for rid, text in picked if rid not in completed)
+        if opened is None or not opened.fits(completed):
+            opened = program.open_rules(completed)
+        active, instructions = opened.active(values), opened.instructions(values)
     run = program.plain_effects if plain else program.run_effects
     if run is None:  # pragma: no cover - compile_program always sets both
         return Applied(state, active, instructions, (), frozenset())
     working = dict(state)
     rejected: list[dict[str, Any]] = []
     run(values, working, completed, rejected)
+    get, was = working.get, state.get
     changed = frozenset(
-        k
-        for k in program.written
-        if (now := working.get(k)) is not (then := state.get(k)) and not json_equal(now, then)
+        k for k in program.written if (now := get(k)) is not (then := was(k)) and not json_equal(now, then)
     )
     return Applied(working if changed else state, active, instructions, tuple(rejected), changed)
 
@@ -263,12 +269,14 @@ def settle(
     answers: Mapping[str, Any],
     values: tuple[bool, ...],
     flipped: Iterable[int] | None = None,
+    opened: OpenRules | None = None,
 ) -> tuple[SessionState, tuple[str, ...]]:
     """Phases 4 and 5: completions, reveals, achievements, the ending, badges; and the newly completed rules.
 
     Given the conditions that ``flipped`` since ``session`` (which a turn settled), only those that
     came to hold are looked at: what held before was completed, revealed or unlocked then. Without
     them, or on a session no turn settled, every completion, reveal and achievement is looked at.
+    ``opened``, the open rules of ``session``, is carried into the new session, less what completed.
     """
     if flipped is None or not session.settled:
         return _settle_all(program, session, turn, state, answers, values)
@@ -287,6 +295,8 @@ def settle(
         new_completed = tuple(rid for rid in picked if rid not in completed)
         if new_completed:
             completed = completed | frozenset(new_completed)
+            if opened is not None:
+                opened = opened.without(new_completed, completed, program.rule_positions)
     revealed = session.revealed
     if reveals:
         grown: dict[str, set[str]] = {}
@@ -328,6 +338,7 @@ def settle(
         badges,
         ending,
         values,
+        opened if opened is not None and opened.fits(completed) else None,
         settled=True,
     )
     return after, new_completed
@@ -410,12 +421,16 @@ def step(
         flipped: list[int] = []
         was = (session.state, session.answers)
         values = refresh(program, session.values, session.state, answers, changed_answers, was, flipped)
-        applied = apply_rules(program, values, session.state, session.completed)
+        opened = session.open_rules
+        if not isinstance(opened, OpenRules) or not opened.fits(session.completed):
+            opened = program.open_rules(session.completed)
+        applied = apply_rules(program, values, session.state, session.completed, opened=opened)
         changed_state = [Read(ReadKind.STATE, k) for k in applied.changed]
         if changed_state:
             changed_state.append(Read(ReadKind.WHOLE_STATE, ""))
         values = refresh(program, values, applied.state, answers, changed_state, (session.state, answers), flipped)
-        after, new_completed = settle(program, session, session.turn + 1, applied.state, answers, values, flipped)
+        turned = session.turn + 1
+        after, new_completed = settle(program, session, turned, applied.state, answers, values, flipped, opened)
     illustration = choose_illustration(program, eligible & set(turn.illustration_matches), session.entry)
     return after, applied, new_completed, illustration
 
