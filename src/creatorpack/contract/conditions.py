@@ -20,8 +20,9 @@ these nodes. A :class:`Goal` names something a play can reach (``achievement:a1`
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypeAlias, TypeGuard, get_args
 
@@ -149,6 +150,10 @@ def _is_comparison(op: object) -> TypeGuard[ComparisonOp]:
     return op in COMPARISON_OPS
 
 
+_tokens: Final = functools.lru_cache(maxsize=4096)(parse_pointer)
+""":func:`parse_pointer`, remembered: a pack's conditions name the same few paths thousands of times."""
+
+
 def parse(raw: Any, at: JsonPath = ()) -> Condition:
     """The tree of a condition's JSON; ``at`` is where it stands in the pack.
 
@@ -163,7 +168,7 @@ def parse(raw: Any, at: JsonPath = ()) -> Condition:
         return LiteralCond(raw.get("value"), at)
     if _is_comparison(op):
         path = raw.get("path")
-        tokens = parse_pointer(path) if isinstance(path, str) else None
+        tokens = _tokens(path) if isinstance(path, str) else None
         return Compare(op, path, raw.get("value"), at, tokens)
     if op == "observed":
         return Observed(str(raw.get("id")), raw.get("value"), at)
@@ -195,16 +200,19 @@ def to_json(node: Condition) -> dict[str, Any]:
             return {"op": "not", "condition": to_json(inner)}
 
 
-def leaves(node: Condition) -> Iterator[Leaf]:
+def leaves(node: Condition) -> list[Leaf]:
     """The literals, comparisons and observed tests of a condition, in document order."""
-    match node:
-        case AllOf(conditions=children) | AnyOf(conditions=children):
-            for child in children:
-                yield from leaves(child)
-        case Not(condition=inner):
-            yield from leaves(inner)
-        case LiteralCond() | Compare() | Observed():
-            yield node
+    found: list[Leaf] = []
+    stack: list[Condition] = [node]
+    while stack:  # a stack, not recursion: compiling a pack walks every condition's leaves
+        top = stack.pop()
+        if isinstance(top, AllOf | AnyOf):
+            stack.extend(reversed(top.conditions))
+        elif isinstance(top, Not):
+            stack.append(top.condition)
+        else:
+            found.append(top)
+    return found
 
 
 _WORDS: Final[Mapping[ComparisonOp, str]] = {

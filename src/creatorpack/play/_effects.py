@@ -72,6 +72,8 @@ def compile_effects(rules: Sequence[EffectRule]) -> EffectRunner:
         "_c": constants,
         "_rules": tuple(rules),
         "_slow": apply_rule,
+        "_add": _add,
+        "_remove": _remove,
     }
     try:
         exec(compile("\n".join(lines), "<effects>", "exec"), namespace)  # noqa: S102 - code built from repr()s only
@@ -79,6 +81,16 @@ def compile_effects(rules: Sequence[EffectRule]) -> EffectRunner:
         return plain_runner(rules)
     runner: EffectRunner = namespace["run"]
     return runner
+
+
+def _add(members: list[Any], value: Any, allowed: list[Any]) -> list[Any]:
+    """The set ``members`` with ``value`` added, in the order of the set's values (as ``add`` keeps it)."""
+    return [m for m in allowed if m in members or m == value]
+
+
+def _remove(members: list[Any], value: Any) -> list[Any]:
+    """The set ``members`` without ``value``."""
+    return [m for m in members if m != value]
 
 
 def _constant(value: Any, constants: list[Any]) -> str:
@@ -138,10 +150,10 @@ def _rule_block(position: int, rule: EffectRule, constants: list[Any]) -> list[s
             if effect.op == "add":
                 allowed = _constant(effect.allowed, constants)
                 lines.append(f"{indent}if {value} not in {name}:")
-                lines.append(f"{indent}    {name} = [m for m in {allowed} if m in {name} or m == {value}]")
+                lines.append(f"{indent}    {name} = _add({name}, {value}, {allowed})")
             else:
                 lines.append(f"{indent}if {value} in {name}:")
-                lines.append(f"{indent}    {name} = [m for m in {name} if m != {value}]")
+                lines.append(f"{indent}    {name} = _remove({name}, {value})")
     lines += [f"{indent}w[{_constant(key, constants)}] = {names[key]}" for key in kinds]
     lines += ["        else:", f"            _slow(_rules[{position}], w, rejected)"]
     return lines

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any, Final
 
-from creatorpack.contract.conditions import Compare, Condition, Observed, leaves, parse
+from creatorpack.contract.conditions import Compare, Condition, Leaf, Observed, leaves, parse
 from creatorpack.errors import ConditionError
 
 __all__ = ["UNANSWERED", "Heard", "Watch", "heard", "watches"]
@@ -123,8 +123,7 @@ def watches(sources: Sequence[Condition | Mapping[str, Any]]) -> dict[str, Watch
     found: dict[str, dict[int, list[Any] | None]] = {}  # key -> condition -> its tests, or None: any change
     for index, source in enumerate(sources):
         for atom in _leaves(source):
-            tokens = atom.tokens if isinstance(atom, Compare) else None
-            if not tokens:
+            if not isinstance(atom, Compare) or not (tokens := atom.tokens):
                 continue
             tests = found.setdefault(tokens[0], {})
             test = _test(atom) if len(tokens) == 1 else None
@@ -182,11 +181,11 @@ def _test(atom: Compare) -> tuple[int, ...] | str | None:
     return (floor, floor + 1) if floor == ceil else ()  # eq/ne: only an integral value is ever equal
 
 
-def _leaves(source: Condition | Mapping[str, Any]) -> Iterator[Any]:
+def _leaves(source: Condition | Mapping[str, Any]) -> list[Leaf]:
     """The leaves of a condition given as a tree or as its JSON (what does not parse has none)."""
     if isinstance(source, Mapping):
         try:
             source = parse(source)
         except ConditionError:
-            return iter(())
+            return []
     return leaves(source)

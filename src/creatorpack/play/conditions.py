@@ -161,6 +161,7 @@ def compile_condition(
     *,
     set_paths: frozenset[str] = frozenset(),
     generate: bool = True,
+    shared: dict[str, Evaluator] | None = None,
 ) -> CompiledCondition:
     """Compile a contract-valid condition (its JSON, or its parsed tree) into a function of ``(state, answers)``.
 
@@ -169,32 +170,50 @@ def compile_condition(
     a condition too deep for Python's parser falls back to closures with the same semantics.
     ``set_paths`` names the state paths (JSON Pointers) that hold sets, so that ``eq``/``ne``
     compare them without regard to order. ``generate=False`` keeps the closures (for testing
-    that both agree). What is no condition raises :class:`ConditionError`.
+    that both agree). ``shared`` maps generated code to its function, so that conditions with the
+    same code (a pack repeats many) share one function. What is no condition raises :class:`ConditionError`.
     """
     if isinstance(condition, Mapping):
         tree, source = parse(condition), condition
     else:
         tree, source = condition, to_json(condition)
-    state_keys = frozenset(t[0] for leaf in leaves(tree) if isinstance(leaf, Compare) and (t := leaf.tokens))
-    observations = frozenset(leaf.id for leaf in leaves(tree) if isinstance(leaf, Observed))
-    whole = any(isinstance(leaf, Compare) and leaf.tokens == () for leaf in leaves(tree))
+    keys: set[str] = set()
+    observations: set[str] = set()
+    whole = False
+    for leaf in leaves(tree):
+        if isinstance(leaf, Compare) and leaf.tokens is not None:
+            if leaf.tokens:
+                keys.add(leaf.tokens[0])
+            else:
+                whole = True
+        elif isinstance(leaf, Observed):
+            observations.add(leaf.id)
     evaluate: Evaluator | None = None
     if generate:
         try:
-            evaluate = generate_function(tree, set_paths)
+            evaluate = generate_function(tree, set_paths, shared)
         except (SyntaxError, RecursionError, MemoryError):
             evaluate = None  # too deep for Python's parser: closures
     if evaluate is None:
         evaluate = _compile(tree, set_paths)
-    return CompiledCondition(source, evaluate, state_keys, observations, whole, tree)
+    return CompiledCondition(source, evaluate, frozenset(keys), frozenset(observations), whole, tree)
 
 
-def generate_function(tree: Condition, set_paths: frozenset[str] = frozenset()) -> Evaluator:
-    """The condition as one generated Python function of ``(state, answers)`` (see :func:`expression`)."""
+def generate_function(
+    tree: Condition, set_paths: frozenset[str] = frozenset(), shared: dict[str, Evaluator] | None = None
+) -> Evaluator:
+    """The condition as one generated Python function of ``(state, answers)`` (see :func:`expression`).
+
+    With ``shared``, code already generated (with no constants) is not compiled again.
+    """
     constants: list[Any] = []
-    code = expression(tree, set_paths, constants)
-    namespace = {**RUNTIME, "_c": constants}
-    generated: Evaluator = eval(f"lambda s, a: bool({code})", namespace)  # noqa: S307 - code built from repr()s only
+    code = f"lambda s, a: bool({expression(tree, set_paths, constants)})"
+    if shared is not None and not constants and (known := shared.get(code)) is not None:
+        return known
+    namespace = {**RUNTIME, "_c": constants} if constants else _PLAIN
+    generated: Evaluator = eval(code, namespace)  # noqa: S307 - code built from repr()s only
+    if shared is not None and not constants:
+        shared[code] = generated
     return generated
 
 
@@ -223,6 +242,8 @@ RUNTIME: Final[Mapping[str, Any]] = {
     "_seteq": _set_equal_present,
 }
 """The names generated code may use besides ``s`` (the state), ``a`` (the answers) and ``_c`` (its constants)."""
+_PLAIN: Final[dict[str, Any]] = {**RUNTIME, "_c": ()}
+"""The namespace of generated code with no constants (shared: nothing changes it)."""
 _SYMBOLS: Final[Mapping[OrderOp, str]] = {"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
 _ORDER_TESTS: Final[Mapping[OrderOp, Callable[[Any, Any], bool]]] = {
     "gt": lambda actual, expected: actual > expected,

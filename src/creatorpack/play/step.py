@@ -448,14 +448,14 @@ def reward_assets(program: Program, goals: Iterable[Goal], badges: Iterable[str]
 
 def reachable_assets(program: Program, session: SessionState) -> tuple[str, ...]:
     """Revealed assets the reader can reach: a ``reward_only`` one only once a reward references it."""
+    revealed = sorted(session.revealed.get("assets", ()))
+    held = [a for a in revealed if program.assets.get(a, {}).get("access", "standard") == "reward_only"]
+    if not held:  # the rewards need looking up only for a reward_only asset
+        return tuple(revealed)
     unlocked = session.achievements_set
     earned = [g for g in (*program.achievements, *program.endings) if g.id in unlocked or g.id == session.ending]
     rewards = reward_assets(program, earned, session.badges)
-    return tuple(
-        asset_id
-        for asset_id in sorted(session.revealed.get("assets", ()))
-        if program.assets.get(asset_id, {}).get("access", "standard") != "reward_only" or asset_id in rewards
-    )
+    return tuple(asset_id for asset_id in revealed if asset_id not in held or asset_id in rewards)
 
 
 def locked_achievements(program: Program, session: SessionState) -> tuple[str, ...]:
@@ -520,7 +520,7 @@ def describe(
         content=content,
         content_candidates=candidates,
         guidance=guidance,
-        completed_rules=tuple(rid for rid, _ in program.completable if rid in after.completed),
+        completed_rules=_completed_rules(program, after.completed),
         new_completed_rules=tuple(new_completed),
         rejected_effects=applied.rejected,
         revealed=revealed,
@@ -534,6 +534,14 @@ def describe(
         reachable_assets=revealed["assets"],
         locked_achievements=locked_achievements(program, after),
     )
+
+
+def _completed_rules(program: Program, completed: frozenset[str]) -> tuple[str, ...]:
+    """The completed rules, in document order (a ``compress`` in C: thousands of rules may have a completion)."""
+    if not completed:
+        return ()
+    ids = program.completable_ids
+    return tuple(compress(ids, map(completed.__contains__, ids)))
 
 
 def _guidance(goal: Goal, values: tuple[bool, ...]) -> dict[str, Any]:
