@@ -68,6 +68,8 @@ class OpenRules:
     completed: frozenset[str]
     rules: _Open
     instructed: _Open
+    listed: tuple[str, ...] = ()
+    """The completed rules with a completion, in document order (what a turn result lists)."""
 
     def fits(self, completed: frozenset[str]) -> bool:
         """Whether these are the open rules of a session that completed ``completed``."""
@@ -81,10 +83,20 @@ class OpenRules:
         """The instructions of the open guidance rules whose ``when`` holds, in document order."""
         return self.instructed.held(values)
 
-    def without(self, newly: Iterable[Any], completed: frozenset[str], at: Mapping[Any, Sequence[int]]) -> OpenRules:
-        """These rules once ``newly`` completed too (``at``: each rule id's positions); ``completed`` is the new set."""
+    def without(
+        self,
+        newly: Iterable[Any],
+        completed: frozenset[str],
+        at: Mapping[Any, Sequence[int]],
+        completable: Sequence[str],
+    ) -> OpenRules:
+        """These rules once ``newly`` completed too (``at``: each rule id's positions); ``completed`` is the new set.
+
+        ``completable`` are the ids of the rules with a completion, in document order.
+        """
         removed = sorted({p for ident in newly for p in at.get(ident, ())})
-        return OpenRules(completed, self.rules.without(removed), self.instructed.without(removed))
+        listed = tuple(compress(completable, map(completed.__contains__, completable)))
+        return OpenRules(completed, self.rules.without(removed), self.instructed.without(removed), listed)
 
 
 def open_rules(
@@ -92,12 +104,17 @@ def open_rules(
     ids: Sequence[Any],
     whens: Sequence[int],
     instructions: Sequence[str | None],
+    completable: Sequence[str],
 ) -> OpenRules:
-    """The :class:`OpenRules` of a session that completed ``completed`` (rules given as parallel sequences)."""
+    """The :class:`OpenRules` of a session that completed ``completed`` (rules given as parallel sequences).
+
+    ``completable`` are the ids of the rules with a completion, in document order.
+    """
     kept = [p for p, ident in enumerate(ids) if ident not in completed]
     told = [p for p in kept if instructions[p] is not None]
     return OpenRules(
         completed,
         _open(kept, [ids[p] for p in kept], [whens[p] for p in kept]),
         _open(told, [instructions[p] for p in told], [whens[p] for p in told]),
+        tuple(compress(completable, map(completed.__contains__, completable))) if completed else (),
     )

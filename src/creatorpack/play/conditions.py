@@ -92,7 +92,7 @@ def resolve(state: Any, tokens: Sequence[str]) -> Any:
     """The value at ``tokens`` in ``state``, or :data:`MISSING`."""
     node = state
     for token in tokens:
-        if isinstance(node, Mapping):
+        if type(node) is dict or isinstance(node, Mapping):  # a dict first: no abstract-class check
             if token not in node:
                 return MISSING
             node = node[token]

@@ -187,7 +187,7 @@ class Program:
         """The rules a session that completed ``completed`` has not completed (see :mod:`~creatorpack.play._open`)."""
         if not completed and self.all_open is not None:
             return self.all_open
-        return _open_rules(self.rules, completed)
+        return _open_rules(self.rules, completed, self.completable_ids)
 
     def in_scope(self, entries: frozenset[str] | None, entry: str) -> bool:
         """Whether an item scoped to ``entries`` (its ``entry_ids``; None: every entry) belongs to entry ``entry``."""
@@ -203,8 +203,9 @@ class Program:
         return [entry_id(e) or f"#{i}" for i, e in enumerate(self.entries)]
 
 
-def _open_rules(rules: Sequence[Rule], completed: frozenset[str]) -> OpenRules:
-    return open_rules(completed, [r.id for r in rules], [r.when for r in rules], [r.instruction for r in rules])
+def _open_rules(rules: Sequence[Rule], completed: frozenset[str], completable: Sequence[str]) -> OpenRules:
+    ids, whens, told = [r.id for r in rules], [r.when for r in rules], [r.instruction for r in rules]
+    return open_rules(completed, ids, whens, told, completable)
 
 
 def entry_id(item: Mapping[str, Any]) -> str | None:
@@ -469,7 +470,7 @@ def _compile_program(pack: Mapping[str, Any]) -> Program:
         consumers={cond: tuple(found) for cond, found in consumers.items()},
         achievement_positions={ident: tuple(found) for ident, found in achievement_positions.items()},
         rule_positions=rule_positions,
-        all_open=_open_rules(rules, frozenset()),
+        all_open=_open_rules(rules, frozenset(), ()),
     )
 
 

@@ -296,7 +296,7 @@ def settle(
         if new_completed:
             completed = completed | frozenset(new_completed)
             if opened is not None:
-                opened = opened.without(new_completed, completed, program.rule_positions)
+                opened = opened.without(new_completed, completed, program.rule_positions, program.completable_ids)
     revealed = session.revealed
     if reveals:
         grown: dict[str, set[str]] = {}
@@ -520,7 +520,7 @@ def describe(
         content=content,
         content_candidates=candidates,
         guidance=guidance,
-        completed_rules=_completed_rules(program, after.completed),
+        completed_rules=_completed_rules(program, after),
         new_completed_rules=tuple(new_completed),
         rejected_effects=applied.rejected,
         revealed=revealed,
@@ -536,10 +536,14 @@ def describe(
     )
 
 
-def _completed_rules(program: Program, completed: frozenset[str]) -> tuple[str, ...]:
-    """The completed rules, in document order (a ``compress`` in C: thousands of rules may have a completion)."""
+def _completed_rules(program: Program, session: SessionState) -> tuple[str, ...]:
+    """The completed rules, in document order: kept with the session's open rules, else found afresh."""
+    completed = session.completed
     if not completed:
         return ()
+    opened = session.open_rules
+    if isinstance(opened, OpenRules) and opened.completed is completed:
+        return opened.listed
     ids = program.completable_ids
     return tuple(compress(ids, map(completed.__contains__, ids)))
 
