@@ -18,10 +18,11 @@ from hypothesis import strategies as st
 
 from creatorpack import validate
 from creatorpack.play import _effects
+from creatorpack.play.conditions import compile_condition
 from creatorpack.play.engine import Engine, Turn
 from creatorpack.play.state import CompiledEffect
 from creatorpack.play.step import describe, evaluate_all, step
-from tests.random_packs import random_pack
+from tests.random_packs import random_condition, random_pack
 
 _moves = st.lists(
     st.tuples(
@@ -152,3 +153,12 @@ def test_a_long_session_stays_in_step_with_the_full_reevaluation(seed: int) -> N
         session, *_ = step(engine.program, session, turn)
         oracle, *_ = step(engine.program, oracle, turn, full=True)
         assert session == oracle
+
+
+@given(st.integers(0, 10**6).map(lambda seed: random_condition(random.Random(seed), 3)))
+def test_generated_conditions_give_bools(condition: dict[str, Any]) -> None:
+    """Generated code is not wrapped in ``bool()``: every part of it must be a bool already."""
+    compiled = compile_condition(condition, set_paths=frozenset({"/s"}))
+    for state in ({"i0": 2, "i1": 0, "s": ["a"], "flags": {"f0": True}}, {"i0": "2", "s": "abc"}, {}):
+        for answers in ({}, {"o1": True, "o2": "x"}, {"o1": 1, "o2": ["x"]}):
+            assert type(compiled(state, answers)) is bool

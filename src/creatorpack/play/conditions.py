@@ -207,7 +207,7 @@ def generate_function(
     With ``shared``, code already generated (with no constants) is not compiled again.
     """
     constants: list[Any] = []
-    code = f"lambda s, a: bool({expression(tree, set_paths, constants)})"
+    code = f"lambda s, a: {expression(tree, set_paths, constants)}"  # every part of it is a bool already
     if shared is not None and not constants and (known := shared.get(code)) is not None:
         return known
     namespace = {**RUNTIME, "_c": constants} if constants else _PLAIN
@@ -274,6 +274,8 @@ def _lookup(tokens: tuple[str, ...], constants: list[Any]) -> str:
 
 def expression(node: Condition, set_paths: frozenset[str], constants: list[Any]) -> str:
     """``node`` as a Python expression over ``s`` (the state) and ``a`` (the answers): the one code generator.
+
+    Its value is a ``bool``: each leaf's is, and ``and``, ``or`` and ``not`` of bools are bools.
 
     Values that are not plain scalars go into ``constants`` (read as ``_c[i]``); the names it
     uses are :data:`RUNTIME`'s.
