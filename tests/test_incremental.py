@@ -162,3 +162,33 @@ def test_generated_conditions_give_bools(condition: dict[str, Any]) -> None:
     for state in ({"i0": 2, "i1": 0, "s": ["a"], "flags": {"f0": True}}, {"i0": "2", "s": "abc"}, {}):
         for answers in ({}, {"o1": True, "o2": "x"}, {"o1": 1, "o2": ["x"]}):
             assert type(compiled(state, answers)) is bool
+
+
+def test_a_session_loaded_with_completed_rules_finds_its_open_rules() -> None:
+    """The open rules of a loaded session are built from its completed rules, then carried along."""
+    played = 0
+    for seed in range(60):
+        engine = Engine(random_pack(seed))
+        rng = random.Random(seed)
+        session, _ = engine.start()
+        for _ in range(6):
+            if session.ending is not None:
+                break
+            session, _ = engine.step(session, Turn({"o1": rng.random() < 0.5, "o2": rng.choice("xyz")}))
+        if session.ending is not None or not session.completed:
+            continue
+        played += 1
+        loaded = engine.load(session.to_json(engine.schema))
+        oracle = loaded
+        for _ in range(4):
+            if loaded.ending is not None:
+                break
+            turn = Turn({"o1": rng.random() < 0.5, "o2": rng.choice("xyz")})
+            after = step(engine.program, loaded, turn)
+            expected = step(engine.program, oracle, turn, full=True)
+            assert after == expected, seed
+            assert describe(engine.program, loaded, *after[:1], *after[1:]) == describe(
+                engine.program, oracle, *expected
+            ), seed
+            loaded, oracle = after[0], expected[0]
+    assert played >= 5

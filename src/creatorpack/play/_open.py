@@ -57,10 +57,6 @@ def _spliced(items: tuple[Any, ...], spans: Iterable[tuple[int, int]]) -> tuple[
     return tuple(kept)
 
 
-def _open(positions: Sequence[int], items: Sequence[Any], whens: Sequence[int]) -> _Open:
-    return _Open(tuple(positions), tuple(items), tuple(whens), picker(whens))
-
-
 @dataclass(frozen=True, slots=True)
 class OpenRules:
     """The rules not in ``completed``: their ids, and the instructions of the guidance rules among them."""
@@ -99,22 +95,41 @@ class OpenRules:
         return OpenRules(completed, self.rules.without(removed), self.instructed.without(removed), listed)
 
 
+def _take(items: Sequence[Any], indices: Sequence[int]) -> tuple[Any, ...]:
+    """``items`` at ``indices``, as a tuple (``itemgetter`` in C; of one index it gives the item itself)."""
+    if len(indices) >= 2:
+        taken: tuple[Any, ...] = itemgetter(*indices)(items)
+        return taken
+    return tuple(items[i] for i in indices)
+
+
 def open_rules(
     completed: frozenset[str],
     ids: Sequence[Any],
     whens: Sequence[int],
     instructions: Sequence[str | None],
     completable: Sequence[str],
+    at: Mapping[Any, Sequence[int]],
+    instructed: frozenset[int] | None = None,
 ) -> OpenRules:
     """The :class:`OpenRules` of a session that completed ``completed`` (rules given as parallel sequences).
 
-    ``completable`` are the ids of the rules with a completion, in document order.
+    ``completable`` are the ids of the rules with a completion, in document order; ``at`` maps a
+    rule id to the positions of the rules with that id; ``instructed``, the positions of the rules
+    with an instruction (found when not given). Sets and ``itemgetter`` do the work in C: a session
+    loaded from a save builds these on its first turn.
     """
-    kept = [p for p, ident in enumerate(ids) if ident not in completed]
-    told = [p for p in kept if instructions[p] is not None]
+    if instructed is None:
+        instructed = frozenset(p for p, text in enumerate(instructions) if text is not None)
+    gone: set[int] = set()
+    for ident in completed:
+        gone.update(at.get(ident, ()))
+    kept = sorted(set(range(len(ids))).difference(gone))
+    told = sorted(instructed.difference(gone))
+    kept_whens, told_whens = _take(whens, kept), _take(whens, told)
     return OpenRules(
         completed,
-        _open(kept, [ids[p] for p in kept], [whens[p] for p in kept]),
-        _open(told, [instructions[p] for p in told], [whens[p] for p in told]),
+        _Open(tuple(kept), _take(ids, kept), kept_whens, picker(kept_whens)),
+        _Open(tuple(told), _take(instructions, told), told_whens, picker(told_whens)),
         tuple(compress(completable, map(completed.__contains__, completable))) if completed else (),
     )

@@ -35,6 +35,7 @@ __all__ = [
     "RequirementSpec",
     "Reveal",
     "Rule",
+    "RuleTable",
     "compile_program",
     "entry_id",
     "entry_scopes",
@@ -180,14 +181,20 @@ class Program:
     rule_positions: Mapping[Any, tuple[int, ...]] = field(default_factory=dict, repr=False)
     """A rule id -> the positions of the rules with that id."""
 
+    rule_table: RuleTable | None = field(default=None, repr=False)
+    """The rules as parallel tuples, for :meth:`open_rules`."""
     all_open: OpenRules | None = field(default=None, repr=False)
     """The :class:`OpenRules` of a session that completed nothing (most sessions at their start)."""
 
     def open_rules(self, completed: frozenset[str]) -> OpenRules:
-        """The rules a session that completed ``completed`` has not completed (see :mod:`~creatorpack.play._open`)."""
+        """The rules a session that completed ``completed`` has not completed (see :mod:`~creatorpack.play._open`).
+
+        A session loaded from a save gets them so on its first turn; later turns carry them along.
+        """
         if not completed and self.all_open is not None:
             return self.all_open
-        return _open_rules(self.rules, completed, self.completable_ids)
+        table = self.rule_table or RuleTable.of(self.rules)
+        return table.open(completed, self.completable_ids, self.rule_positions)
 
     def in_scope(self, entries: frozenset[str] | None, entry: str) -> bool:
         """Whether an item scoped to ``entries`` (its ``entry_ids``; None: every entry) belongs to entry ``entry``."""
@@ -203,9 +210,25 @@ class Program:
         return [entry_id(e) or f"#{i}" for i, e in enumerate(self.entries)]
 
 
-def _open_rules(rules: Sequence[Rule], completed: frozenset[str], completable: Sequence[str]) -> OpenRules:
-    ids, whens, told = [r.id for r in rules], [r.when for r in rules], [r.instruction for r in rules]
-    return open_rules(completed, ids, whens, told, completable)
+@dataclass(frozen=True, slots=True)
+class RuleTable:
+    """The rules as parallel tuples (ids, ``when`` indices, instructions), for :class:`OpenRules`."""
+
+    ids: tuple[Any, ...]
+    whens: tuple[int, ...]
+    instructions: tuple[str | None, ...]
+    instructed: frozenset[int]
+
+    @classmethod
+    def of(cls, rules: Sequence[Rule]) -> RuleTable:
+        """The table of ``rules``."""
+        told = tuple(r.instruction for r in rules)
+        instructed = frozenset(p for p, text in enumerate(told) if text is not None)
+        return cls(tuple(r.id for r in rules), tuple(r.when for r in rules), told, instructed)
+
+    def open(self, completed: frozenset[str], completable: Sequence[str], at: Mapping[Any, Sequence[int]]) -> OpenRules:
+        """The rules not in ``completed`` (see :func:`~creatorpack.play._open.open_rules`)."""
+        return open_rules(completed, self.ids, self.whens, self.instructions, completable, at, self.instructed)
 
 
 def entry_id(item: Mapping[str, Any]) -> str | None:
@@ -423,6 +446,7 @@ def _compile_program(pack: Mapping[str, Any]) -> Program:
     )
     entries = tuple(runtime["entries"])
     with_effects = effect_rules(rules)
+    rule_table = RuleTable.of(rules)
     completable = tuple((rule.id, rule.completion) for rule in rules if rule.completion is not None)
     consumers: dict[int, list[tuple[str, int]]] = {}
     for position, (_, cond) in enumerate(completable):
@@ -470,7 +494,10 @@ def _compile_program(pack: Mapping[str, Any]) -> Program:
         consumers={cond: tuple(found) for cond, found in consumers.items()},
         achievement_positions={ident: tuple(found) for ident, found in achievement_positions.items()},
         rule_positions=rule_positions,
-        all_open=_open_rules(rules, frozenset(), ()),
+        rule_table=rule_table,
+        all_open=open_rules(
+            frozenset(), rule_table.ids, rule_table.whens, rule_table.instructions, (), {}, rule_table.instructed
+        ),
     )
 
 
