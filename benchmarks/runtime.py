@@ -121,6 +121,10 @@ def main() -> None:
         if full_step is not None:  # the plain full re-evaluation the incremental turn is tested against
             oracle, *_ = full(full_step, engine.program, oracle, Turn(answers), full=True)
     assert host.state == session, "Session.turn and Engine.step played the same turns differently"
+    saved = session.to_json(engine.schema)
+    loading = _Timer()
+    for _ in range(6):  # the first load makes what later ones reuse
+        assert loading(engine.load, saved) == session
     conditions = engine._conditions  # the benchmark measures the compiled conditions themselves
     state, answers = session.state, dict(session.answers)
     verdicts = [c(state, answers) for c in conditions]
@@ -130,6 +134,13 @@ def main() -> None:
     data = {"state": state, "answers": answers}
     agree = sum(bool(jsonLogic(rule, data)) == ours for rule, ours in zip(translated, verdicts, strict=True))
     ours_rate, theirs_rate = _evaluations(conditions, translated, state, answers)
+    every = getattr(engine.program, "values", None)  # all conditions at once, sharing leaves (as Engine.load does)
+    every_rate = None
+    if every is not None:
+        at_once = _Timer()
+        for _ in range(5):
+            at_once(every, state, answers)
+        every_rate = len(engine._conditions) / statistics.median(at_once.cpu)
     print(
         f"pack: {len(pack['runtime']['rules']):,} rules, {len(pack['progression']['achievements']):,} achievements, "
         f"{len(engine._conditions):,} compiled conditions"
@@ -146,16 +157,27 @@ def main() -> None:
     ]
     if full.wall:
         rows.append(("full re-evaluation (the oracle), median", full, False))
+    first_load = _Timer()
+    first_load.wall, first_load.cpu = loading.wall[:1], loading.cpu[:1]
+    later_loads = _Timer()
+    later_loads.wall, later_loads.cpu = loading.wall[1:], loading.cpu[1:]
+    rows += [
+        ("Engine.load of a save, the first", first_load, False),
+        ("Engine.load, median of the next 5", later_loads, False),
+    ]
     for label, timer, p95 in rows:
         wall, cpu = _ms(timer.wall)[p95], _ms(timer.cpu)[p95]
         print(f"| {label:<46} | {wall:>8.2f} ms | {cpu:>8.2f} ms |")
     print(f"\n| {'evaluations a second (CPU time)':<46} | {'value':>14} |")
     print("|" + "-" * 48 + "|" + "-" * 16 + "|")
     print(f"| {'creatorpack compiled conditions':<46} | {ours_rate:>14,.0f} |")
+    if every_rate is not None:
+        print(f"| {'all at once, leaves shared (Program.values)':<46} | {every_rate:>14,.0f} |")
     print(f"| {'json-logic (json-logic-qubit)':<46} | {theirs_rate:>14,.0f} |")
     print(
-        f"\nspeed-up over json-logic: {ours_rate / theirs_rate:.1f}x; "
-        f"verdicts agree on {agree:,} of {len(translated):,} conditions"
+        f"\nspeed-up over json-logic: {ours_rate / theirs_rate:.1f}x each condition called"
+        + (f", {every_rate / theirs_rate:.1f}x all at once" if every_rate is not None else "")
+        + f"; verdicts agree on {agree:,} of {len(translated):,} conditions"
     )
     host_median, host_p95 = _ms(hosted.wall)
     compile_seconds = statistics.median(compiling.wall)

@@ -53,6 +53,7 @@ __all__ = [
     "MISSING",
     "ORDER_OPS",
     "RUNTIME",
+    "AllValues",
     "Answers",
     "ComparisonOp",
     "CompiledCondition",
@@ -63,6 +64,7 @@ __all__ = [
     "State",
     "compile_condition",
     "expression",
+    "generate_all",
     "generate_function",
     "json_equal",
     "parse_pointer",
@@ -215,6 +217,53 @@ def generate_function(
     if shared is not None and not constants:
         shared[code] = generated
     return generated
+
+
+AllValues: TypeAlias = Callable[[State, Answers], tuple[bool, ...]]
+"""A function giving the value of every condition of a table at once."""
+
+
+def generate_all(trees: Sequence[Condition], set_paths: frozenset[str] = frozenset()) -> AllValues:
+    """One generated function giving every condition's value at once, each distinct leaf evaluated once.
+
+    The leaves (comparisons, observed tests) come first, one local each; the conditions are then
+    ``and``/``or``/``not`` of those locals. A pack repeats its leaves (the runtime benchmark pack
+    has 9,538 distinct ones among 13,270 conditions), so this is several times faster than calling
+    each condition, for what evaluates them all (a session loaded from a save). Leaves have no
+    side effects and never raise, so evaluating all of them gives what short-circuiting would.
+    A table too deep for Python's parser gets the conditions' own functions, called one by one.
+    """
+    constants: list[Any] = []
+    names: dict[str, str] = {}
+    lines: list[str] = []
+
+    def formula(node: Condition) -> str:
+        match node:
+            case AllOf(conditions=children):
+                return "(" + " and ".join(formula(c) for c in children) + ")" if children else "True"
+            case AnyOf(conditions=children):
+                return "(" + " or ".join(formula(c) for c in children) + ")" if children else "False"
+            case Not(condition=inner):
+                return f"(not {formula(inner)})"
+            case LiteralCond():
+                return expression(node, set_paths, constants)
+            case Compare() | Observed():
+                code = expression(node, set_paths, constants)
+                if (name := names.get(code)) is None:
+                    name = names[code] = f"l{len(names)}"
+                    lines.append(f"    {name} = {code}")
+                return name
+
+    try:
+        formulas = [formula(tree) for tree in trees]
+        source = "def every(s, a):\n" + "\n".join(lines) + "\n    return (" + ",\n".join(formulas) + ",)\n"
+        namespace = {**RUNTIME, "_c": constants}
+        exec(compile(source, "<conditions>", "exec"), namespace)  # noqa: S102 - code built from repr()s only
+    except (SyntaxError, RecursionError, MemoryError):
+        evaluators = [compile_condition(tree, set_paths=set_paths).evaluate for tree in trees]
+        return lambda state, answers: tuple(evaluate(state, answers) for evaluate in evaluators)
+    every: AllValues = namespace["every"]
+    return every
 
 
 def _contains(actual: Any, expected: Any) -> bool:

@@ -15,12 +15,13 @@ from enum import StrEnum
 from typing import Any
 
 from creatorpack._json import JsonPath, whole_number
+from creatorpack.contract.conditions import parse
 from creatorpack.contract.schema import as_declared
 from creatorpack.errors import ConditionError, NotPlayableError
 from creatorpack.play._effects import EffectRunner, compile_effects, effect_rules, plain_runner, written
 from creatorpack.play._open import OpenRules, open_rules, picker
 from creatorpack.play._watch import Heard, Watch, heard, watches
-from creatorpack.play.conditions import CompiledCondition, compile_condition, sub_condition
+from creatorpack.play.conditions import AllValues, CompiledCondition, compile_condition, generate_all, sub_condition
 from creatorpack.play.state import CompiledEffect, set_paths
 from creatorpack.play.views import RevealKind
 
@@ -181,10 +182,26 @@ class Program:
     rule_positions: Mapping[Any, tuple[int, ...]] = field(default_factory=dict, repr=False)
     """A rule id -> the positions of the rules with that id."""
 
+    every: list[AllValues] = field(default_factory=list, repr=False, compare=False)
+    """:meth:`values`' generated function, once made (a holder: the program itself stays frozen)."""
     rule_table: RuleTable | None = field(default=None, repr=False)
     """The rules as parallel tuples, for :meth:`open_rules`."""
     all_open: OpenRules | None = field(default=None, repr=False)
     """The :class:`OpenRules` of a session that completed nothing (most sessions at their start)."""
+
+    def values(self, state: Mapping[str, Any], answers: Mapping[str, Any], *, make: bool = True) -> tuple[bool, ...]:
+        """Every condition's value on ``state`` and ``answers``.
+
+        With ``make`` (or once made), by one generated function that evaluates each distinct leaf
+        once (:func:`~creatorpack.play.conditions.generate_all`; made on first use: on the runtime
+        benchmark pack it takes about as long as 40 loads save); else by each condition's own function.
+        """
+        if not self.every and make:
+            trees = [c.tree if c.tree is not None else parse(c.source) for c in self.conditions]
+            self.every.append(generate_all(trees, set_paths(self.schema)))
+        if self.every:
+            return self.every[0](state, answers)
+        return tuple(evaluate(state, answers) for evaluate in self.evaluators)
 
     def open_rules(self, completed: frozenset[str]) -> OpenRules:
         """The rules a session that completed ``completed`` has not completed (see :mod:`~creatorpack.play._open`).
