@@ -85,6 +85,7 @@ _SCHEMA = {
     "properties": {
         "n": {"type": "integer", "minimum": 0, "maximum": 5},
         "m": {"type": "integer", "minimum": -3, "maximum": 3},
+        "f": {"type": "integer", "minimum": 0.0, "maximum": 4.0},  # bounds spelt as floats
         "s": {"type": "array", "items": {"enum": ["a", "b", "c"]}},
         "o": {"type": "object", "properties": {"k": {"type": "integer", "minimum": 0, "maximum": 2}}},
     },
@@ -98,8 +99,8 @@ _effect = st.one_of(
             **({"limit": limit} if limit is not None else {}),
             **({"overflow": overflow} if overflow else {}),
         },
-        st.sampled_from(["/n", "/m", "/o/k", "/s", "/x", "n"]),
-        st.integers(-3, 3),
+        st.sampled_from(["/n", "/m", "/f", "/o/k", "/s", "/x", "n"]),
+        st.integers(-3, 3) | st.sampled_from([1.0, -2.0, 0.5]),
         st.none() | st.integers(-4, 6),
         st.sampled_from([None, "clamp", "reject"]),
     ),
@@ -115,6 +116,7 @@ _state = st.fixed_dictionaries(
     optional={
         "n": st.integers(-1, 7) | st.just("2"),
         "m": st.integers(-4, 4),
+        "f": st.integers(-1, 5),
         "s": st.lists(st.sampled_from("abc"), unique=True) | st.just(7),
         "o": st.fixed_dictionaries({"k": st.integers(0, 2)}),
     },
@@ -226,3 +228,23 @@ def test_conditions_too_deep_for_one_function_are_evaluated_one_by_one() -> None
     every = generate_all(trees)
     assert every({"i0": 2}, {"o1": True}) == (True, True)
     assert every({"i0": 0}, {}) == (False, False)
+
+
+@pytest.mark.parametrize(
+    "effects",
+    [
+        [{"op": "increment", "path": "/n", "by": 1.0}, {"op": "increment", "path": "/n", "by": 1}],
+        [{"op": "increment", "path": "/f", "by": 9}, {"op": "increment", "path": "/f", "by": -1}],
+    ],
+)
+def test_an_increment_that_makes_a_float_is_applied_the_plain_way(effects: list[dict[str, Any]]) -> None:
+    """JSON Schema integers include 1.0: the float it makes is refused by the member's next increment."""
+    parts = tuple(CompiledEffect(_SCHEMA, e) for e in effects)
+    rule = ("r", 0, parts, tuple(dict.fromkeys(e.key for e in parts)))
+    fast_state, slow_state = {"n": 2, "f": 1}, {"n": 2, "f": 1}
+    fast_rejected: list[dict[str, Any]] = []
+    slow_rejected: list[dict[str, Any]] = []
+    _effects.compile_effects([rule])([True], fast_state, frozenset(), fast_rejected)
+    _effects.plain_runner([rule])([True], slow_state, frozenset(), slow_rejected)
+    assert slow_rejected, "the plain path refuses the second increment"
+    assert (fast_state, fast_rejected) == (slow_state, slow_rejected)

@@ -106,7 +106,10 @@ def _kind(effect: CompiledEffect) -> type | None:
     if effect.error is not None or len(effect.tokens) != 1:
         return None
     if effect.op == "increment":
-        return int
+        # A ``by`` or bound spelt 1.0 (a JSON Schema integer) makes a float, which the next increment
+        # of the member refuses: the plain path checks each effect's member, the straight-line code once.
+        plain = all(type(number) is int for number in (effect.by, effect.low, effect.high))
+        return int if plain else None
     if effect.op in ("add", "remove"):
         return list
     return None  # pragma: no cover - an unknown op has an error
