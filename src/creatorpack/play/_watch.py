@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any, Final
 
-from creatorpack._json import parse_pointer
+from creatorpack.contract.conditions import Compare, Condition, Leaf, Observed, leaves, parse
+from creatorpack.errors import ConditionError
 
 __all__ = ["UNANSWERED", "Heard", "Watch", "heard", "watches"]
 
@@ -79,13 +80,15 @@ UNANSWERED: Final = object()
 """What :meth:`Heard.stale` takes for an observation not answered yet."""
 
 
-def heard(sources: Sequence[Mapping[str, Any]]) -> dict[str, Heard]:
-    """The :class:`Heard` of every observation some condition reads."""
+def heard(sources: Sequence[Condition | Mapping[str, Any]]) -> dict[str, Heard]:
+    """The :class:`Heard` of every observation some condition (a tree, or its JSON) reads."""
     found: dict[str, dict[int, set[tuple[bool, Any]] | None]] = {}
     for index, source in enumerate(sources):
-        for node in _observed(source):
-            tests = found.setdefault(str(node.get("id")), {})
-            key = _answer_key(node.get("value"))
+        for node in _leaves(source):
+            if not isinstance(node, Observed):
+                continue
+            tests = found.setdefault(node.id, {})
+            key = _answer_key(node.value)
             if key is None:
                 tests[index] = None
             elif index not in tests:
@@ -115,19 +118,12 @@ def _answer_key(value: Any) -> tuple[bool, Any] | None:
     return None
 
 
-def watches(sources: Sequence[Mapping[str, Any]]) -> dict[str, Watch]:
-    """The :class:`Watch` of every top-level member some condition reads with a one-token path."""
+def watches(sources: Sequence[Condition | Mapping[str, Any]]) -> dict[str, Watch]:
+    """The :class:`Watch` of every top-level member some condition (a tree, or its JSON) reads with a one-token path."""
     found: dict[str, dict[int, list[Any] | None]] = {}  # key -> condition -> its tests, or None: any change
-    parsed: dict[str, tuple[str, ...] | None] = {}
     for index, source in enumerate(sources):
-        for atom in _atoms(source):
-            path = atom["path"]
-            if not isinstance(path, str):
-                continue
-            tokens = parsed.get(path, ())
-            if tokens == ():
-                tokens = parsed[path] = parse_pointer(path)
-            if not tokens:
+        for atom in _leaves(source):
+            if not isinstance(atom, Compare) or not (tokens := atom.tokens):
                 continue
             tests = found.setdefault(tokens[0], {})
             test = _test(atom) if len(tokens) == 1 else None
@@ -168,9 +164,9 @@ def _watch(tests: Mapping[int, list[Any] | None]) -> Watch:
     )
 
 
-def _test(atom: Mapping[str, Any]) -> tuple[int, ...] | str | None:
+def _test(atom: Compare) -> tuple[int, ...] | str | None:
     """What a one-token comparison tests: its thresholds on an integer, a string's membership, or ``None``."""
-    op, value = atom.get("op"), atom.get("value")
+    op, value = atom.op, atom.value
     if op == "contains":
         return value if isinstance(value, str) else None
     if op not in _ORDERED or isinstance(value, bool) or not isinstance(value, int | float):
@@ -185,23 +181,11 @@ def _test(atom: Mapping[str, Any]) -> tuple[int, ...] | str | None:
     return (floor, floor + 1) if floor == ceil else ()  # eq/ne: only an integral value is ever equal
 
 
-def _observed(node: Any) -> Iterator[Mapping[str, Any]]:
-    return (leaf for leaf in _leaves(node) if leaf.get("op") == "observed")
-
-
-def _atoms(node: Any) -> Iterator[Mapping[str, Any]]:
-    return (leaf for leaf in _leaves(node) if "path" in leaf)
-
-
-def _leaves(node: Any) -> Iterator[Mapping[str, Any]]:
-    if not isinstance(node, Mapping):
-        return
-    op = node.get("op")
-    if op in ("all", "any"):
-        children = node.get("conditions")
-        for child in children if isinstance(children, list) else ():
-            yield from _leaves(child)
-    elif op == "not":
-        yield from _leaves(node.get("condition"))
-    else:
-        yield node
+def _leaves(source: Condition | Mapping[str, Any]) -> list[Leaf]:
+    """The leaves of a condition given as a tree or as its JSON (what does not parse has none)."""
+    if isinstance(source, Mapping):
+        try:
+            source = parse(source)
+        except ConditionError:
+            return []
+    return leaves(source)

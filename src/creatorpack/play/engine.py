@@ -132,7 +132,7 @@ class Engine:
                 f"(at /runtime/entries/{index}/initial_state)",
                 problems,
             )
-        values = tuple(c(initial, {}) for c in self.program.conditions)
+        values = self.program.values(initial, {}, make=False)
         blank = SessionState(
             self.pack_id, self.revision, ids[index], 0, initial, {}, frozenset(), {}, (), (), None, values
         )

@@ -102,6 +102,14 @@ class SessionState:
     badges: tuple[str, ...]
     ending: str | None
     values: tuple[bool, ...] = field(repr=False, compare=False)
+    open_rules: Any = field(default=None, repr=False, compare=False)
+    """The rules not completed, for finding the active ones fast (:class:`~creatorpack.play._open.OpenRules`)."""
+    settled: bool = field(default=False, repr=False, compare=False)
+    """Whether a turn's settling made it (nothing whose condition holds is left unrevealed, uncompleted or locked).
+
+    Then the next turn need look only at the conditions that flip; a session loaded or built by
+    hand is settled in full on its next turn.
+    """
 
     @property
     def achievements_set(self) -> frozenset[str]:

@@ -8,17 +8,20 @@ it reads (:attr:`Program.readers`) changed.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from operator import itemgetter
 from typing import Any
 
 from creatorpack._json import JsonPath, whole_number
+from creatorpack.contract.conditions import parse
 from creatorpack.contract.schema import as_declared
 from creatorpack.errors import ConditionError, NotPlayableError
+from creatorpack.play._effects import EffectRunner, compile_effects, effect_rules, plain_runner, written
+from creatorpack.play._open import OpenRules, open_rules, picker
 from creatorpack.play._watch import Heard, Watch, heard, watches
-from creatorpack.play.conditions import CompiledCondition, compile_condition, sub_condition
+from creatorpack.play.conditions import AllValues, CompiledCondition, compile_condition, generate_all, sub_condition
 from creatorpack.play.state import CompiledEffect, set_paths
 from creatorpack.play.views import RevealKind
 
@@ -33,6 +36,7 @@ __all__ = [
     "RequirementSpec",
     "Reveal",
     "Rule",
+    "RuleTable",
     "compile_program",
     "entry_id",
     "entry_scopes",
@@ -146,7 +150,7 @@ class Program:
     watches: Mapping[str, Watch] = field(repr=False)  # finer than ``readers``, for state members
     heard: Mapping[str, Heard] = field(repr=False)  # finer than ``readers``, for observations
     rules: tuple[Rule, ...]
-    rule_whens: Callable[[tuple[bool, ...]], Sequence[bool]] = field(repr=False)  # each rule's `when`, from the values
+    rule_whens: Callable[[Sequence[bool]], Sequence[bool]] = field(repr=False)  # each rule's `when`, from the values
     completable: tuple[tuple[str, int], ...]
     content: tuple[ContentItem, ...]
     reveals: tuple[Reveal, ...]
@@ -163,6 +167,51 @@ class Program:
     """(``avatars`` or ``images``, card id) -> the asset that part of a reader card shows."""
     shared: tuple[Reveal, ...] = ()
     """Relationship reveals of cards with two relationships to one actor, which saves before ``#2`` merged."""
+    run_effects: EffectRunner | None = field(default=None, repr=False)
+    """The effects of the active, open rules as generated straight-line code (:mod:`~creatorpack.play._effects`)."""
+    plain_effects: EffectRunner | None = field(default=None, repr=False)
+    """The same, applied effect by effect: the reference the generated code is tested against."""
+    written: tuple[str, ...] = ()
+    """The top-level state members some rule's effects write."""
+    consumers: Mapping[int, tuple[tuple[str, int], ...]] = field(default_factory=dict, repr=False)
+    """Condition index -> what reads it when it comes to hold: ("completion" | "reveal" | "achievement", position)."""
+    completable_ids: tuple[str, ...] = field(default=(), repr=False)
+    """The ids of :attr:`completable`, in order."""
+    achievement_positions: Mapping[str, tuple[int, ...]] = field(default_factory=dict, repr=False)
+    """An achievement id -> the positions of the achievements with that id."""
+    rule_positions: Mapping[Any, tuple[int, ...]] = field(default_factory=dict, repr=False)
+    """A rule id -> the positions of the rules with that id."""
+
+    every: list[AllValues] = field(default_factory=list, repr=False, compare=False)
+    """:meth:`values`' generated function, once made (a holder: the program itself stays frozen)."""
+    rule_table: RuleTable | None = field(default=None, repr=False)
+    """The rules as parallel tuples, for :meth:`open_rules`."""
+    all_open: OpenRules | None = field(default=None, repr=False)
+    """The :class:`OpenRules` of a session that completed nothing (most sessions at their start)."""
+
+    def values(self, state: Mapping[str, Any], answers: Mapping[str, Any], *, make: bool = True) -> tuple[bool, ...]:
+        """Every condition's value on ``state`` and ``answers``.
+
+        With ``make`` (or once made), by one generated function that evaluates each distinct leaf
+        once (:func:`~creatorpack.play.conditions.generate_all`; made on first use: on the runtime
+        benchmark pack it takes about as long as 40 loads save); else by each condition's own function.
+        """
+        if not self.every and make:
+            trees = [c.tree if c.tree is not None else parse(c.source) for c in self.conditions]
+            self.every.append(generate_all(trees, set_paths(self.schema)))
+        if self.every:
+            return self.every[0](state, answers)
+        return tuple(evaluate(state, answers) for evaluate in self.evaluators)
+
+    def open_rules(self, completed: frozenset[str]) -> OpenRules:
+        """The rules a session that completed ``completed`` has not completed (see :mod:`~creatorpack.play._open`).
+
+        A session loaded from a save gets them so on its first turn; later turns carry them along.
+        """
+        if not completed and self.all_open is not None:
+            return self.all_open
+        table = self.rule_table or RuleTable.of(self.rules)
+        return table.open(completed, self.completable_ids, self.rule_positions)
 
     def in_scope(self, entries: frozenset[str] | None, entry: str) -> bool:
         """Whether an item scoped to ``entries`` (its ``entry_ids``; None: every entry) belongs to entry ``entry``."""
@@ -178,11 +227,25 @@ class Program:
         return [entry_id(e) or f"#{i}" for i, e in enumerate(self.entries)]
 
 
-def _picker(indices: Sequence[int]) -> Callable[[tuple[bool, ...]], Sequence[bool]]:
-    """A function from condition values to those at ``indices``, in order (``operator.itemgetter``, as a sequence)."""
-    if len(indices) >= 2:  # itemgetter of one index returns the item, not a tuple
-        return itemgetter(*indices)
-    return lambda values: [values[i] for i in indices]
+@dataclass(frozen=True, slots=True)
+class RuleTable:
+    """The rules as parallel tuples (ids, ``when`` indices, instructions), for :class:`OpenRules`."""
+
+    ids: tuple[Any, ...]
+    whens: tuple[int, ...]
+    instructions: tuple[str | None, ...]
+    instructed: frozenset[int]
+
+    @classmethod
+    def of(cls, rules: Sequence[Rule]) -> RuleTable:
+        """The table of ``rules``."""
+        told = tuple(r.instruction for r in rules)
+        instructed = frozenset(p for p, text in enumerate(told) if text is not None)
+        return cls(tuple(r.id for r in rules), tuple(r.when for r in rules), told, instructed)
+
+    def open(self, completed: frozenset[str], completable: Sequence[str], at: Mapping[Any, Sequence[int]]) -> OpenRules:
+        """The rules not in ``completed`` (see :func:`~creatorpack.play._open.open_rules`)."""
+        return open_rules(completed, self.ids, self.whens, self.instructions, completable, at, self.instructed)
 
 
 def entry_id(item: Mapping[str, Any]) -> str | None:
@@ -212,11 +275,12 @@ class _Conditions:
         self.sets = set_paths(schema)
         self.compiled: list[CompiledCondition] = []
         self.readers: dict[Read, list[int]] = {}
+        self.shared: dict[str, Any] = {}  # generated code -> its function, shared by conditions with the same code
 
     def add(self, condition: Any) -> int:
         if not isinstance(condition, Mapping):
             condition = ALWAYS  # an absent `when` always holds
-        compiled = compile_condition(condition, set_paths=self.sets)
+        compiled = compile_condition(condition, set_paths=self.sets, shared=self.shared)
         index = len(self.compiled)
         self.compiled.append(compiled)
         for key in compiled.state_keys:
@@ -347,7 +411,21 @@ def compile_program(pack: Mapping[str, Any]) -> Program:
 
     The pack is read as its version reads it (:func:`~creatorpack.contract.schema.as_declared`): a
     0.3 pack's ``progression`` or a 0.4 pack's ``presentation`` is an extension field, not played.
+    Python's cyclic garbage collector is paused meanwhile (when it was running): compiling makes
+    hundreds of thousands of objects that all live on, and each collection it triggered walked
+    them all again, which took more than half of the compile time on the runtime benchmark pack.
     """
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return _compile_program(pack)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _compile_program(pack: Mapping[str, Any]) -> Program:
     pack = as_declared(pack)
     version = pack.get("protocol_version")
     if version not in ("0.3", "0.4", "0.5"):
@@ -384,6 +462,21 @@ def compile_program(pack: Mapping[str, Any]) -> Program:
         for r in presentation.get("illustration_rules", [])
     )
     entries = tuple(runtime["entries"])
+    with_effects = effect_rules(rules)
+    rule_table = RuleTable.of(rules)
+    completable = tuple((rule.id, rule.completion) for rule in rules if rule.completion is not None)
+    consumers: dict[int, list[tuple[str, int]]] = {}
+    for position, (_, cond) in enumerate(completable):
+        consumers.setdefault(cond, []).append(("completion", position))
+    for position, reveal in enumerate(reveals):
+        consumers.setdefault(reveal.when, []).append(("reveal", position))
+    achievement_positions: dict[str, list[int]] = {}
+    for position, goal in enumerate(achievements):
+        consumers.setdefault(goal.when, []).append(("achievement", position))
+        achievement_positions.setdefault(goal.id, []).append(position)
+    rule_positions: dict[Any, tuple[int, ...]] = {}
+    for position, rule in enumerate(rules):
+        rule_positions[rule.id] = (*rule_positions.get(rule.id, ()), position)
     return Program(
         pack=pack,
         version=version,
@@ -395,11 +488,12 @@ def compile_program(pack: Mapping[str, Any]) -> Program:
         conditions=tuple(table.compiled),
         evaluators=tuple(c.evaluate for c in table.compiled),
         readers={read: tuple(indices) for read, indices in table.readers.items()},
-        watches=watches([c.source for c in table.compiled]),
-        heard=heard([c.source for c in table.compiled]),
+        watches=watches([c.tree or c.source for c in table.compiled]),
+        heard=heard([c.tree or c.source for c in table.compiled]),
         rules=rules,
-        rule_whens=_picker([rule.when for rule in rules]),
-        completable=tuple((rule.id, rule.completion) for rule in rules if rule.completion is not None),
+        rule_whens=picker([rule.when for rule in rules]),
+        completable=completable,
+        completable_ids=tuple(rid for rid, _ in completable),
         content=content,
         reveals=reveals,
         achievements=achievements,
@@ -411,6 +505,16 @@ def compile_program(pack: Mapping[str, Any]) -> Program:
         scoped={(str(r.kind), r.ident): r.entries for r in reveals if r.entries is not None},
         shared=_shared(reveals),
         card_assets=_card_assets(pack),
+        run_effects=compile_effects(with_effects),
+        plain_effects=plain_runner(with_effects),
+        written=written(with_effects),
+        consumers={cond: tuple(found) for cond, found in consumers.items()},
+        achievement_positions={ident: tuple(found) for ident, found in achievement_positions.items()},
+        rule_positions=rule_positions,
+        rule_table=rule_table,
+        all_open=open_rules(
+            frozenset(), rule_table.ids, rule_table.whens, rule_table.instructions, (), {}, rule_table.instructed
+        ),
     )
 
 

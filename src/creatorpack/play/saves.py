@@ -103,7 +103,7 @@ def load(program: Program, saved: Mapping[str, Any]) -> SessionState:
             raise SessionLoadError(f"the saved ending {ending!r} is not an ending of revision {program.revision}")
         answers = {k: v for k, v in saved["answers"].items() if _answers(program.observations.get(k), v)}
         achievements = {goal.id for goal in program.achievements}
-        values = tuple(c(state, answers) for c in program.conditions)
+        values = program.values(state, answers)
         revealed = _revealed(program, saved["revealed"], entry, values)
         return SessionState(
             program.pack_id,

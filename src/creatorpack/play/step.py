@@ -24,7 +24,8 @@ from typing import Any, Final
 
 from creatorpack._json import a_python_type, copy_json, show
 from creatorpack.contract import suggest
-from creatorpack.errors import EffectError, SessionOverError, TurnError
+from creatorpack.errors import SessionOverError, TurnError
+from creatorpack.play._open import OpenRules
 from creatorpack.play._watch import UNANSWERED, Heard, Watch
 from creatorpack.play.conditions import json_equal
 from creatorpack.play.model import REVEAL_KINDS, Requirement, SessionState, Turn, TurnResult
@@ -37,6 +38,7 @@ __all__ = [
     "choose_illustration",
     "describe",
     "eligible_illustrations",
+    "evaluate_all",
     "locked_achievements",
     "reachable_assets",
     "record_answers",
@@ -151,12 +153,14 @@ def refresh(
     answers: Mapping[str, Any],
     changed: Iterable[Read],
     before: tuple[Mapping[str, Any], Mapping[str, Any]] | None = None,
+    flipped: list[int] | None = None,
 ) -> tuple[bool, ...]:
     """The condition values after ``changed`` members or answers changed (the rest are kept).
 
     With ``before``, the state and answers the values were computed on, a condition that reads
     a changed member or answer only through thresholds, members or answers that did not change
-    is kept too (:mod:`creatorpack.play._watch`).
+    is kept too (:mod:`creatorpack.play._watch`). The conditions whose value changed are added
+    to ``flipped``, when given.
     """
     stale: set[int] = set()
     readers = program.readers
@@ -173,8 +177,14 @@ def refresh(
         return values
     updated = list(values)
     evaluators = program.evaluators
+    if flipped is None:
+        for index in stale:
+            updated[index] = evaluators[index](state, answers)
+        return tuple(updated)
     for index in stale:
-        updated[index] = evaluators[index](state, answers)
+        if (value := evaluators[index](state, answers)) is not updated[index]:
+            updated[index] = value
+            flipped.append(index)
     return tuple(updated)
 
 
@@ -194,33 +204,44 @@ def record_answers(answers: Mapping[str, Any], turn: Turn) -> tuple[dict[str, An
 
 
 def apply_rules(
-    program: Program, values: tuple[bool, ...], state: Mapping[str, Any], completed: frozenset[str]
+    program: Program,
+    values: tuple[bool, ...],
+    state: Mapping[str, Any],
+    completed: frozenset[str],
+    *,
+    plain: bool = False,
+    opened: OpenRules | None = None,
 ) -> Applied:
-    """Phase 3: active rules in document order; a rule's effects apply all or none."""
+    """Phase 3: active rules in document order; a rule's effects apply all or none.
+
+    The active rules come from ``opened`` (the rules not in ``completed``; built when not given)
+    and the effects run as the program's generated straight-line code. With ``plain``, rules are
+    looked at one by one and effects applied one by one: the reference the fast path is tested against.
+    """
+    if plain:
+        active_list: list[str] = []
+        instruction_list: list[str] = []
+        for rule in compress(program.rules, program.rule_whens(values)):
+            if rule.id not in completed:
+                active_list.append(rule.id)
+                if rule.instruction is not None:
+                    instruction_list.append(rule.instruction)
+        active, instructions = tuple(active_list), tuple(instruction_list)
+    else:
+        if opened is None or not opened.fits(completed):
+            opened = program.open_rules(completed)
+        active, instructions = opened.active(values), opened.instructions(values)
+    run = program.plain_effects if plain else program.run_effects
+    if run is None:  # pragma: no cover - compile_program always sets both
+        return Applied(state, active, instructions, (), frozenset())
     working = dict(state)
-    active: list[str] = []
-    instructions: list[str] = []
     rejected: list[dict[str, Any]] = []
-    touched: set[str] = set()
-    for rule in compress(program.rules, program.rule_whens(values)):
-        if rule.id in completed:
-            continue
-        active.append(rule.id)
-        if rule.instruction is not None:
-            instructions.append(rule.instruction)
-        if not rule.effects:
-            continue
-        touched.update(rule.keys)
-        saved = {key: working[key] for key in rule.keys if key in working}
-        for position, effect in enumerate(rule.effects):
-            try:
-                effect.apply(working)
-            except EffectError as exc:
-                rejected.append({"rule": rule.id, "effect": position, "reason": str(exc)})
-                working.update(saved)
-                break
-    changed = frozenset(k for k in touched if not _same(working.get(k), state.get(k)))
-    return Applied(working if changed else state, tuple(active), tuple(instructions), tuple(rejected), changed)
+    run(values, working, completed, rejected)
+    get, was = working.get, state.get
+    changed = frozenset(
+        k for k in program.written if (now := get(k)) is not (then := was(k)) and not json_equal(now, then)
+    )
+    return Applied(working if changed else state, active, instructions, tuple(rejected), changed)
 
 
 def choose_illustration(program: Program, matched: set[str], entry: str | None = None) -> str | None:
@@ -247,8 +268,91 @@ def settle(
     state: Mapping[str, Any],
     answers: Mapping[str, Any],
     values: tuple[bool, ...],
+    flipped: Iterable[int] | None = None,
+    opened: OpenRules | None = None,
 ) -> tuple[SessionState, tuple[str, ...]]:
-    """Phases 4 and 5: completions, reveals, achievements, the ending, badges; and the newly completed rules."""
+    """Phases 4 and 5: completions, reveals, achievements, the ending, badges; and the newly completed rules.
+
+    Given the conditions that ``flipped`` since ``session`` (which a turn settled), only those that
+    came to hold are looked at: what held before was completed, revealed or unlocked then. Without
+    them, or on a session no turn settled, every completion, reveal and achievement is looked at.
+    ``opened``, the open rules of ``session``, is carried into the new session, less what completed.
+    """
+    if flipped is None or not session.settled:
+        return _settle_all(program, session, turn, state, answers, values)
+    completions: list[int] = []
+    reveals: list[int] = []
+    unlocking: list[int] = []
+    consumers = program.consumers
+    for index in flipped:
+        if values[index] and index in consumers:
+            for kind, position in consumers[index]:
+                (completions if kind == "completion" else reveals if kind == "reveal" else unlocking).append(position)
+    completed = session.completed
+    new_completed: tuple[str, ...] = ()
+    if completions:
+        picked = (program.completable[p][0] for p in sorted(set(completions)))
+        new_completed = tuple(rid for rid in picked if rid not in completed)
+        if new_completed:
+            completed = completed | frozenset(new_completed)
+            if opened is not None:
+                opened = opened.without(new_completed, completed, program.rule_positions, program.completable_ids)
+    revealed = session.revealed
+    if reveals:
+        grown: dict[str, set[str]] = {}
+        for position in reveals:
+            reveal = program.reveals[position]
+            if reveal.ident not in revealed.get(reveal.kind, ()) and program.in_scope(reveal.entries, session.entry):
+                grown.setdefault(reveal.kind, set()).add(reveal.ident)
+        if grown:
+            revealed = {**revealed, **{kind: revealed.get(kind, frozenset()) | ids for kind, ids in grown.items()}}
+    achievements = session.achievements
+    if unlocking:
+        unlocked = session.achievements_set
+        goals = program.achievements
+        fresh = [goals[p].id for p in sorted(set(unlocking)) if goals[p].id not in unlocked]
+        if fresh:
+            achievements = (*achievements, *fresh)
+    ending = session.ending if session.ending is not None else _ending(program, values)
+    badges = session.badges
+    if achievements is not session.achievements or ending != session.ending:
+        new_ids = set(achievements[len(session.achievements) :])
+        positions = sorted({p for ident in new_ids for p in program.achievement_positions.get(ident, ())})
+        newly: list[Goal] = [program.achievements[p] for p in positions]
+        newly += [g for g in program.endings if g.id == ending and ending != session.ending]
+        listed = list(badges)
+        for goal in newly:
+            if goal.badge is not None and goal.badge not in listed:
+                listed.append(goal.badge)
+        badges = tuple(listed)
+    after = SessionState(
+        program.pack_id,
+        program.revision,
+        session.entry,
+        turn,
+        state,
+        answers,
+        completed,
+        revealed,
+        achievements,
+        badges,
+        ending,
+        values,
+        opened if opened is not None and opened.fits(completed) else None,
+        settled=True,
+    )
+    return after, new_completed
+
+
+def _settle_all(
+    program: Program,
+    session: SessionState,
+    turn: int,
+    state: Mapping[str, Any],
+    answers: Mapping[str, Any],
+    values: tuple[bool, ...],
+) -> tuple[SessionState, tuple[str, ...]]:
+    """:func:`settle` looking at every completion, reveal and achievement: the reference the flips must match."""
     new_completed = tuple(rid for rid, cond in program.completable if values[cond] and rid not in session.completed)
     revealed = {kind: set(session.revealed.get(kind, ())) for kind in REVEAL_KINDS}
     for reveal in program.reveals:
@@ -277,6 +381,7 @@ def settle(
         tuple(badges),
         ending,
         values,
+        settled=True,
     )
     return after, new_completed
 
@@ -286,23 +391,47 @@ def _ending(program: Program, values: tuple[bool, ...]) -> str | None:
     return max(reached)[2] if reached else None
 
 
+def evaluate_all(program: Program, state: Mapping[str, Any], answers: Mapping[str, Any]) -> tuple[bool, ...]:
+    """Every condition's value on ``state`` and ``answers``, evaluated afresh."""
+    return tuple(evaluate(state, answers) for evaluate in program.evaluators)
+
+
 def step(
-    program: Program, session: SessionState, turn: Turn
+    program: Program, session: SessionState, turn: Turn, *, full: bool = False
 ) -> tuple[SessionState, Applied, tuple[str, ...], str | None]:
-    """Play one turn; the new session, what the rules did, the newly completed rules, the illustration."""
+    """Play one turn; the new session, what the rules did, the newly completed rules, the illustration.
+
+    A turn evaluates again only the conditions that read what changed, applies the effects as
+    generated code and settles only what the flipped conditions reach. ``full`` plays the same turn
+    the plain way, every condition evaluated afresh, every effect applied one by one, every
+    completion, reveal and achievement looked at: the reference the incremental turn is tested against.
+    """
     if session.ending is not None:
         raise SessionOverError(f"the session reached the ending {session.ending!r}; it takes no more turns")
     check_turn(program, turn)
-    eligible = eligible_illustrations(program, session.values)
     answers, changed_answers = record_answers(session.answers, turn)
-    values = refresh(program, session.values, session.state, answers, changed_answers, (session.state, session.answers))
-    applied = apply_rules(program, values, session.state, session.completed)
-    changed_state = [Read(ReadKind.STATE, k) for k in applied.changed]
-    if changed_state:
-        changed_state.append(Read(ReadKind.WHOLE_STATE, ""))
-    values = refresh(program, values, applied.state, answers, changed_state, (session.state, answers))
+    if full:
+        eligible = eligible_illustrations(program, evaluate_all(program, session.state, session.answers))
+        values = evaluate_all(program, session.state, answers)
+        applied = apply_rules(program, values, session.state, session.completed, plain=True)
+        values = evaluate_all(program, applied.state, answers)
+        after, new_completed = _settle_all(program, session, session.turn + 1, applied.state, answers, values)
+    else:
+        eligible = eligible_illustrations(program, session.values)
+        flipped: list[int] = []
+        was = (session.state, session.answers)
+        values = refresh(program, session.values, session.state, answers, changed_answers, was, flipped)
+        opened = session.open_rules
+        if not isinstance(opened, OpenRules) or not opened.fits(session.completed):
+            opened = program.open_rules(session.completed)
+        applied = apply_rules(program, values, session.state, session.completed, opened=opened)
+        changed_state = [Read(ReadKind.STATE, k) for k in applied.changed]
+        if changed_state:
+            changed_state.append(Read(ReadKind.WHOLE_STATE, ""))
+        values = refresh(program, values, applied.state, answers, changed_state, (session.state, answers), flipped)
+        turned = session.turn + 1
+        after, new_completed = settle(program, session, turned, applied.state, answers, values, flipped, opened)
     illustration = choose_illustration(program, eligible & set(turn.illustration_matches), session.entry)
-    after, new_completed = settle(program, session, session.turn + 1, applied.state, answers, values)
     return after, applied, new_completed, illustration
 
 
@@ -319,14 +448,14 @@ def reward_assets(program: Program, goals: Iterable[Goal], badges: Iterable[str]
 
 def reachable_assets(program: Program, session: SessionState) -> tuple[str, ...]:
     """Revealed assets the reader can reach: a ``reward_only`` one only once a reward references it."""
+    revealed = sorted(session.revealed.get("assets", ()))
+    held = [a for a in revealed if program.assets.get(a, {}).get("access", "standard") == "reward_only"]
+    if not held:  # the rewards need looking up only for a reward_only asset
+        return tuple(revealed)
     unlocked = session.achievements_set
     earned = [g for g in (*program.achievements, *program.endings) if g.id in unlocked or g.id == session.ending]
     rewards = reward_assets(program, earned, session.badges)
-    return tuple(
-        asset_id
-        for asset_id in sorted(session.revealed.get("assets", ()))
-        if program.assets.get(asset_id, {}).get("access", "standard") != "reward_only" or asset_id in rewards
-    )
+    return tuple(asset_id for asset_id in revealed if asset_id not in held or asset_id in rewards)
 
 
 def locked_achievements(program: Program, session: SessionState) -> tuple[str, ...]:
@@ -391,7 +520,7 @@ def describe(
         content=content,
         content_candidates=candidates,
         guidance=guidance,
-        completed_rules=tuple(rid for rid, _ in program.completable if rid in after.completed),
+        completed_rules=_completed_rules(program, after),
         new_completed_rules=tuple(new_completed),
         rejected_effects=applied.rejected,
         revealed=revealed,
@@ -405,6 +534,18 @@ def describe(
         reachable_assets=revealed["assets"],
         locked_achievements=locked_achievements(program, after),
     )
+
+
+def _completed_rules(program: Program, session: SessionState) -> tuple[str, ...]:
+    """The completed rules, in document order: kept with the session's open rules, else found afresh."""
+    completed = session.completed
+    if not completed:
+        return ()
+    opened = session.open_rules
+    if isinstance(opened, OpenRules) and opened.completed is completed:
+        return opened.listed
+    ids = program.completable_ids
+    return tuple(compress(ids, map(completed.__contains__, ids)))
 
 
 def _guidance(goal: Goal, values: tuple[bool, ...]) -> dict[str, Any]:

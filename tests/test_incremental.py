@@ -1,0 +1,250 @@
+"""The incremental turn agrees with a plain full re-evaluation, turn by turn, on random packs and turns.
+
+The incremental turn evaluates again only the conditions whose leaves changed, applies effects as
+generated straight-line code and settles only what flipped conditions reach; ``step(..., full=True)``
+evaluates every condition afresh, applies every effect one by one and looks at every completion,
+reveal and achievement. Both must give the same session, the same rule activity and the same result.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from creatorpack import validate
+from creatorpack.contract.conditions import parse
+from creatorpack.play import _effects
+from creatorpack.play.conditions import compile_condition, generate_all
+from creatorpack.play.engine import Engine, Turn
+from creatorpack.play.state import CompiledEffect
+from creatorpack.play.step import describe, evaluate_all, step
+from tests.random_packs import random_condition, random_pack
+
+_moves = st.lists(
+    st.tuples(
+        st.fixed_dictionaries({}, optional={"o1": st.booleans(), "o2": st.sampled_from("xyz")}),
+        st.lists(st.sampled_from(["show_door", "unknown"]), max_size=1),
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 100_000), entry=st.integers(0, 1), moves=_moves)
+def test_incremental_turns_agree_with_full_reevaluation(seed: int, entry: int, moves: list[Any]) -> None:
+    engine = Engine(random_pack(seed))
+    program = engine.program
+    ids = engine.entry_ids()
+    session, _ = engine.start(ids[entry % len(ids)])
+    oracle = session
+    known = program.illustration_rule_ids
+    for answers, matches in moves:
+        if session.ending is not None:
+            break
+        turn = Turn(answers, tuple(m for m in matches if m in known))
+        after, applied, new_completed, illustration = step(program, session, turn)
+        expected = step(program, oracle, turn, full=True)
+        assert (after, applied, new_completed, illustration) == expected, seed
+        assert after.values == expected[0].values == evaluate_all(program, after.state, after.answers), seed
+        assert describe(program, session, after, applied, new_completed, illustration) == describe(
+            program, oracle, *expected
+        ), seed
+        session, oracle = after, expected[0]
+
+
+def test_the_random_packs_are_valid() -> None:
+    for seed in range(30):
+        assert validate(json.dumps(random_pack(seed)).encode()).valid, seed
+
+
+def test_a_loaded_session_is_settled_in_full_on_its_next_turn() -> None:
+    """A save holds no flips: what holds on the loaded state is found by looking at everything."""
+    for seed in range(40):
+        engine = Engine(random_pack(seed))
+        session, _ = engine.start()
+        if session.ending is not None:
+            continue
+        saved = session.to_json(engine.schema)
+        saved["revealed"] = {kind: [] for kind in saved["revealed"]}  # as a save of an older revision might be
+        saved["unlocked_achievements"] = []
+        saved["completed_rules"] = []
+        loaded = engine.load(saved)
+        assert not loaded.settled
+        after, *rest = step(engine.program, loaded, Turn({}))
+        assert (after, *rest) == step(engine.program, loaded, Turn({}), full=True), seed
+
+
+_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "n": {"type": "integer", "minimum": 0, "maximum": 5},
+        "m": {"type": "integer", "minimum": -3, "maximum": 3},
+        "f": {"type": "integer", "minimum": 0.0, "maximum": 4.0},  # bounds spelt as floats
+        "s": {"type": "array", "items": {"enum": ["a", "b", "c"]}},
+        "o": {"type": "object", "properties": {"k": {"type": "integer", "minimum": 0, "maximum": 2}}},
+    },
+}
+_effect = st.one_of(
+    st.builds(
+        lambda path, by, limit, overflow: {
+            "op": "increment",
+            "path": path,
+            "by": by,
+            **({"limit": limit} if limit is not None else {}),
+            **({"overflow": overflow} if overflow else {}),
+        },
+        st.sampled_from(["/n", "/m", "/f", "/o/k", "/s", "/x", "n"]),
+        st.integers(-3, 3) | st.sampled_from([1.0, -2.0, 0.5]),
+        st.none() | st.integers(-4, 6),
+        st.sampled_from([None, "clamp", "reject"]),
+    ),
+    st.builds(
+        lambda op, path, value: {"op": op, "path": path, "value": value},
+        st.sampled_from(["add", "remove", "multiply"]),
+        st.sampled_from(["/s", "/n"]),
+        st.sampled_from(["a", "b", "c", "d"]),
+    ),
+)
+_state = st.fixed_dictionaries(
+    {},
+    optional={
+        "n": st.integers(-1, 7) | st.just("2"),
+        "m": st.integers(-4, 4),
+        "f": st.integers(-1, 5),
+        "s": st.lists(st.sampled_from("abc"), unique=True) | st.just(7),
+        "o": st.fixed_dictionaries({"k": st.integers(0, 2)}),
+    },
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(rules=st.lists(st.lists(_effect, max_size=4), min_size=1, max_size=5), state=_state, data=st.data())
+def test_generated_effects_agree_with_effects_applied_one_by_one(
+    rules: list[list[dict[str, Any]]], state: dict[str, Any], data: st.DataObject
+) -> None:
+    compiled = []
+    for position, effects in enumerate(rules):
+        parts = tuple(CompiledEffect(_SCHEMA, e) for e in effects)
+        compiled.append((f"r{position}", position, parts, tuple(dict.fromkeys(e.key for e in parts if e.key))))
+    values = data.draw(st.lists(st.booleans(), min_size=len(rules), max_size=len(rules)))
+    completed = frozenset(data.draw(st.lists(st.sampled_from([r[0] for r in compiled]), max_size=2)))
+    fast_state, slow_state = dict(state), dict(state)
+    fast_rejected: list[dict[str, Any]] = []
+    slow_rejected: list[dict[str, Any]] = []
+    _effects.compile_effects(compiled)(values, fast_state, completed, fast_rejected)
+    _effects.plain_runner(compiled)(values, slow_state, completed, slow_rejected)
+    assert fast_state == slow_state
+    assert fast_rejected == slow_rejected
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_long_session_stays_in_step_with_the_full_reevaluation(seed: int) -> None:
+    engine = Engine(random_pack(seed))
+    rng = random.Random(seed)
+    session, _ = engine.start()
+    oracle = session
+    for _ in range(60):
+        if session.ending is not None:
+            break
+        turn = Turn({"o1": rng.random() < 0.5, "o2": rng.choice("xyz")})
+        session, *_ = step(engine.program, session, turn)
+        oracle, *_ = step(engine.program, oracle, turn, full=True)
+        assert session == oracle
+
+
+@given(st.integers(0, 10**6).map(lambda seed: random_condition(random.Random(seed), 3)))
+def test_generated_conditions_give_bools(condition: dict[str, Any]) -> None:
+    """Generated code is not wrapped in ``bool()``: every part of it must be a bool already."""
+    compiled = compile_condition(condition, set_paths=frozenset({"/s"}))
+    for state in ({"i0": 2, "i1": 0, "s": ["a"], "flags": {"f0": True}}, {"i0": "2", "s": "abc"}, {}):
+        for answers in ({}, {"o1": True, "o2": "x"}, {"o1": 1, "o2": ["x"]}):
+            assert type(compiled(state, answers)) is bool
+
+
+def test_a_session_loaded_with_completed_rules_finds_its_open_rules() -> None:
+    """The open rules of a loaded session are built from its completed rules, then carried along."""
+    played = 0
+    for seed in range(60):
+        engine = Engine(random_pack(seed))
+        rng = random.Random(seed)
+        session, _ = engine.start()
+        for _ in range(6):
+            if session.ending is not None:
+                break
+            session, _ = engine.step(session, Turn({"o1": rng.random() < 0.5, "o2": rng.choice("xyz")}))
+        if session.ending is not None or not session.completed:
+            continue
+        played += 1
+        loaded = engine.load(session.to_json(engine.schema))
+        oracle = loaded
+        for _ in range(4):
+            if loaded.ending is not None:
+                break
+            turn = Turn({"o1": rng.random() < 0.5, "o2": rng.choice("xyz")})
+            after = step(engine.program, loaded, turn)
+            expected = step(engine.program, oracle, turn, full=True)
+            assert after == expected, seed
+            assert describe(engine.program, loaded, *after) == describe(engine.program, oracle, *expected), seed
+            loaded, oracle = after[0], expected[0]
+    assert played >= 5
+
+
+_answers = st.fixed_dictionaries({}, optional={"o1": st.booleans() | st.just(1), "o2": st.sampled_from(["x", "y", 3])})
+_states = st.fixed_dictionaries(
+    {},
+    optional={
+        "i0": st.integers(-2, 7) | st.just(2.0) | st.just("2"),
+        "i1": st.integers(-3, 7),
+        "s": st.lists(st.sampled_from("abce"), unique=True) | st.just("abc"),
+        "flags": st.fixed_dictionaries({}, optional={"f0": st.booleans(), "f1": st.booleans() | st.just(0)}),
+    },
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 100_000), state=_states, answers=_answers)
+def test_all_conditions_at_once_agree_with_each_condition(
+    seed: int, state: dict[str, Any], answers: dict[str, Any]
+) -> None:
+    """The generated function that shares leaves gives what each condition's own function gives."""
+    program = Engine(random_pack(seed)).program
+    each = tuple(c(state, answers) for c in program.conditions)
+    assert program.values(state, answers, make=False) == each
+    assert program.values(state, answers) == each
+    assert program.every
+
+
+def test_conditions_too_deep_for_one_function_are_evaluated_one_by_one() -> None:
+    deep: dict[str, Any] = {"op": "gte", "path": "/i0", "value": 1}
+    for _ in range(300):
+        deep = {"op": "not", "condition": deep}
+    trees = [parse(deep), parse({"op": "observed", "id": "o1", "value": True})]
+    every = generate_all(trees)
+    assert every({"i0": 2}, {"o1": True}) == (True, True)
+    assert every({"i0": 0}, {}) == (False, False)
+
+
+@pytest.mark.parametrize(
+    "effects",
+    [
+        [{"op": "increment", "path": "/n", "by": 1.0}, {"op": "increment", "path": "/n", "by": 1}],
+        [{"op": "increment", "path": "/f", "by": 9}, {"op": "increment", "path": "/f", "by": -1}],
+    ],
+)
+def test_an_increment_that_makes_a_float_is_applied_the_plain_way(effects: list[dict[str, Any]]) -> None:
+    """JSON Schema integers include 1.0: the float it makes is refused by the member's next increment."""
+    parts = tuple(CompiledEffect(_SCHEMA, e) for e in effects)
+    rule = ("r", 0, parts, tuple(dict.fromkeys(e.key for e in parts)))
+    fast_state, slow_state = {"n": 2, "f": 1}, {"n": 2, "f": 1}
+    fast_rejected: list[dict[str, Any]] = []
+    slow_rejected: list[dict[str, Any]] = []
+    _effects.compile_effects([rule])([True], fast_state, frozenset(), fast_rejected)
+    _effects.plain_runner([rule])([True], slow_state, frozenset(), slow_rejected)
+    assert slow_rejected, "the plain path refuses the second increment"
+    assert (fast_state, fast_rejected) == (slow_state, slow_rejected)
