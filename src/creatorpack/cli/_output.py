@@ -399,26 +399,10 @@ def lint_file(path: str, max_bytes: int, config: Any, *, strict: bool, stdin: by
 
 
 def _unsearched(report: Any, config: Any) -> str:
-    """Why the reachability search did not run on a valid pack whose version has one, else nothing.
+    """Why the reachability search did not run (:func:`creatorpack.lint.unsearched_note`), else nothing."""
+    from creatorpack.lint import unsearched_note  # noqa: PLC0415
 
-    Lint errors stop it (a broken reference makes every verdict about reaching a goal moot), so
-    a pack with errors gets no ``unreachable`` or ``never-revealed`` finding: said once, not
-    left for the creator to infer from their absence.
-    """
-    from creatorpack.lint.linter import CHECKS  # noqa: PLC0415
-
-    version = report.contract.version
-    if report.searched or not config.reachability or version not in CHECKS or not CHECKS[version].reachability:
-        return ""
-    errors = len(report.errors)
-    if errors:
-        counted = f"{errors} lint error{'s' if errors != 1 else ''} above"
-    else:
-        counted = "errors of ignored rules (an ignored error still stops it)"
-    return (
-        "the reachability search (unreachable, never-revealed, reachability-bound) did not run: "
-        f"it runs only on a pack without lint errors; fix the {counted}, then lint again"
-    )
+    return unsearched_note(report, config)
 
 
 def _escape_data(text: str) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 from creatorpack.lint.assets import AssetFacts, AssetSource, DirectoryAssets, MemoryAssets, sniff
 from creatorpack.lint.config import LintConfigError, LintSettings, load_config
 from creatorpack.lint.linter import CHECKS, REVEAL_GOALS, contract_findings, explain, goals, lint
+from creatorpack.lint.notes import unsearched_note
 from creatorpack.lint.rules import RULES, Finding, LintConfig, LintReport, Rule, Severity, Witness
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "lint",
     "load_config",
     "sniff",
+    "unsearched_note",
 ]
 
 

@@ -12,7 +12,7 @@ OpenAPI document (pydantic reads a ``TypedDict`` as a JSON object schema) say th
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic reads typing.TypedDict only on Python 3.12+
@@ -58,6 +58,8 @@ class LintReport(TypedDict):
     valid: bool
     version: str | None
     errors: list[Finding]
+    note: NotRequired[str]
+    """Why the reachability search did not run (``creatorpack.lint.unsearched_note``), when it did not."""
 
 
 class ReaderTurn(TypedDict):

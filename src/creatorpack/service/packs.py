@@ -153,7 +153,7 @@ class Packs:
             report = creatorpack.lint(body, self._lint_config, validator=self._validator)
         except DocumentError as exc:
             raise _unreadable(exc, linted=True) from None
-        return lint_json(report, strict=strict)
+        return lint_json(report, strict=strict, config=self._lint_config)
 
     # -- storing --------------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ from creatorpack import DocumentError, Report
 
 if TYPE_CHECKING:
     from creatorpack import LintReport
+    from creatorpack.lint import LintConfig
 
 __all__ = ["document_error_json", "lint_json", "validate_json"]
 
@@ -17,7 +18,7 @@ def validate_json(report: Report) -> dict[str, Any]:
     return report.to_dict()
 
 
-def lint_json(report: LintReport, *, strict: bool = False) -> dict[str, Any]:
+def lint_json(report: LintReport, *, strict: bool = False, config: LintConfig | None = None) -> dict[str, Any]:
     """``creatorpack lint --format json``'s entry for one file, without its path.
 
     An invalid pack is not linted: its contract violations are its (error) findings.
@@ -37,8 +38,11 @@ def lint_json(report: LintReport, *, strict: bool = False) -> dict[str, Any]:
         }
         for f in report.findings
     ]
+    from creatorpack.lint import unsearched_note  # noqa: PLC0415 - the linter loads on first use
+
     counted = [f for f in report.findings if f.severity == "error" or strict]
-    return {"valid": not counted, "version": contract.version, "errors": findings}
+    note = unsearched_note(report, config)
+    return {"valid": not counted, "version": contract.version, "errors": findings, **({"note": note} if note else {})}
 
 
 def document_error_json(error: DocumentError, *, linted: bool = False) -> dict[str, Any]:
