@@ -21,6 +21,7 @@ from typing import Any, Final
 from creatorpack._json import JsonPath
 from creatorpack.contract.findings import RawFinding
 from creatorpack.lint._abstract import Abstract, Analysis, analyse, failing_part, holds, why_not
+from creatorpack.lint._exhaust import Exhaustion, explore
 from creatorpack.lint._turns import WORK, Trace, by_turn
 from creatorpack.lint._witness import REVEALS, GoalKind, Reached, Search, Target
 from creatorpack.play.conditions import compile_condition
@@ -54,6 +55,9 @@ a warning: the item is shipped for nothing) and is silent about those it leaves 
 NAMED_ENTRIES: Final = 3
 """Distinct reasons a finding gives, each with the entries it is theirs, when the entries' reasons differ."""
 
+WALK_TURNS: Final = 2_000
+"""Turns the guided search (after an exhaustive search that stopped at its bound) plays at most."""
+
 SWEEP_SHARE: Final = 4
 """The breadth-first sweep first gets 1/SWEEP_SHARE of the budget, the goal-directed walk what it
 needs of the rest, and the sweep resumes with whatever the walk leaves."""
@@ -70,6 +74,10 @@ class Outcome:
     turns_played: int = 0
     timed_out: bool = False
     entries: tuple[str, ...] = field(default=())
+    states: int = 0
+    """Distinct states the exhaustive search explored."""
+    exhausted: bool = False
+    """Whether it explored every reachable state (its proofs say so)."""
 
 
 def targets(engine: Engine) -> list[Target]:
@@ -114,10 +122,15 @@ def decide(
     clock: Callable[[], float],
     *,
     work: int = WORK,
+    exhaustive: bool = True,
 ) -> Outcome:
     """Prove or witness every goal of a valid 0.3-0.5 pack (see the module docstring).
 
-    ``work`` bounds the turn-by-turn proofs in branch-and-bound nodes (0: none).
+    ``max_states`` bounds the exhaustive search in states, and the guided search that follows one
+    that stopped at it in turns (at most :data:`WALK_TURNS`). ``work`` bounds the turn-by-turn
+    proofs in branch-and-bound nodes (0: none). ``exhaustive=False`` leaves the exhaustive search
+    out and gives the guided search all ``max_states`` turns: what lint did before it, for the
+    tests of the guided search and for comparisons.
     """
     try:
         engine = Engine(pack)
@@ -129,27 +142,37 @@ def decide(
     ]
     proofs = {t.key: reason for t in goals if (reason := _proof(t, analyses)) is not None}
     proofs.update(_unseen_pictures(engine, goals, proofs))
-    search = Search(
-        engine, [t for t in goals if t.key not in proofs], max_states, clock() + max_seconds, clock, analyses
-    )
-    starts = search.starts()
-    search.sweep(starts, max_states // SWEEP_SHARE)
-    if not search.exhausted:
-        search.solve(starts)
-        search.walk(starts)
-    if not search.exhausted and search.open and not search.timed_out:
-        search.sweep(starts, max_states)  # resumed: the budget the walk left is not left unplayed
-    if search.exhausted:
-        explored = f"no sequence of turns reaches it (every reachable state explored, {search.spent:,} turns played)"
-        proofs.update({t.key: explored for t in goals if t.key not in proofs and t.key not in search.found})
+    deadline = clock() + max_seconds
+    unproved = [t for t in goals if t.key not in proofs]
+    if not exhaustive:
+        exhaustion = Exhaustion(skipped="the exhaustive search was left out")
+    elif unproved:
+        exhaustion = explore(engine, unproved, max_states, deadline, clock)
+    else:
+        exhaustion = Exhaustion(complete=True)
+    found: dict[str, Reached] = dict(exhaustion.found)
     earliest: dict[str, int] = {}  # for a goal left undecided, the fewest turns a play that reaches it takes
-    if not search.exhausted and search.open:  # the boxes turn by turn cost more than a small pack's whole search
-        traces = [by_turn(analysis, work) for analysis in analyses]
-        for target in search.open:
-            if (reason := _turn_proof(target, analyses, traces)) is not None:
-                proofs[target.key] = reason
-            elif target.kind not in REVEAL_KINDS and (turns := _earliest(target, analyses, traces)) is not None:
-                earliest[target.key] = turns
+    search: Search | None = None
+    if exhaustion.complete:
+        explored = f"no play reaches it: all {exhaustion.states:,} reachable states were explored"
+        proofs.update({t.key: explored for t in unproved if t.key not in found})
+    elif len(found) < len(unproved):
+        search = Search(
+            engine,
+            [t for t in unproved if t.key not in found],
+            min(max_states, WALK_TURNS) if exhaustive else max_states,
+            deadline,
+            clock,
+            analyses,
+        )
+        _search(search, proofs, goals, found)
+        if not search.exhausted and search.open:  # the boxes turn by turn cost more than a small pack's whole search
+            traces = [by_turn(analysis, work) for analysis in analyses]
+            for target in search.open:
+                if (reason := _turn_proof(target, analyses, traces)) is not None:
+                    proofs[target.key] = reason
+                elif target.kind not in REVEAL_KINDS and (turns := _earliest(target, analyses, traces)) is not None:
+                    earliest[target.key] = turns
     findings = _rejected(goals, analyses)
     for target in goals:
         name = f"{KINDS[target.kind]} {target.ident!r}"
@@ -160,19 +183,40 @@ def decide(
         elif target.key in proofs:
             where = _failing_at(target, analyses)
             findings.append(RawFinding(where, "unreachable", f"{name} is unreachable: {proofs[target.key]}"))
-        elif target.key not in search.found:
-            message = _undecided(name, search, max_seconds, earliest.get(target.key))
+        elif target.key not in found:
+            message = _undecided(name, exhaustion, search, max_states, max_seconds, earliest.get(target.key))
             findings.append(RawFinding(target.where, "reachability-bound", message))
-    witnesses = {key: reached for key, reached in search.found.items() if key in search.targets}
+    keys = {t.key for t in goals}
     return Outcome(
         tuple(goals),
-        witnesses,
+        {key: reached for key, reached in found.items() if key in keys and key not in proofs},
         proofs,
         tuple(findings),
-        search.spent,
-        search.timed_out,
+        exhaustion.turns + (search.spent if search else 0),
+        exhaustion.timed_out or (search is not None and search.timed_out),
         tuple(engine.entry_ids()),
+        exhaustion.states,
+        exhaustion.complete,
     )
+
+
+def _search(search: Search, proofs: dict[str, str], goals: Sequence[Target], found: dict[str, Reached]) -> None:
+    """The heuristic witness search (:mod:`~creatorpack.lint._witness`) for what the exhaustive one left open."""
+    starts = search.starts()
+    search.sweep(starts, search.budget // SWEEP_SHARE)
+    if not search.exhausted:
+        search.solve(starts)
+        search.walk(starts)
+    if not search.exhausted and search.open and not search.timed_out:
+        search.sweep(starts, search.budget)  # resumed: the budget the walk left is not left unplayed
+    if search.exhausted:
+        explored = f"no sequence of turns reaches it (every reachable state explored, {search.spent:,} turns played)"
+        proofs.update(
+            {t.key: explored for t in goals if t.key not in proofs and t.key not in search.found and t.key not in found}
+        )
+    for key, reached in search.found.items():
+        if key in search.targets:
+            found.setdefault(key, reached)
 
 
 _PICTURES: Final = {"avatar": "avatars", "image": "images"}
@@ -218,16 +262,22 @@ def _rejected(goals: Sequence[Target], analyses: Sequence[Analysis]) -> list[Raw
     return found
 
 
-def _undecided(name: str, search: Search, max_seconds: float, earliest: int | None) -> str:
+def _undecided(
+    name: str, exhaustion: Exhaustion, search: Search | None, max_states: int, max_seconds: float, earliest: int | None
+) -> str:
     known = f"; no play of fewer than {earliest} turns reaches it (by the boxes turn by turn)" if earliest else ""
-    if search.timed_out:
+    turns = search.spent if search is not None else 0
+    if exhaustion.timed_out or (search is not None and search.timed_out):
         return (
             f"{name} was not decided: the safety-net time limit ({max_seconds:g} s) stopped the search after "
-            f"{search.spent:,} turns, so this finding depends on the machine{known}; raise --max-seconds"
+            f"{exhaustion.states:,} states explored and {turns:,} turns played, so this finding depends on the "
+            f"machine{known}; raise --max-seconds"
         )
+    why = exhaustion.skipped or f"the exhaustive search stopped at its bound after {exhaustion.states:,} states"
+    bound = f" (now {max_states:,})" if max_states else ""
     return (
-        f"{name} was neither reached nor proven unreachable within the search bound "
-        f"({search.spent:,} turns played){known}; raise --max-states (now {search.budget:,}) to search further"
+        f"{name} was neither reached nor proven unreachable: {why}, and the guided search played "
+        f"{turns:,} turns{known}; raise --max-states{bound} to search further"
     )
 
 

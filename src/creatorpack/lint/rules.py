@@ -135,15 +135,16 @@ class Finding(Violation):
 class LintConfig:
     """What to check: ignored codes, asset files, and the reachability search's bounds.
 
-    ``max_states`` bounds the witness search in turns played, so findings are the same on every
-    machine; ``max_seconds`` is only a safety net, and a finding it causes says so.
+    ``max_states`` bounds the exhaustive search in distinct states explored (and the guided search
+    that follows one that stopped at it in turns played, at most 2,000), so findings are the same on
+    every machine; ``max_seconds`` is only a safety net, and a finding it causes says so.
 
     ``assets`` is a directory or any :class:`~creatorpack.lint.assets.AssetSource`.
     """
 
     ignore: frozenset[str] = frozenset()
     assets: PathLike[str] | AssetSource | None = None
-    max_states: int = 2_000
+    max_states: int = 200_000
     max_seconds: float = 60.0
     reachability: bool = True
     per_item_ignores: Mapping[str, Collection[str]] = field(default_factory=dict)

@@ -1,0 +1,318 @@
+"""Exhaustive search: every reachable state, breadth first, as a decision procedure for reachability.
+
+Explicit-state search over distinct (state, answers, completed rules, ending) tuples, with
+hashing, bounded by a count of such states (never by turns or seconds, so the same pack gives
+the same findings on any machine). When the frontier empties, every goal not reached is proved
+unreachable, and every goal reached has a shortest witness (breadth first), which replays in the
+runtime because it was played by the runtime.
+
+What keeps the space small is what the runtime reads, and nothing more:
+
+- **Answers by class.** Conditions read an answer only through ``observed`` equalities, so the
+  answers of one observation fall into classes: each value some condition names, and one class
+  for the rest (which also holds "unanswered"). An observation no condition names has one class
+  and is never answered.
+- **Answers are inputs, not state.** A turn records its answers before any rule reads them, and a
+  kept answer is the same as answering it again, so what a turn does depends on the state, the
+  completed rules and this turn's answers, not on the answers before it. The only exception is an
+  observation whose every value some condition names: its "unanswered" class is available only
+  until it is first answered. So a state is expanded once per (entry, state, completed rules,
+  observations still unanswered of that kind), and the tuples it leads to (with this turn's answer
+  classes) are what the bound counts.
+- **Reveals that combine sticky facts.** A card's avatar, image or relationship shows once the
+  card is revealed too, and a ``reward_only`` asset once a reward that gives it unlocked: facts
+  from different turns of a play. When such goals are searched for, the revealed items and the
+  rewards given are part of the state, so that no combination of them is merged away.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import orjson
+
+from creatorpack.lint._witness import REVEALS, Move, Reached, Target, may_show_more, mentioned
+from creatorpack.play.conditions import json_equal
+from creatorpack.play.engine import Engine, SessionState, Turn
+from creatorpack.play.step import reward_assets, shown
+
+__all__ = ["COMBINED", "PACK_SIZE", "Exhaustion", "explore"]
+
+COMBINED: Final = frozenset({"avatar", "image", "relationship", "asset"})
+"""Goal kinds whose being shown combines sticky facts from different turns (see the module docstring)."""
+
+PACK_SIZE: Final = 400
+"""Compiled conditions and effects of a pack up to which a state counts as one against the bound.
+
+A bigger pack's states cost more to play, so each counts as ``size / PACK_SIZE`` states: the
+bound stays a count (the same on every machine) while the time it allows stays about the same.
+"""
+
+_OTHER: Final = object()  # the class of the answers no condition names, "unanswered" among them
+_HISTORY_KINDS: Final = ("reader_cards", "avatars", "images", "relationships", "assets")
+
+
+@dataclass(slots=True)
+class Exhaustion:
+    """What the exhaustive search found: shortest witnesses by goal key, the states it counted, whether it finished.
+
+    ``complete``: the frontier emptied, so every state reachable from every playable entry was
+    explored and a goal not in :attr:`found` is unreachable. ``skipped``: why it did not start
+    (one turn alone has more answer combinations than the bound allows), or ``""``.
+    """
+
+    found: dict[str, Reached] = field(default_factory=dict)
+    states: int = 0
+    complete: bool = False
+    timed_out: bool = False
+    skipped: str = ""
+    turns: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Observation:
+    ident: str
+    named: tuple[Any, ...]  # the values some condition names
+    other: Any  # a value no condition names (``_OTHER`` when every value is named)
+
+
+@dataclass(slots=True)
+class _Node:
+    session: SessionState
+    parent: int  # index of the node it was reached from (-1: a start)
+    move: Move
+
+
+class _Explorer:
+    """One breadth-first pass from every entry's start; ``history``: the sticky facts that are part of a state."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        targets: Sequence[Target],
+        bound: int,
+        deadline: float,
+        clock: Callable[[], float],
+        history: Sequence[Target] = (),
+    ) -> None:
+        self.engine = engine
+        self.program = engine.program
+        self.bound = bound
+        self.deadline = deadline
+        self.clock = clock
+        self.targets = {t.key for t in targets}
+        self.default = engine.entry_ids()[0] if engine.entries else ""
+        self.observations = _observations(engine)
+        self.result = Exhaustion()
+        self.nodes: list[_Node] = []
+        self.found_at: dict[str, tuple[str, int, Move | None]] = {}  # key -> (entry, node, move)
+        self.reveals = any(t.kind in REVEALS.values() for t in targets)
+        self.pending = set(self.targets)  # targets without a witness from the default entry
+        self.pending_reveals = {t.key for t in targets if t.kind in REVEALS.values()}
+        self.facts = _facts(self.program, history) if history else None
+        self.goals = {g.id: g for g in self.program.achievements}
+        self._moves: dict[frozenset[str], list[tuple[Move, bytes]]] = {}
+
+    # --- answers -------------------------------------------------------------------------------
+
+    def branching(self) -> int:
+        """Answer combinations a turn has at most (every observation unanswered)."""
+        return math.prod(len(o.named) + 1 for o in self.observations)
+
+    def moves(self, session: SessionState) -> list[tuple[Move, bytes]]:
+        """This state's moves: one per combination of answer classes available, with the classes' key."""
+        fresh = frozenset(o.ident for o in self.observations if o.other is _OTHER and o.ident not in session.answers)
+        known = self._moves.get(fresh)
+        if known is not None:
+            return known
+        per: list[list[tuple[str, Any, int]]] = []
+        for o in self.observations:
+            options = [(o.ident, value, i) for i, value in enumerate(o.named)]
+            if o.other is not _OTHER:
+                options.append((o.ident, o.other, -1))
+            elif o.ident in fresh:
+                options.append((o.ident, _OTHER, -1))  # left unanswered: only while it still is
+            per.append(options)
+        found: list[tuple[Move, bytes]] = []
+        for combo in itertools.product(*per):
+            move = {ident: value for ident, value, _ in combo if value is not _OTHER}
+            found.append((move, bytes(c + 1 for _, _, c in combo)))
+        self._moves[fresh] = found
+        return found
+
+    # --- states --------------------------------------------------------------------------------
+
+    def key(self, session: SessionState) -> bytes:
+        """What the future of ``session`` depends on (see the module docstring)."""
+        fresh = sorted(o.ident for o in self.observations if o.other is _OTHER and o.ident not in session.answers)
+        parts: list[Any] = [session.entry, session.state, sorted(session.completed), fresh]
+        if self.facts is not None:
+            revealed, (kinds, assets) = session.revealed, self.facts
+            parts.append([sorted(revealed.get(kind, frozenset()) & wanted) for kind, wanted in kinds.items()])
+            earned = [self.goals[a] for a in session.achievements if a in self.goals]
+            parts.append(sorted(reward_assets(self.program, earned, session.badges) & assets))
+        return orjson.dumps(parts, option=orjson.OPT_SORT_KEYS)
+
+    def record(
+        self, before: SessionState | None, after: SessionState, active: Sequence[str], at: int, move: Move | None
+    ) -> None:
+        """Note the goals the turn from node ``at`` with ``move`` reached (``move`` ``None``: node ``at`` itself)."""
+        if not self.pending:
+            return
+        keys = [f"rule:{ident}" for ident in active]
+        keys += [f"achievement:{ident}" for ident in after.achievements[len(before.achievements) if before else 0 :]]
+        keys += [f"ending:{after.ending}"] if after.ending is not None else []
+        keys += [f"completion:{ident}" for ident in after.completed - (before.completed if before else frozenset())]
+        if self.reveals and self.pending_reveals and may_show_more(before, after):
+            now = shown(self.program, after)
+            then = shown(self.program, before) if before is not None else {}
+            for kind, goal in REVEALS.items():
+                keys += [f"{goal}:{ident}" for ident in now.get(kind, frozenset()) - then.get(kind, frozenset())]
+        default = after.entry == self.default
+        for key in keys:
+            if key not in self.targets:
+                continue
+            known = self.found_at.get(key)
+            # The first (shortest) witness wins, except that one from the default entry replaces one from another.
+            if known is None or (known[0] != self.default and default):
+                self.found_at[key] = (after.entry, at, move)
+                if default:
+                    self.pending.discard(key)
+                    self.pending_reveals.discard(key)
+
+    def _done(self) -> bool:
+        """Every goal reached, from the default entry (where it can be): nothing is left to prove."""
+        return not self.pending
+
+    def run(self) -> Exhaustion:
+        """Breadth first until the frontier empties, the bound is reached, or every goal is."""
+        result = self.result
+        if self.branching() > self.bound:
+            result.skipped = (
+                f"the exhaustive search did not start (one turn has {self.branching():,} combinations of answers, "
+                f"more than its bound of {self.bound:,} states)"
+            )
+            return result
+        seen: set[bytes] = set()
+        tuples: set[bytes] = set()
+        queue: deque[int] = deque()
+        for entry in self.engine.entry_ids():
+            try:
+                start, _ = self.engine.start(entry)
+            except Exception:  # noqa: BLE001, S112 - an unplayable entry is reported by the other checks
+                continue
+            self.nodes.append(_Node(start, -1, {}))
+            self.record(None, start, (), len(self.nodes) - 1, None)
+            result.states += 1
+            key = self.key(start)
+            if start.ending is None and key not in seen:
+                seen.add(key)
+                queue.append(len(self.nodes) - 1)
+        while queue:
+            if self._done():
+                return self._finish()
+            at = queue.popleft()
+            session = self.nodes[at].session
+            for move, classes in self.moves(session):
+                if self.clock() > self.deadline:
+                    result.timed_out = True
+                    return self._finish()
+                after, active = self.engine.advance(session, Turn(move))
+                result.turns += 1
+                self.record(session, after, active, at, move)
+                key = self.key(after)
+                whole = key + b"\0" + classes if after.ending is None else key + b"\1" + str(after.ending).encode()
+                if whole not in tuples:
+                    tuples.add(whole)
+                    result.states += 1
+                    if result.states >= self.bound:
+                        return self._finish()
+                if after.ending is None and key not in seen:
+                    seen.add(key)
+                    self.nodes.append(_Node(after, at, move))
+                    queue.append(len(self.nodes) - 1)
+        result.complete = True
+        return self._finish()
+
+    def _finish(self) -> Exhaustion:
+        for key, (entry, at, move) in self.found_at.items():
+            turns: list[Move] = [] if move is None else [move]  # ``None``: reached on arriving at node ``at``
+            node = at
+            while self.nodes[node].parent >= 0:
+                turns.append(self.nodes[node].move)
+                node = self.nodes[node].parent
+            turns.reverse()
+            self.result.found[key] = Reached(entry, [dict(m) for m in turns])
+        return self.result
+
+
+def explore(
+    engine: Engine,
+    targets: Sequence[Target],
+    max_states: int,
+    deadline: float,
+    clock: Callable[[], float],
+) -> Exhaustion:
+    """Every reachable state of ``engine``'s pack, breadth first, within ``max_states`` (scaled by the pack's size).
+
+    A first pass leaves the sticky facts out of the state. The goals that combine them (see
+    :data:`COMBINED`) and that it did not reach get a second pass, with their facts in the state,
+    within what the first left of the bound.
+    """
+    program = engine.program
+    size = len(program.conditions) + sum(len(rule.effects) for rule in program.rules)
+    bound = max_states if size <= PACK_SIZE else max(1, max_states * PACK_SIZE // size)
+    first = _Explorer(engine, targets, bound, deadline, clock).run()
+    left = [t for t in targets if t.kind in COMBINED and t.key not in first.found]
+    if not first.complete or not left:
+        return first
+    second = _Explorer(engine, left, bound - first.states, deadline, clock, history=left).run()
+    return Exhaustion(
+        {**first.found, **second.found},
+        first.states + second.states,
+        second.complete,
+        second.timed_out,
+        second.skipped,
+        first.turns + second.turns,
+    )
+
+
+def _facts(program: Any, targets: Sequence[Target]) -> tuple[dict[str, frozenset[str]], frozenset[str]]:
+    """The sticky facts that whether ``targets`` show depends on: revealed items by kind, and rewarded assets."""
+    kinds: dict[str, set[str]] = {kind: set() for kind in _HISTORY_KINDS}
+    for target in targets:
+        if target.kind in ("avatar", "image"):
+            kind = "avatars" if target.kind == "avatar" else "images"
+            kinds["reader_cards"].add(target.ident)
+            kinds[kind].add(target.ident)
+            asset = program.card_assets.get((kind, target.ident))
+            if asset is not None:
+                kinds["assets"].add(asset)
+        elif target.kind == "relationship":
+            kinds["relationships"].add(target.ident)
+            kinds["reader_cards"].add(target.ident.partition("/")[0])
+        else:
+            kinds["assets"].add(target.ident)
+    return {kind: frozenset(wanted) for kind, wanted in kinds.items() if wanted}, frozenset(kinds["assets"])
+
+
+def _observations(engine: Engine) -> list[_Observation]:
+    """The observations some condition reads, each with the answers conditions tell apart."""
+    named: dict[str, list[Any]] = {}
+    mentioned(engine.pack, named)
+    found: list[_Observation] = []
+    for ident, observation in engine.observations.items():
+        values: list[Any] = (
+            [True, False] if observation.get("type") == "boolean" else list(observation.get("choices", {}))
+        )
+        told = tuple(v for v in values if any(json_equal(v, m) for m in named.get(ident, ())))
+        if not told:
+            continue  # no condition tells its answers apart: never answered
+        rest = [v for v in values if v not in told]
+        found.append(_Observation(ident, told, rest[0] if rest else _OTHER))
+    return found
