@@ -30,9 +30,9 @@ from __future__ import annotations
 import itertools
 import math
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 import orjson
 
@@ -81,6 +81,9 @@ class _Observation:
     other: Any  # a value no condition names (``_OTHER`` when every value is named)
 
 
+_Outcome: TypeAlias = tuple[SessionState, Sequence[str]]  # a turn's session after it, and its active rules
+
+
 @dataclass(slots=True)
 class _Node:
     session: SessionState
@@ -117,6 +120,15 @@ class _Explorer:
         self.facts = _facts(self.program, history) if history else None
         self.goals = {g.id: g for g in self.program.achievements}
         self._moves: dict[frozenset[str], list[tuple[Move, bytes]]] = {}
+        program = self.program
+        reading = [_reads_answers(condition.source) for condition in program.conditions]
+        # Which rules fire (on the state before the turn's effects), then what is read after them.
+        self.firing = [program.evaluators[rule.when] for rule in program.rules if reading[rule.when]]
+        self.steering = [r.completion for r in program.rules if r.completion is not None and reading[r.completion]]
+        self.steering += [g.when for g in program.endings if reading[g.when]]
+        self.goal_conditions = {f"achievement:{g.id}": g.when for g in program.achievements if reading[g.when]}
+        self.reveal_conditions = [r.when for r in program.reveals if reading[r.when]]
+        self._settled: tuple[int, list[Callable[[Any, Any], bool]]] = (-1, [])
 
     # --- answers -------------------------------------------------------------------------------
 
@@ -147,9 +159,10 @@ class _Explorer:
 
     # --- states --------------------------------------------------------------------------------
 
-    def key(self, session: SessionState) -> bytes:
-        """What the future of ``session`` depends on (see the module docstring)."""
-        fresh = sorted(o.ident for o in self.observations if o.other is _OTHER and o.ident not in session.answers)
+    def key(self, session: SessionState, answers: Mapping[str, Any] | None = None) -> bytes:
+        """What the future of ``session`` depends on (see the module docstring); ``answers``: instead of its own."""
+        answers = session.answers if answers is None else answers
+        fresh = sorted(o.ident for o in self.observations if o.other is _OTHER and o.ident not in answers)
         parts: list[Any] = [session.entry, session.state, sorted(session.completed), fresh]
         if self.facts is not None:
             revealed, (kinds, assets) = session.revealed, self.facts
@@ -185,6 +198,21 @@ class _Explorer:
                     self.pending.discard(key)
                     self.pending_reveals.discard(key)
 
+    def settled(self) -> list[Callable[[Any, Any], bool]]:
+        """The conditions read after a turn's effects that read answers and matter now.
+
+        Two turns from one state that fire the same rules agree on everything else when they agree
+        on these: rule completions and endings (what the turn does), and the conditions of the goals
+        not yet reached (what the turn reaches): an achievement's, or every reveal's while one is open.
+        """
+        if self._settled[0] != len(self.pending):
+            indices = list(self.steering)
+            indices += [i for key, i in self.goal_conditions.items() if key in self.pending]
+            indices += self.reveal_conditions if self.pending_reveals else []
+            evaluators = self.program.evaluators
+            self._settled = (len(self.pending), [evaluators[i] for i in dict.fromkeys(indices)])
+        return self._settled[1]
+
     def _done(self) -> bool:
         """Every goal reached, from the default entry (where it can be): nothing is left to prove."""
         return not self.pending
@@ -218,14 +246,38 @@ class _Explorer:
                 return self._finish()
             at = queue.popleft()
             session = self.nodes[at].session
+            state, answers = session.state, session.answers
+            settled = self.settled()
+            # By the rules that fire: the state after the turn; by what conditions read there: the turn.
+            outcomes: dict[tuple[bool, ...], tuple[Any, dict[tuple[bool, ...], _Outcome]]] = {}
             for move, classes in self.moves(session):
                 if self.clock() > self.deadline:
                     result.timed_out = True
                     return self._finish()
-                after, active = self.engine.advance(session, Turn(move))
-                result.turns += 1
-                self.record(session, after, active, at, move)
-                key = self.key(after)
+                given = {**answers, **move}
+                firing = tuple(evaluate(state, given) for evaluate in self.firing)
+                known = outcomes.get(firing)
+                after_state = None if known is None else known[0]
+                reads = None if known is None else tuple(evaluate(after_state, given) for evaluate in settled)
+                hit = None if known is None or reads is None else known[1].get(reads)
+                if hit is not None:
+                    # The same rules fire as on a turn already played from here, and every condition read after
+                    # it reads the same: the same state, completions, ending and goals; only the answers differ.
+                    after, active = hit
+                    key = self.key(after, given)
+                    if after.ending is None and key not in seen:
+                        after, active = self.engine.advance(session, Turn(move))  # a new state: its own session
+                        result.turns += 1
+                else:
+                    after, active = self.engine.advance(session, Turn(move))
+                    result.turns += 1
+                    self.record(session, after, active, at, move)
+                    if known is None:
+                        known = outcomes[firing] = (after.state, {})
+                        reads = tuple(evaluate(after.state, given) for evaluate in settled)
+                    assert reads is not None
+                    known[1][reads] = (after, active)
+                    key = self.key(after)
                 whole = key + b"\0" + classes if after.ending is None else key + b"\1" + str(after.ending).encode()
                 if whole not in tuples:
                     tuples.add(whole)
@@ -299,6 +351,14 @@ def _facts(program: Any, targets: Sequence[Target]) -> tuple[dict[str, frozenset
         else:
             kinds["assets"].add(target.ident)
     return {kind: frozenset(wanted) for kind, wanted in kinds.items() if wanted}, frozenset(kinds["assets"])
+
+
+def _reads_answers(node: Any) -> bool:
+    if isinstance(node, Mapping):
+        return node.get("op") == "observed" or any(_reads_answers(value) for value in node.values())
+    if isinstance(node, list):
+        return any(_reads_answers(value) for value in node)
+    return False
 
 
 def _observations(engine: Engine) -> list[_Observation]:
