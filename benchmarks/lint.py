@@ -25,9 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import creatorpack
 from _packgen import make_pack, make_runtime_pack, make_shop_pack
-from creatorpack.lint import _reach
-from creatorpack.lint._abstract import IntRange, _Checker, _Const, _Var, analyse
+from creatorpack.lint import reach as _reach
 from creatorpack.lint.linter import LintConfig, lint
+from creatorpack.lint.reach._abstract import IntRange, _Checker, _Const, _Var, analyse
 from creatorpack.play.engine import Engine
 
 
@@ -72,7 +72,7 @@ class _Measured:
 def _lint(pack: dict[str, Any], config: LintConfig) -> _Measured:
     """Time a whole ``creatorpack.lint`` (validation, every check, reachability) of ``pack``.
 
-    The search's :class:`~creatorpack.lint._reach.Outcome` (the goals it decided, the turns it
+    The search's :class:`~creatorpack.lint.reach._decide.Outcome` (the goals it decided, the turns it
     played) is caught on its way out of ``_reach.decide``; the report's ``witnesses`` and
     ``proofs`` are built from it. A pack with lint errors is not searched by a default lint (the
     search needs an error-free pack); the search is then timed on its own and added to the lint's

@@ -12,7 +12,9 @@ from typing import Any
 from typer.testing import CliRunner
 
 from creatorpack.cli import app
-from creatorpack.lint import LintConfig, _reach, _witness, lint
+from creatorpack.lint import LintConfig, lint
+from creatorpack.lint.reach import _decide as _reach
+from creatorpack.lint.reach import _witness
 from creatorpack.play.engine import Engine, Turn
 from creatorpack.scaffold import files
 

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from creatorpack.lint import Witness, _reach, lint
+from creatorpack.lint import Witness, lint
+from creatorpack.lint.reach import _decide as _reach
 from creatorpack.play.engine import Engine, Turn
 
 Doc = dict[str, Any]

@@ -19,9 +19,10 @@ from typing import Any
 
 import pytest
 
-from creatorpack.lint import _bnb, _reach, _witness
-from creatorpack.lint._abstract import Abstract, Analysis, IntRange, Members, analyse
-from creatorpack.lint._turns import Trace, by_turn
+from creatorpack.lint.reach import _bnb, _witness
+from creatorpack.lint.reach import _decide as _reach
+from creatorpack.lint.reach._abstract import Abstract, Analysis, IntRange, Members, analyse
+from creatorpack.lint.reach._turns import Trace, by_turn
 from creatorpack.play.conditions import resolve
 from creatorpack.play.engine import Engine, SessionState, Turn, TurnResult
 from creatorpack.play.step import shown

@@ -14,8 +14,10 @@ import pytest
 from typer.testing import CliRunner
 
 from creatorpack.cli import app
-from creatorpack.lint import REVEAL_GOALS, LintConfig, LintReport, Witness, _reach, _witness, lint
-from creatorpack.lint._abstract import IntRange, analyse
+from creatorpack.lint import REVEAL_GOALS, LintConfig, LintReport, Witness, lint
+from creatorpack.lint.reach import _decide as _reach
+from creatorpack.lint.reach import _witness
+from creatorpack.lint.reach._abstract import IntRange, analyse
 from creatorpack.play.engine import Engine
 from creatorpack.testing import play
 

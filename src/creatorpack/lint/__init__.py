@@ -14,7 +14,8 @@ from typing import Any
 from creatorpack.lint.assets import AssetFacts, AssetSource, DirectoryAssets, MemoryAssets, sniff
 from creatorpack.lint.config import LintConfigError, LintSettings, load_config
 from creatorpack.lint.linter import CHECKS, REVEAL_GOALS, contract_findings, explain, goals, lint
-from creatorpack.lint.rules import RULES, Finding, LintConfig, LintReport, Rule, Severity, Witness
+from creatorpack.lint.report import Finding, LintConfig, LintReport, Witness
+from creatorpack.lint.rules import RULES, Rule, Severity
 
 __all__ = [
     "CHECKS",

@@ -1,12 +1,12 @@
 """Decide, for every goal, whether some sequence of turns reaches it: a proof or a witness.
 
 Goals are achievements unlocking, endings being reached, rules being active and rules completing.
-First :mod:`~creatorpack.lint._abstract` over-approximates every reachable state from each entry;
+First :mod:`~creatorpack.lint.reach._abstract` over-approximates every reachable state from each entry;
 a goal whose condition cannot hold there is proved unreachable, with the reason. The others are
-searched for with the runtime itself (:mod:`~creatorpack.lint._witness`), within a budget of turns
+searched for with the runtime itself (:mod:`~creatorpack.lint.reach._witness`), within a budget of turns
 played, so the findings are the same on every machine; a search that explores every reachable
 state proves the goals it did not reach, and those proofs are recorded with the others. For the
-goals a search that stopped at its bound leaves open, :mod:`~creatorpack.lint._turns`
+goals a search that stopped at its bound leaves open, :mod:`~creatorpack.lint.reach._turns`
 over-approximates the reachable states again turn by turn, the rules of a turn sharing its
 answers, within a bound counted in branch-and-bound nodes. A wall-clock limit remains only as a
 safety net, and a finding it causes says so.
@@ -20,10 +20,10 @@ from typing import Any, Final
 
 from creatorpack._json import JsonPath
 from creatorpack.contract.findings import RawFinding
-from creatorpack.lint._abstract import Abstract, Analysis, analyse, failing_part, holds, why_not
-from creatorpack.lint._exhaust import Exhaustion, explore
-from creatorpack.lint._turns import WORK, Trace, by_turn
-from creatorpack.lint._witness import REVEALS, GoalKind, Reached, Search, Target
+from creatorpack.lint.reach._abstract import Abstract, Analysis, analyse, failing_part, holds, why_not
+from creatorpack.lint.reach._exhaust import Exhaustion, explore
+from creatorpack.lint.reach._turns import WORK, Trace, by_turn
+from creatorpack.lint.reach._witness import REVEALS, GoalKind, Reached, Search, Target
 from creatorpack.play.conditions import compile_condition
 from creatorpack.play.engine import Engine
 from creatorpack.play.state import set_paths
@@ -78,6 +78,8 @@ class Outcome:
     """Distinct states the exhaustive search explored."""
     exhausted: bool = False
     """Whether it explored every reachable state (its proofs say so)."""
+    artless: Mapping[str, Reached] = field(default_factory=dict)
+    """Achievements and endings reached by a play in which their artwork is not served yet, when one was met."""
 
 
 def targets(engine: Engine) -> list[Target]:
@@ -150,7 +152,9 @@ def decide(
         exhaustion = explore(engine, unproved, max_states, deadline, clock)
     else:
         exhaustion = Exhaustion(complete=True)
-    found: dict[str, Reached] = dict(exhaustion.found)
+    # A goal that some play reaches before its artwork is served is witnessed by that play (the one
+    # `artwork-not-revealed` names), the others by a shortest play.
+    found: dict[str, Reached] = {**exhaustion.found, **exhaustion.artless}
     earliest: dict[str, int] = {}  # for a goal left undecided, the fewest turns a play that reaches it takes
     search: Search | None = None
     if exhaustion.complete:
@@ -197,11 +201,12 @@ def decide(
         tuple(engine.entry_ids()),
         exhaustion.states,
         exhaustion.complete,
+        exhaustion.artless,
     )
 
 
 def _search(search: Search, proofs: dict[str, str], goals: Sequence[Target], found: dict[str, Reached]) -> None:
-    """The heuristic witness search (:mod:`~creatorpack.lint._witness`) for what the exhaustive one left open."""
+    """The heuristic witness search (:mod:`~creatorpack.lint.reach._witness`) for what the exhaustive one left open."""
     starts = search.starts()
     search.sweep(starts, search.budget // SWEEP_SHARE)
     if not search.exhausted:

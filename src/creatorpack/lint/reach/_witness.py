@@ -7,7 +7,7 @@ gives the same witnesses on any machine):
    goals near the start (when every combination of answers per turn is few enough it tries them
    all, and a sweep that runs out of states is itself a proof);
 2. one turn from each start per goal still open, its answers chosen by a branch and bound over
-   the answers every rule of the turn shares (:func:`~creatorpack.lint._bnb.solve`), for goals
+   the answers every rule of the turn shares (:func:`~creatorpack.lint.reach._bnb.solve`), for goals
    a single turn reaches only with the right combination of many answers;
 3. a goal-directed walk for the goals still open, nearest first: each turn answers the goal's own
    observations, makes the rules whose effects bring its unmet parts closer active, and keeps the
@@ -31,8 +31,8 @@ from typing import Any, Final, Literal, TypeAlias
 import orjson
 
 from creatorpack._json import JsonPath, parse_pointer
-from creatorpack.lint import _bnb
-from creatorpack.lint._abstract import Analysis, answerable, holds
+from creatorpack.lint.reach import _bnb
+from creatorpack.lint.reach._abstract import Analysis, answerable, holds
 from creatorpack.play.conditions import MISSING, compile_condition, json_equal, resolve
 from creatorpack.play.engine import Engine, SessionState, Turn
 from creatorpack.play.state import set_paths

@@ -36,10 +36,10 @@ from typing import Any, Final, TypeAlias
 
 import orjson
 
-from creatorpack.lint._witness import REVEALS, Move, Reached, Target, may_show_more, mentioned
+from creatorpack.lint.reach._witness import REVEALS, Move, Reached, Target, may_show_more, mentioned
 from creatorpack.play.conditions import json_equal
 from creatorpack.play.engine import Engine, SessionState, Turn
-from creatorpack.play.step import reward_assets, shown
+from creatorpack.play.step import reachable_assets, reward_assets, shown
 
 __all__ = ["COMBINED", "PACK_SIZE", "Exhaustion", "explore"]
 
@@ -67,6 +67,8 @@ class Exhaustion:
     """
 
     found: dict[str, Reached] = field(default_factory=dict)
+    artless: dict[str, Reached] = field(default_factory=dict)
+    """Achievements and endings by goal key, each with a play that reaches it while its artwork is not served."""
     states: int = 0
     complete: bool = False
     timed_out: bool = False
@@ -119,6 +121,12 @@ class _Explorer:
         self.pending_reveals = {t.key for t in targets if t.kind in REVEALS.values()}
         self.facts = _facts(self.program, history) if history else None
         self.goals = {g.id: g for g in self.program.achievements}
+        self.artworks = {  # the art each achievement and ending shows, for `artwork-not-revealed`
+            f"{kind}:{g.id}": g.artwork
+            for kind, goals in (("achievement", self.program.achievements), ("ending", self.program.endings))
+            for g in goals
+            if g.artwork and f"{kind}:{g.id}" in self.targets
+        }
         self._moves: dict[frozenset[str], list[tuple[Move, bytes]]] = {}
         program = self.program
         reading = [_reads_answers(condition.source) for condition in program.conditions]
@@ -187,6 +195,15 @@ class _Explorer:
             for kind, goal in REVEALS.items():
                 keys += [f"{goal}:{ident}" for ident in now.get(kind, frozenset()) - then.get(kind, frozenset())]
         default = after.entry == self.default
+        if self.artworks and (
+            after.ending is not None or len(after.achievements) != len(before.achievements if before else ())
+        ):
+            served = set(reachable_assets(self.program, after))
+            for key in keys:
+                art = self.artworks.get(key)
+                known = self.found_at.get(f"artless:{key}")
+                if art is not None and art not in served and (known is None or (known[0] != self.default and default)):
+                    self.found_at[f"artless:{key}"] = (after.entry, at, move)
         for key in keys:
             if key not in self.targets:
                 continue
@@ -299,7 +316,11 @@ class _Explorer:
                 turns.append(self.nodes[node].move)
                 node = self.nodes[node].parent
             turns.reverse()
-            self.result.found[key] = Reached(entry, [dict(m) for m in turns])
+            reached = Reached(entry, [dict(m) for m in turns])
+            if key.startswith("artless:"):
+                self.result.artless[key.removeprefix("artless:")] = reached
+            else:
+                self.result.found[key] = reached
         return self.result
 
 
@@ -326,6 +347,7 @@ def explore(
     second = _Explorer(engine, left, bound - first.states, deadline, clock, history=left).run()
     return Exhaustion(
         {**first.found, **second.found},
+        first.artless,
         first.states + second.states,
         second.complete,
         second.timed_out,
