@@ -183,7 +183,8 @@ def test_a_search_that_stops_early_says_how_many_turns_it_played() -> None:
     outcome = _reach.decide(doc, 10, 1e9, time.monotonic)
     bound = [f for f in outcome.findings if f.code == "reachability-bound"]
     assert bound
-    assert all(f"after {outcome.states:,} states, and the guided search played 10 turns" in f.message for f in bound)
+    assert all("the exhaustive search did not start" in f.message for f in bound)  # fog's boxes hold 360 states
+    assert all(", and the guided search played 10 turns" in f.message for f in bound)
     assert all(f.message.endswith("; raise --max-states (now 10) to search further") for f in bound)
 
 

@@ -158,10 +158,34 @@ def test_a_default_lint_proves_what_only_a_relation_rules_out(name: str) -> None
 
 
 def test_a_search_that_stops_at_its_bound_says_how_many_states_and_turns_it_took() -> None:
-    outcome = _reach.decide(ending_stops_it_first(), 100, 1e9, time.monotonic)
+    # The boxes hold 7,424 states (answers and completions aside); with answers, 25,008 are reachable.
+    outcome = _reach.decide(ending_stops_it_first(), 8_000, 1e9, time.monotonic)
     found = {f.message.partition(" was ")[0]: f.message for f in outcome.findings if f.code == "reachability-bound"}
-    assert list(found) == ["achievement 'despair'", "ending 'reckless'"]
-    said = "the exhaustive search stopped at its bound after 100 states, and the guided search played 100 turns"
-    assert all(said in message for message in found.values())
-    assert all(message.endswith("; raise --max-states (now 100) to search further") for message in found.values())
+    assert list(found) == ["achievement 'despair'"]
+    said = "the exhaustive search stopped at its bound after 8,000 states, and the guided search played 2,000 turns"
+    assert said in found["achievement 'despair'"]
+    assert found["achievement 'despair'"].endswith("; raise --max-states (now 8,000) to search further")
     assert not outcome.exhausted
+    assert outcome.states == 8_000
+
+
+def test_a_pack_whose_boxes_hold_more_states_than_the_bound_is_not_searched_exhaustively() -> None:
+    outcome = _reach.decide(ending_stops_it_first(), 7_000, 1e9, time.monotonic)
+    assert outcome.states == 0
+    bound = [f for f in outcome.findings if f.code == "reachability-bound"]
+    said = "the exhaustive search did not start (the analysis allows 7,424 states, more than its bound of 7,000)"
+    assert "achievement 'despair' was neither reached" in bound[0].message
+    assert all(said in f.message for f in bound)
+
+
+def test_a_turn_with_more_answers_than_the_bound_allows_is_not_searched_exhaustively() -> None:
+    doc = ending_stops_it_first()
+    doc["runtime"]["observations"] += [{"type": "boolean", "id": f"o{k}", "question": "q?"} for k in range(7)]
+    for k in range(7):  # each read by a condition: a yes and the rest (a no, or no answer) are told apart
+        _achievement(doc, f"yes{k}", _obs(f"o{k}", True))
+    outcome = _reach.decide(doc, 8_000, 1e9, time.monotonic)
+    assert outcome.states == 0
+    bound = [f for f in outcome.findings if f.code == "reachability-bound"]
+    said = "the exhaustive search did not start (one turn has 8,192 combinations of answers, more than its bound"
+    assert "achievement 'despair' was neither reached" in bound[0].message
+    assert all(said in f.message for f in bound)

@@ -20,7 +20,7 @@ from typing import Any, Final
 
 from creatorpack._json import JsonPath
 from creatorpack.contract.findings import RawFinding
-from creatorpack.lint.reach._abstract import Abstract, Analysis, analyse, failing_part, holds, why_not
+from creatorpack.lint.reach._abstract import Abstract, Analysis, IntRange, analyse, failing_part, holds, why_not
 from creatorpack.lint.reach._exhaust import Exhaustion, explore
 from creatorpack.lint.reach._turns import WORK, Trace, by_turn
 from creatorpack.lint.reach._witness import REVEALS, GoalKind, Reached, Search, Target
@@ -149,7 +149,7 @@ def decide(
     if not exhaustive:
         exhaustion = Exhaustion(skipped="the exhaustive search was left out")
     elif unproved:
-        exhaustion = explore(engine, unproved, max_states, deadline, clock)
+        exhaustion = explore(engine, unproved, max_states, deadline, clock, _boxed(analyses))
     else:
         exhaustion = Exhaustion(complete=True)
     # A goal that some play reaches before its artwork is served is witnessed by that play (the one
@@ -203,6 +203,19 @@ def decide(
         exhaustion.complete,
         exhaustion.artless,
     )
+
+
+def _boxed(analyses: Sequence[Analysis]) -> int:
+    """How many states the analyses' boxes hold, over all entries: the product of each member's values."""
+    total = 0
+    for analysis in analyses:
+        if analysis.after is None:
+            continue
+        count = 1
+        for value in analysis.after:
+            count *= value.high - value.low + 1 if isinstance(value, IntRange) else 2 ** len(value.may - value.must)
+        total += count
+    return total
 
 
 def _search(search: Search, proofs: dict[str, str], goals: Sequence[Target], found: dict[str, Reached]) -> None:

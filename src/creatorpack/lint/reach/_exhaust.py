@@ -330,8 +330,13 @@ def explore(
     max_states: int,
     deadline: float,
     clock: Callable[[], float],
+    boxed: int = 0,
 ) -> Exhaustion:
     """Every reachable state of ``engine``'s pack, breadth first, within ``max_states`` (scaled by the pack's size).
+
+    ``boxed``: how many states the abstract interpretation's boxes hold (their values, answers and
+    completed rules aside). When that is more than the bound, the search does not start: it would
+    spend the whole bound and decide nothing new, as on a pack with counters over wide ranges.
 
     A first pass leaves the sticky facts out of the state. The goals that combine them (see
     :data:`COMBINED`) and that it did not reach get a second pass, with their facts in the state,
@@ -340,6 +345,11 @@ def explore(
     program = engine.program
     size = len(program.conditions) + sum(len(rule.effects) for rule in program.rules)
     bound = max_states if size <= PACK_SIZE else max(1, max_states * PACK_SIZE // size)
+    if boxed > bound:
+        return Exhaustion(
+            skipped=f"the exhaustive search did not start (the analysis allows {boxed:,} states, more than its bound "
+            f"of {bound:,})"
+        )
     first = _Explorer(engine, targets, bound, deadline, clock).run()
     left = [t for t in targets if t.kind in COMBINED and t.key not in first.found]
     if not first.complete or not left:
