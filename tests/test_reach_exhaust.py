@@ -162,7 +162,7 @@ def test_a_search_that_stops_at_its_bound_says_how_many_states_and_turns_it_took
     outcome = _reach.decide(ending_stops_it_first(), 8_000, 1e9, time.monotonic)
     found = {f.message.partition(" was ")[0]: f.message for f in outcome.findings if f.code == "reachability-bound"}
     assert list(found) == ["achievement 'despair'"]
-    said = "the exhaustive search stopped at its bound after 8,000 states, and the guided search played 2,000 turns"
+    said = "the guided search played 2,000 turns, and the exhaustive search stopped at its bound after 8,000 states"
     assert said in found["achievement 'despair'"]
     assert found["achievement 'despair'"].endswith("; raise --max-states (now 8,000) to search further")
     assert not outcome.exhausted

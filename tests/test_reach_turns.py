@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from creatorpack.lint.reach import _bnb, _witness
+from creatorpack.lint.reach import _bnb, _exhaust, _witness
 from creatorpack.lint.reach import _decide as _reach
 from creatorpack.lint.reach._abstract import Abstract, Analysis, IntRange, Members, analyse
 from creatorpack.lint.reach._turns import Trace, by_turn
@@ -264,29 +264,37 @@ def test_the_exhaustive_search_proves_soundly_and_its_witnesses_replay(seed: int
     doc = random_pack(seed)
     engine = Engine(doc)
     reached = set().union(*(_explore(engine, name)[1] for name in engine.entry_ids()))
+    goals = _reach.targets(engine)
+    exhaustion = _exhaust.explore(engine, goals, 200_000, 1e18, time.monotonic)
+    assert exhaustion.complete, seed
+    # A decision procedure: it reaches exactly the goals some play reaches; the rest it proves.
+    assert set(exhaustion.found) == {t.key for t in goals} & reached, seed
     outcome = _reach.decide(doc, 200_000, 1e9, time.monotonic)
     assert {t.key for t in outcome.targets} <= set(outcome.proofs) | set(outcome.witnesses), seed
     assert not set(outcome.proofs) & reached, seed
-    for key, witness in outcome.witnesses.items():  # each replays to its goal on its last turn
+    for key, witness in [*exhaustion.found.items(), *outcome.witnesses.items()]:  # each replays to its goal
         along = list(_goals_along(engine, witness.entry, witness.turns))
         assert len(along) == len(witness.turns) + 1, (seed, key)
         assert key in along[-1], (seed, key, witness)
-    # Random plays (beside the exhaustive exploration above) never reach a proved goal either.
+    # Random plays (beside the exploration above, on the runtime alone) never reach a proved goal either.
+    proved = {t.key for t in goals} - set(exhaustion.found)
     rng = random.Random(seed)
     moves = _moves(engine)
     for _ in range(30):
         entry = rng.choice(engine.entry_ids())
         turns = [rng.choice(moves) for _ in range(rng.randint(1, 12))]
-        for reached in _goals_along(engine, entry, turns):
-            assert not reached & set(outcome.proofs), (seed, entry, turns)
+        for along in _goals_along(engine, entry, turns):
+            assert not along & (proved | set(outcome.proofs)), (seed, entry, turns)
 
 
 def test_the_fuzz_exercises_the_exhaustive_proofs() -> None:
     """Some random packs have goals the exhaustive search proves unreachable (else the soundness fuzz tests little)."""
     proved = 0
     for seed in SEEDS:
-        outcome = _reach.decide(random_pack(seed), 200_000, 1e9, time.monotonic)
-        proved += sum("reachable states were explored" in reason for reason in outcome.proofs.values())
+        engine = Engine(random_pack(seed))
+        goals = _reach.targets(engine)
+        exhaustion = _exhaust.explore(engine, goals, 200_000, 1e18, time.monotonic)
+        proved += len({t.key for t in goals} - set(exhaustion.found))
     assert proved >= 5
 
 

@@ -146,37 +146,33 @@ def decide(
     proofs.update(_unseen_pictures(engine, goals, proofs))
     deadline = clock() + max_seconds
     unproved = [t for t in goals if t.key not in proofs]
-    if not exhaustive:
-        exhaustion = Exhaustion(skipped="the exhaustive search was left out")
-    elif unproved:
-        exhaustion = explore(engine, unproved, max_states, deadline, clock, _boxed(analyses))
-    else:
-        exhaustion = Exhaustion(complete=True)
-    # A goal that some play reaches before its artwork is served is witnessed by that play (the one
-    # `artwork-not-revealed` names), the others by a shortest play.
-    found: dict[str, Reached] = {**exhaustion.found, **exhaustion.artless}
-    earliest: dict[str, int] = {}  # for a goal left undecided, the fewest turns a play that reaches it takes
-    search: Search | None = None
-    if exhaustion.complete:
-        explored = f"no play reaches it: all {exhaustion.states:,} reachable states were explored"
-        proofs.update({t.key: explored for t in unproved if t.key not in found})
-    elif len(found) < len(unproved):
-        search = Search(
-            engine,
-            [t for t in unproved if t.key not in found],
-            min(max_states, WALK_TURNS) if exhaustive else max_states,
-            deadline,
-            clock,
-            analyses,
-        )
+    found: dict[str, Reached] = {}
+    search = Search(
+        engine, unproved, min(max_states, WALK_TURNS) if exhaustive else max_states, deadline, clock, analyses
+    )
+    if unproved:
         _search(search, proofs, goals, found)
-        if not search.exhausted and search.open:  # the boxes turn by turn cost more than a small pack's whole search
-            traces = [by_turn(analysis, work) for analysis in analyses]
-            for target in search.open:
-                if (reason := _turn_proof(target, analyses, traces)) is not None:
-                    proofs[target.key] = reason
-                elif target.kind not in REVEAL_KINDS and (turns := _earliest(target, analyses, traces)) is not None:
-                    earliest[target.key] = turns
+    left = [t for t in unproved if t.key not in found and t.key not in proofs]
+    exhaustion = Exhaustion(skipped="the exhaustive search was left out")
+    if exhaustive and left:
+        # Every goal not proved is tracked, so that the goals it reaches get a shortest witness; it
+        # stops once those the guided search left are reached.
+        exhaustion = explore(engine, unproved, max_states, deadline, clock, _boxed(analyses), {t.key for t in left})
+        # A goal that some play reaches before its artwork is served is witnessed by that play (the
+        # one `artwork-not-revealed` names).
+        found.update({**exhaustion.found, **exhaustion.artless})
+        if exhaustion.complete:
+            explored = f"no play reaches it: all {exhaustion.states:,} reachable states were explored"
+            proofs.update({t.key: explored for t in left if t.key not in found})
+    earliest: dict[str, int] = {}  # for a goal left undecided, the fewest turns a play that reaches it takes
+    left = [t for t in left if t.key not in found and t.key not in proofs]
+    if left:  # the boxes turn by turn cost more than a small pack's whole search
+        traces = [by_turn(analysis, work) for analysis in analyses]
+        for target in left:
+            if (reason := _turn_proof(target, analyses, traces)) is not None:
+                proofs[target.key] = reason
+            elif target.kind not in REVEAL_KINDS and (turns := _earliest(target, analyses, traces)) is not None:
+                earliest[target.key] = turns
     findings = _rejected(goals, analyses)
     for target in goals:
         name = f"{KINDS[target.kind]} {target.ident!r}"
@@ -196,8 +192,8 @@ def decide(
         {key: reached for key, reached in found.items() if key in keys and key not in proofs},
         proofs,
         tuple(findings),
-        exhaustion.turns + (search.spent if search else 0),
-        exhaustion.timed_out or (search is not None and search.timed_out),
+        exhaustion.turns + search.spent,
+        exhaustion.timed_out or search.timed_out,
         tuple(engine.entry_ids()),
         exhaustion.states,
         exhaustion.complete,
@@ -294,8 +290,8 @@ def _undecided(
     why = exhaustion.skipped or f"the exhaustive search stopped at its bound after {exhaustion.states:,} states"
     bound = f" (now {max_states:,})" if max_states else ""
     return (
-        f"{name} was neither reached nor proven unreachable: {why}, and the guided search played "
-        f"{turns:,} turns{known}; raise --max-states{bound} to search further"
+        f"{name} was neither reached nor proven unreachable: the guided search played {turns:,} turns, and {why}"
+        f"{known}; raise --max-states{bound} to search further"
     )
 
 

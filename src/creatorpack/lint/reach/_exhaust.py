@@ -104,6 +104,7 @@ class _Explorer:
         deadline: float,
         clock: Callable[[], float],
         history: Sequence[Target] = (),
+        pending: set[str] | None = None,
     ) -> None:
         self.engine = engine
         self.program = engine.program
@@ -117,8 +118,9 @@ class _Explorer:
         self.nodes: list[_Node] = []
         self.found_at: dict[str, tuple[str, int, Move | None]] = {}  # key -> (entry, node, move)
         self.reveals = any(t.kind in REVEALS.values() for t in targets)
-        self.pending = set(self.targets)  # targets without a witness from the default entry
-        self.pending_reveals = {t.key for t in targets if t.kind in REVEALS.values()}
+        # The targets whose witness (from the default entry) ends the search; the others are tracked for shorter ones.
+        self.pending = set(self.targets) if pending is None else pending & self.targets
+        self.pending_reveals = {t.key for t in targets if t.kind in REVEALS.values() and t.key in self.pending}
         self.facts = _facts(self.program, history) if history else None
         self.goals = {g.id: g for g in self.program.achievements}
         self.artworks = {  # the art each achievement and ending shows, for `artwork-not-revealed`
@@ -331,6 +333,7 @@ def explore(
     deadline: float,
     clock: Callable[[], float],
     boxed: int = 0,
+    pending: set[str] | None = None,
 ) -> Exhaustion:
     """Every reachable state of ``engine``'s pack, breadth first, within ``max_states`` (scaled by the pack's size).
 
@@ -350,8 +353,9 @@ def explore(
             skipped=f"the exhaustive search did not start (the analysis allows {boxed:,} states, more than its bound "
             f"of {bound:,})"
         )
-    first = _Explorer(engine, targets, bound, deadline, clock).run()
-    left = [t for t in targets if t.kind in COMBINED and t.key not in first.found]
+    first = _Explorer(engine, targets, bound, deadline, clock, pending=pending).run()
+    wanted = {t.key for t in targets} if pending is None else pending
+    left = [t for t in targets if t.kind in COMBINED and t.key not in first.found and t.key in wanted]
     if not first.complete or not left:
         return first
     second = _Explorer(engine, left, bound - first.states, deadline, clock, history=left).run()
