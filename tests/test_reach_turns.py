@@ -273,9 +273,9 @@ def test_the_exhaustive_search_proves_soundly_and_its_witnesses_replay(seed: int
     assert {t.key for t in outcome.targets} <= set(outcome.proofs) | set(outcome.witnesses), seed
     assert not set(outcome.proofs) & reached, seed
     for key, witness in [*exhaustion.found.items(), *outcome.witnesses.items()]:  # each replays to its goal
-        along = list(_goals_along(engine, witness.entry, witness.turns))
-        assert len(along) == len(witness.turns) + 1, (seed, key)
-        assert key in along[-1], (seed, key, witness)
+        steps = list(_goals_along(engine, witness.entry, witness.turns))
+        assert len(steps) == len(witness.turns) + 1, (seed, key)
+        assert key in steps[-1], (seed, key, witness)
     # Random plays (beside the exploration above, on the runtime alone) never reach a proved goal either.
     proved = {t.key for t in goals} - set(exhaustion.found)
     rng = random.Random(seed)

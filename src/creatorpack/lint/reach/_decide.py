@@ -205,8 +205,6 @@ def _boxed(analyses: Sequence[Analysis]) -> int:
     """How many states the analyses' boxes hold, over all entries: the product of each member's values."""
     total = 0
     for analysis in analyses:
-        if analysis.after is None:
-            continue
         count = 1
         for value in analysis.after:
             count *= value.high - value.low + 1 if isinstance(value, IntRange) else 2 ** len(value.may - value.must)
