@@ -133,7 +133,10 @@ class _Explorer:
         program = self.program
         reading = [_reads_answers(condition.source) for condition in program.conditions]
         # Which rules fire (on the state before the turn's effects), then what is read after them.
-        self.firing = [program.evaluators[rule.when] for rule in program.rules if reading[rule.when]]
+        # Rules with effects change the state; a rule without is a goal only while it is open.
+        self.changing = [rule.when for rule in program.rules if reading[rule.when] and rule.effects]
+        self.idle = {f"rule:{rule.id}": rule.when for rule in program.rules if reading[rule.when] and not rule.effects}
+        self._firing: tuple[int, list[Callable[[Any, Any], bool]]] = (-1, [])
         self.steering = [r.completion for r in program.rules if r.completion is not None and reading[r.completion]]
         self.steering += [g.when for g in program.endings if reading[g.when]]
         self.goal_conditions = {f"achievement:{g.id}": g.when for g in program.achievements if reading[g.when]}
@@ -217,6 +220,17 @@ class _Explorer:
                     self.pending.discard(key)
                     self.pending_reveals.discard(key)
 
+    def firing(self) -> list[Callable[[Any, Any], bool]]:
+        """The ``when`` conditions that read answers and matter now: turns that agree on them change the state alike.
+
+        Those of the rules with effects, and those of the rules without while they are open goals.
+        """
+        if self._firing[0] != len(self.pending):
+            indices = self.changing + [i for key, i in self.idle.items() if key in self.pending]
+            evaluators = self.program.evaluators
+            self._firing = (len(self.pending), [evaluators[i] for i in dict.fromkeys(indices)])
+        return self._firing[1]
+
     def settled(self) -> list[Callable[[Any, Any], bool]]:
         """The conditions read after a turn's effects that read answers and matter now.
 
@@ -267,6 +281,7 @@ class _Explorer:
             session = self.nodes[at].session
             state, answers = session.state, session.answers
             settled = self.settled()
+            fires = self.firing()
             # By the rules that fire: the state after the turn; by what conditions read there: the turn.
             outcomes: dict[tuple[bool, ...], tuple[Any, dict[tuple[bool, ...], _Outcome]]] = {}
             for move, classes in self.moves(session):
@@ -274,7 +289,7 @@ class _Explorer:
                     result.timed_out = True
                     return self._finish()
                 given = {**answers, **move}
-                firing = tuple(evaluate(state, given) for evaluate in self.firing)
+                firing = tuple(evaluate(state, given) for evaluate in fires)
                 known = outcomes.get(firing)
                 after_state = None if known is None else known[0]
                 reads = None if known is None else tuple(evaluate(after_state, given) for evaluate in settled)
