@@ -1,15 +1,22 @@
 """Decide, for every goal, whether some sequence of turns reaches it: a proof or a witness.
 
-Goals are achievements unlocking, endings being reached, rules being active and rules completing.
-First :mod:`~creatorpack.lint.reach._abstract` over-approximates every reachable state from each entry;
-a goal whose condition cannot hold there is proved unreachable, with the reason. The others are
-searched for with the runtime itself (:mod:`~creatorpack.lint.reach._witness`), within a budget of turns
-played, so the findings are the same on every machine; a search that explores every reachable
-state proves the goals it did not reach, and those proofs are recorded with the others. For the
-goals a search that stopped at its bound leaves open, :mod:`~creatorpack.lint.reach._turns`
-over-approximates the reachable states again turn by turn, the rules of a turn sharing its
-answers, within a bound counted in branch-and-bound nodes. A wall-clock limit remains only as a
-safety net, and a finding it causes says so.
+Goals are achievements unlocking, endings being reached, rules being active, rules completing and
+items being revealed. In order:
+
+1. :mod:`~creatorpack.lint.reach._abstract` over-approximates every reachable state from each
+   entry; a goal whose condition cannot hold there is proved unreachable, with the reason;
+2. the guided search (:mod:`~creatorpack.lint.reach._witness`) plays the runtime itself for
+   witnesses, within at most :data:`WALK_TURNS` turns (a sweep of its that explores every state
+   is a proof too);
+3. the exhaustive search (:mod:`~creatorpack.lint.reach._exhaust`) takes the goals still open:
+   bounded by a count of states, it proves what it never reaches once it has explored everything,
+   and gives shortest witnesses on the way;
+4. for what is still open, :mod:`~creatorpack.lint.reach._turns` over-approximates the reachable
+   states again turn by turn, the rules of a turn sharing its answers, within a bound counted in
+   branch-and-bound nodes.
+
+Every bound is a count, so the findings are the same on every machine; a wall-clock limit remains
+only as a safety net, and a finding it causes says so.
 """
 
 from __future__ import annotations
@@ -213,7 +220,7 @@ def _boxed(analyses: Sequence[Analysis]) -> int:
 
 
 def _search(search: Search, proofs: dict[str, str], goals: Sequence[Target], found: dict[str, Reached]) -> None:
-    """The heuristic witness search (:mod:`~creatorpack.lint.reach._witness`) for what the exhaustive one left open."""
+    """The guided search for witnesses (:mod:`~creatorpack.lint.reach._witness`); an exhausted sweep proves the rest."""
     starts = search.starts()
     search.sweep(starts, search.budget // SWEEP_SHARE)
     if not search.exhausted:
