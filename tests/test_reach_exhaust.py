@@ -17,7 +17,9 @@ import pytest
 
 from creatorpack.lint import Witness, lint
 from creatorpack.lint.reach import _decide as _reach
+from creatorpack.lint.reach import _exhaust
 from creatorpack.play.engine import Engine, Turn
+from creatorpack.scaffold import files
 
 Doc = dict[str, Any]
 RICH = Path(__file__).resolve().parent.parent / "examples" / "0.5" / "rich.json"
@@ -189,3 +191,50 @@ def test_a_turn_with_more_answers_than_the_bound_allows_is_not_searched_exhausti
     said = "the exhaustive search did not start (one turn has 8,192 combinations of answers, more than its bound"
     assert "achievement 'despair' was neither reached" in bound[0].message
     assert all(said in f.message for f in bound)
+
+
+def late_card() -> Doc:
+    """An avatar whose `reveal_when` holds only at the start's state, after a yes; its card only two steps up.
+
+    The turn that reveals the avatar leads back to the start's state (the answer is no part of a
+    state), so a search that merged the two would never show the avatar: it is shown only on a play
+    that first reveals it, then climbs to the card.
+    """
+    doc: Doc = json.loads(files("0.5")["pack.json"])
+    doc["runtime"]["state"]["schema"] = {
+        "type": "object",
+        "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 3}},
+        "required": ["n"],
+        "additionalProperties": False,
+    }
+    doc["runtime"]["entries"] = [{"id": "e0", "initial_state": {"n": 0}}]
+    doc["entries"] = [{"id": "e0", "title": "T"}]
+    doc["runtime"]["observations"] = [
+        {"type": "boolean", "id": "up", "question": "q?"},
+        {"type": "boolean", "id": "wave", "question": "q?"},
+    ]
+    doc["runtime"]["rules"] = [{"kind": "effect", "id": "climb", "when": _obs("up", True), "effects": [_inc("/n", 1)]}]
+    doc["assets"][0]["reveal_when"] = {"op": "literal", "value": True}
+    doc["progression"]["endings"] = []
+    doc["progression"]["achievements"] = []
+    crop = {"x": 0.0, "y": 0.0, "width": 1.0, "height": 1.0}
+    waved = {"op": "all", "conditions": [_cmp("eq", "/n", 0), _obs("wave", True)]}
+    doc["reader_cards"] = [
+        {"id": "c0", "kind": "actor", "display_name": "C", "introduction": "I.", "reveal_when": _cmp("gte", "/n", 2)},
+    ]
+    doc["reader_cards"][0]["avatar"] = {"asset_id": "ending_art", "crop": crop, "reveal_when": waved}
+    return doc
+
+
+def test_a_card_part_revealed_on_a_turn_that_leads_back_is_shown_once_its_card_is() -> None:
+    engine = Engine(late_card())
+    goals = _reach.targets(engine)
+    exhaustion = _exhaust.explore(engine, goals, 1_000, 1e18, time.monotonic)
+    witness = exhaustion.found["avatar:c0"]
+    session, _ = engine.start()
+    for move in witness.turns:
+        session, result = engine.step(session, Turn(move))
+    assert result.new_revealed["avatars"] == ("c0",)
+    first = witness.turns[0]  # the avatar first, at the start's state, then the climb
+    assert first["wave"] is True
+    assert first.get("up") is not True

@@ -120,6 +120,14 @@ def random_pack(seed: int) -> Doc:
     ]
     if rng.random() < 0.5:
         doc["reader_cards"][1]["entry_ids"] = [f"e{entries - 1}"]
+    # Parts of a card, shown only with the card (and the avatar with its asset, at times a reward):
+    # goals that combine facts from different turns. Their own generator, so the rest stays as it was.
+    parts = random.Random(seed + 1_000)
+    crop = {"x": 0.0, "y": 0.0, "width": 1.0, "height": 1.0}
+    doc["reader_cards"][0]["avatar"] = {"asset_id": "ending_art", "crop": crop, "reveal_when": _condition(parts, 1)}
+    doc["reader_cards"][0]["relationships"] = [{"actor_id": "c1", "label": "L", "reveal_when": _condition(parts, 1)}]
+    if parts.random() < 0.5:
+        doc["assets"][0]["access"] = "reward_only"
     return doc
 
 
