@@ -57,17 +57,18 @@ _OTHER: Final = object()  # the class of the answers no condition names, "unansw
 _HISTORY_KINDS: Final = ("reader_cards", "avatars", "images", "relationships", "assets")
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Exhaustion:
     """What the exhaustive search found: shortest witnesses by goal key, the states it counted, whether it finished.
 
     ``complete``: the frontier emptied, so every state reachable from every playable entry was
     explored and a goal not in :attr:`found` is unreachable. ``skipped``: why it did not start
-    (one turn alone has more answer combinations than the bound allows), or ``""``.
+    (the boxes allow more states than the bound, or one turn alone has more answer combinations),
+    or ``""``. ``turns``: the runtime steps it played.
     """
 
-    found: dict[str, Reached] = field(default_factory=dict)
-    artless: dict[str, Reached] = field(default_factory=dict)
+    found: Mapping[str, Reached] = field(default_factory=dict)
+    artless: Mapping[str, Reached] = field(default_factory=dict)
     """Achievements and endings by goal key, each with a play that reaches it while its artwork is not served."""
     states: int = 0
     complete: bool = False
@@ -86,7 +87,7 @@ class _Observation:
 _Outcome: TypeAlias = tuple[SessionState, Sequence[str]]  # a turn's session after it, and its active rules
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class _Node:
     session: SessionState
     parent: int  # index of the node it was reached from (-1: a start)
@@ -114,7 +115,9 @@ class _Explorer:
         self.targets = {t.key for t in targets}
         self.default = engine.entry_ids()[0] if engine.entries else ""
         self.observations = _observations(engine)
-        self.result = Exhaustion()
+        self.states = 0  # distinct (state, answers, completed rules, ending) tuples met
+        self.turns = 0  # runtime steps played
+        self.timed_out = False
         self.nodes: list[_Node] = []
         self.found_at: dict[str, tuple[str, int, Move | None]] = {}  # key -> (entry, node, move)
         self.reveals = any(t.kind in REVEALS.values() for t in targets)
@@ -252,13 +255,11 @@ class _Explorer:
 
     def run(self) -> Exhaustion:
         """Breadth first until the frontier empties, the bound is reached, or every goal is."""
-        result = self.result
         if self.branching() > self.bound:
-            result.skipped = (
-                f"the exhaustive search did not start (one turn has {self.branching():,} combinations of answers, "
-                f"more than its bound of {self.bound:,} states)"
+            return Exhaustion(
+                skipped=f"the exhaustive search did not start (one turn has {self.branching():,} combinations of "
+                f"answers, more than its bound of {self.bound:,} states)"
             )
-            return result
         seen: set[bytes] = set()
         tuples: set[bytes] = set()
         queue: deque[int] = deque()
@@ -269,7 +270,7 @@ class _Explorer:
                 continue
             self.nodes.append(_Node(start, -1, {}))
             self.record(None, start, (), len(self.nodes) - 1, None)
-            result.states += 1
+            self.states += 1
             key = self.key(start)
             if start.ending is None and key not in seen:
                 seen.add(key)
@@ -286,7 +287,7 @@ class _Explorer:
             outcomes: dict[tuple[bool, ...], tuple[Any, dict[tuple[bool, ...], _Outcome]]] = {}
             for move, classes in self.moves(session):
                 if self.clock() > self.deadline:
-                    result.timed_out = True
+                    self.timed_out = True
                     return self._finish()
                 given = {**answers, **move}
                 firing = tuple(evaluate(state, given) for evaluate in fires)
@@ -301,10 +302,10 @@ class _Explorer:
                     key = self.key(after, given)
                     if after.ending is None and key not in seen:
                         after, active = self.engine.advance(session, Turn(move))  # a new state: its own session
-                        result.turns += 1
+                        self.turns += 1
                 else:
                     after, active = self.engine.advance(session, Turn(move))
-                    result.turns += 1
+                    self.turns += 1
                     self.record(session, after, active, at, move)
                     if known is None:
                         known = outcomes[firing] = (after.state, {})
@@ -315,17 +316,19 @@ class _Explorer:
                 whole = key + b"\0" + classes if after.ending is None else key + b"\1" + str(after.ending).encode()
                 if whole not in tuples:
                     tuples.add(whole)
-                    result.states += 1
-                    if result.states >= self.bound:
+                    self.states += 1
+                    if self.states >= self.bound:
                         return self._finish()
                 if after.ending is None and key not in seen:
                     seen.add(key)
                     self.nodes.append(_Node(after, at, move))
                     queue.append(len(self.nodes) - 1)
-        result.complete = True
-        return self._finish()
+        return self._finish(complete=True)
 
-    def _finish(self) -> Exhaustion:
+    def _finish(self, *, complete: bool = False) -> Exhaustion:
+        """The outcome: each goal's witness rebuilt from the nodes' parents."""
+        found: dict[str, Reached] = {}
+        artless: dict[str, Reached] = {}
         for key, (entry, at, move) in self.found_at.items():
             turns: list[Move] = [] if move is None else [move]  # ``None``: reached on arriving at node ``at``
             node = at
@@ -335,10 +338,10 @@ class _Explorer:
             turns.reverse()
             reached = Reached(entry, [dict(m) for m in turns])
             if key.startswith("artless:"):
-                self.result.artless[key.removeprefix("artless:")] = reached
+                artless[key.removeprefix("artless:")] = reached
             else:
-                self.result.found[key] = reached
-        return self.result
+                found[key] = reached
+        return Exhaustion(found, artless, self.states, complete, self.timed_out, "", self.turns)
 
 
 def explore(
