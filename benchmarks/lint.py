@@ -7,10 +7,12 @@ Columns: goals proved unreachable (of them, by the exhaustive search: "all st", 
 by turn), witnessed, the share decided, the witnesses' median and longest length in turns, the
 states the exhaustive search explored, the turns played in all, and the whole lint's time.
 
-Usage: python benchmarks/lint.py [--quick] [--wide] [--z3]
+Usage: python benchmarks/lint.py [--quick] [--wide] [--z3] [--spacer]
   --wide  the runtime pack again with 4x the turns
   --z3    the solver comparison: the same goals by bounded model checking and 1-induction with z3
           (the dev extra's z3-solver; creatorpack itself does not use it; see docs/performance.md)
+  --spacer  relational invariants by z3's Spacer (constrained Horn clauses) on the goals the
+          exhaustive search proves and on those lint leaves undecided, for the choice in the docs
 """
 
 from __future__ import annotations
@@ -62,6 +64,8 @@ def main() -> None:
     _reachability(quick=quick, wide="--wide" in sys.argv)
     if "--z3" in sys.argv:
         _solver_comparison(quick=quick)
+    if "--spacer" in sys.argv:
+        _spacer_comparison(quick=quick)
 
 
 @dataclass(frozen=True)
@@ -440,6 +444,108 @@ def _solver_comparison(*, quick: bool) -> None:
     goals, witnessed, proved, seconds = _bmc(z3, make_runtime_pack(), 1, sample)
     name = f"runtime pack, first {sample} goals, 1 turn"
     print(f"| {name:<40} | {goals:>6,} | {witnessed:>13,} | {proved:>18,} | {seconds:>7.2f} s |")
+
+
+def _spacer(z3: Any, pack: dict[str, Any], keys: set[str], timeout_ms: int) -> dict[str, tuple[str, float]]:
+    """Each of ``keys`` (achievements, endings, rules) by Spacer from the first entry: sat, unsat or unknown, seconds.
+
+    The reachable states after any number of turns are a relation ``Inv`` over the state, the
+    answers and the completed rules: the start is in it, and a turn from a state in it where no
+    ending holds (the :class:`_Unrolled` encoding) leads into it. A goal is unreachable when no
+    state of ``Inv`` (for a rule: no turn from one) makes it hold: Spacer answers unsat.
+    """
+    engine = Engine(pack)
+    analysis = analyse(engine.program, engine.entries[0], engine.entry_ids()[0])
+    unrolled = _Unrolled(z3, engine, analysis)
+    start_state, start_answers, start_done = unrolled.initial()
+    names: list[Any] = []
+    starts: list[Any] = []
+    state: list[Any] = []
+    for i, value in enumerate(start_state):
+        if isinstance(value, dict):
+            bits = {m: z3.Bool(f"s{i}.{m}") for m in value}
+            state.append(bits)
+            names += bits.values()
+            starts += value.values()
+        else:
+            state.append(z3.Int(f"s{i}"))
+            names.append(state[-1])
+            starts.append(value)
+    answers = {o: z3.Int(f"a.{o}") for o in start_answers}
+    done = {r: z3.Bool(f"d.{r}") for r in start_done}
+    names += [*answers.values(), *done.values()]
+    starts += [*start_answers.values(), *start_done.values()]
+    reachable = z3.Function("Inv", *[n.sort() for n in names], z3.BoolSort())
+    fixed = z3.Fixedpoint()
+    fixed.set(engine="spacer")
+    fixed.set("timeout", timeout_ms)
+    fixed.register_relation(reachable)
+    fixed.declare_var(*names)
+    fixed.rule(reachable(*starts))
+    endings = [
+        unrolled.condition(unrolled.program.conditions[g.when].source, state, answers) for g in unrolled.program.endings
+    ]
+    working, merged, completed, active, bounds = unrolled.turn(state, answers, done, 1)
+    after = [
+        part
+        for i, value in enumerate(working)
+        for part in ([value.get(m, _false(z3)) for m in start_state[i]] if isinstance(value, dict) else [value])
+    ]
+    after += [merged[o] for o in answers] + [completed[r] for r in done]
+    going = [bounds] + ([z3.Not(z3.Or(endings))] if endings else [])
+    following = [z3.Const(f"n{k}", n.sort()) for k, n in enumerate(names)]
+    fixed.declare_var(*following, *[z3.Int(f"{o}@1") for o in answers])
+    fixed.declare_var(*[z3.Bool(f"free{k}") for k in range(1, unrolled.fresh + 1)])
+    fixed.rule(
+        reachable(*following), [reachable(*names), *going, *[f == a for f, a in zip(following, after, strict=True)]]
+    )
+    found: dict[str, tuple[str, float]] = {}
+    before = (state, answers, done)
+    for target in _reach.targets(engine):
+        if target.key not in keys:
+            continue
+        began = time.perf_counter()
+        if target.kind == "rule":
+            goal = z3.And(active[target.ident], *going)
+        else:
+            goal = _goal_terms(unrolled, [target], before, before, {})[target.key]
+        try:
+            answer = str(fixed.query(z3.And(reachable(*names), goal)))
+        except z3.Z3Exception:
+            answer = "unknown"
+        found[target.key] = (answer, time.perf_counter() - began)
+    return found
+
+
+def _spacer_comparison(*, quick: bool) -> None:
+    """``--spacer``: Spacer on the goals only a relation decides, beside what lint decides."""
+    z3: Any = importlib.import_module("z3")
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.test_reach_exhaust import SHAPES
+
+    print(f"\nSpacer (z3 {z3.get_version_string()}), one query per goal, from the first entry:")
+    print(f"| {'pack':<40} | {'goal':<30} | {'lint (default)':<16} | {'Spacer':>8} | {'time':>8} |")
+    print("|" + "|".join("-" * n for n in (42, 32, 18, 10, 10)) + "|")
+    config = LintConfig()
+    cases: list[tuple[str, dict[str, Any], int]] = [(name, make(), 60_000) for name, (make, _, _) in SHAPES.items()]
+    root = Path(__file__).resolve().parent.parent
+    cases.append(
+        ("tests/packs/survival.json", orjson.loads((root / "tests" / "packs" / "survival.json").read_bytes()), 60_000)
+    )
+    cases.append(("runtime pack", make_runtime_pack(), 30_000))
+    for name, pack, timeout_ms in cases:
+        outcome = _reach.decide(pack, config.max_states, config.max_seconds, time.monotonic)
+        kinds = ("achievement", "ending", "rule")
+        proved = [t.key for t in outcome.targets if t.kind in kinds and t.key in outcome.proofs]
+        open_ = [
+            t.key
+            for t in outcome.targets
+            if t.kind in kinds and t.key not in outcome.proofs and t.key not in outcome.witnesses
+        ]
+        chosen = (proved[-1:] + open_[: 2 if quick else 5]) if name == "runtime pack" else proved + open_
+        for key, (answer, seconds) in _spacer(z3, pack, set(chosen), timeout_ms).items():
+            said = "proved" if key in proved else "undecided"
+            print(f"| {name:<40} | {key:<30} | {said:<16} | {answer:>8} | {seconds:>6.2f} s |")
 
 
 def _verdict(met: bool) -> str:  # noqa: FBT001 - a yes/no to print
