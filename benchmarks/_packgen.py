@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Callable
 from typing import Any
+
+from creatorpack.lint import LintConfig, lint
 
 WORDS = [
     "lantern",
@@ -217,7 +220,7 @@ def make_runtime_pack(rules: int = 10_000, achievements: int = 1_000, seed: int 
     observations = [f"o{i}" for i in range(20)]
     choices = [f"q{i}" for i in range(10)]
 
-    def leaf() -> dict[str, Any]:
+    def leaf(rng: random.Random = rng) -> dict[str, Any]:
         pick = rng.random()
         if pick < 0.45:
             return {
@@ -287,7 +290,7 @@ def make_runtime_pack(rules: int = 10_000, achievements: int = 1_000, seed: int 
         }
         for i in range(achievements)
     ]
-    return {
+    pack = {
         "protocol_version": "0.5",
         "manifest": {"pack_id": "runtime.bench", "revision": 1, "title": "Runtime benchmark", "language": "en"},
         "runtime": {
@@ -308,6 +311,29 @@ def make_runtime_pack(rules: int = 10_000, achievements: int = 1_000, seed: int 
         "presentation": {},
         "assets": [_art()],
     }
+    _possible(pack, leaf, random.Random(seed + 1))
+    return pack
+
+
+def _possible(pack: dict[str, Any], leaf: Callable[[random.Random], dict[str, Any]], rng: random.Random) -> None:
+    """Replace, in place, every part of a condition that lint finds can never hold by another random leaf.
+
+    A condition that can never hold makes lint report an error and skip the reachability search,
+    so a benchmark of the search on such a pack would time nothing; random conditions write some
+    ("gt 20" on a counter whose maximum is 20, "eq 3" and "eq 5" together). The rest (and what
+    needs a relation between members to decide) stays as generated.
+    """
+    for _ in range(20):
+        wrong = [f.pointer for f in lint(pack, LintConfig(reachability=False)).errors if f.code == "never-holds"]
+        if not wrong:
+            return
+        for pointer in wrong:
+            *parents, last = (int(t) if t.isdigit() else t for t in pointer.lstrip("/").split("/"))
+            node: Any = pack
+            for token in parents:
+                node = node[token]
+            node[last] = leaf(rng)
+    raise AssertionError("conditions that can never hold are left after 20 rounds of replacing them")
 
 
 def make_shop_pack(items: int = 1_000) -> dict[str, Any]:

@@ -3,10 +3,16 @@ default lints (reachability included) of the rich examples, their planted varian
 (1,000 purchases from one purse) and the runtime benchmark pack (10,000 rules, 1,000
 achievements), with the goals each decides and both bars.
 
-Usage: python benchmarks/lint.py [--quick] [--wide] [--z3]
+Columns: goals proved unreachable (of them, by the exhaustive search: "all st", and by the boxes turn
+by turn), witnessed, the share decided, the witnesses' median and longest length in turns, the
+states the exhaustive search explored, the turns played in all, and the whole lint's time.
+
+Usage: python benchmarks/lint.py [--quick] [--wide] [--z3] [--spacer]
   --wide  the runtime pack again with 4x the turns
   --z3    the solver comparison: the same goals by bounded model checking and 1-induction with z3
           (the dev extra's z3-solver; creatorpack itself does not use it; see docs/performance.md)
+  --spacer  relational invariants by z3's Spacer (constrained Horn clauses) on the goals the
+          exhaustive search proves and on those lint leaves undecided, for the choice in the docs
 """
 
 from __future__ import annotations
@@ -25,9 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import creatorpack
 from _packgen import make_pack, make_runtime_pack, make_shop_pack
-from creatorpack.lint import _reach
-from creatorpack.lint._abstract import IntRange, _Checker, _Const, _Var, analyse
+from creatorpack.lint import reach as _reach
 from creatorpack.lint.linter import LintConfig, lint
+from creatorpack.lint.reach._abstract import IntRange, _Checker, _Const, _Var, analyse
 from creatorpack.play.engine import Engine
 
 
@@ -58,6 +64,8 @@ def main() -> None:
     _reachability(quick=quick, wide="--wide" in sys.argv)
     if "--z3" in sys.argv:
         _solver_comparison(quick=quick)
+    if "--spacer" in sys.argv:
+        _spacer_comparison(quick=quick)
 
 
 @dataclass(frozen=True)
@@ -72,7 +80,7 @@ class _Measured:
 def _lint(pack: dict[str, Any], config: LintConfig) -> _Measured:
     """Time a whole ``creatorpack.lint`` (validation, every check, reachability) of ``pack``.
 
-    The search's :class:`~creatorpack.lint._reach.Outcome` (the goals it decided, the turns it
+    The search's :class:`~creatorpack.lint.reach._decide.Outcome` (the goals it decided, the turns it
     played) is caught on its way out of ``_reach.decide``; the report's ``witnesses`` and
     ``proofs`` are built from it. A pack with lint errors is not searched by a default lint (the
     search needs an error-free pack); the search is then timed on its own and added to the lint's
@@ -110,10 +118,11 @@ def _row(name: str, measured: _Measured, kinds: tuple[str, ...]) -> float:
     decided = (proved + len(witnessed)) / len(goals) if goals else 0.0
     lengths = sorted(len(w.turns) for w in witnessed)
     median = lengths[len(lengths) // 2] if lengths else 0
+    exhaustively = sum("reachable states were explored" in measured.outcome.proofs.get(t.key, "") for t in goals)
     print(
-        f"| {name:<40} | {len(goals):>6,} | {proved:>6,} | {turnwise:>7,} | {len(witnessed):>7,} | {decided:>8.1%} "
-        f"| {median:>3} / {lengths[-1] if lengths else 0:>3} | {measured.outcome.turns_played:>6,} "
-        f"| {measured.seconds:>6.2f} s |"
+        f"| {name:<40} | {len(goals):>6,} | {proved:>6,} | {exhaustively:>6,} | {turnwise:>7,} | {len(witnessed):>7,} "
+        f"| {decided:>8.1%} | {median:>3} / {lengths[-1] if lengths else 0:>3} | {measured.outcome.states:>7,} "
+        f"| {measured.outcome.turns_played:>7,} | {measured.seconds:>6.2f} s |"
     )
     return decided
 
@@ -121,15 +130,16 @@ def _row(name: str, measured: _Measured, kinds: tuple[str, ...]) -> float:
 def _reachability(*, quick: bool, wide: bool) -> None:
     """Goals decided (proved unreachable or witnessed) by a default lint, and the time the whole lint took."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.test_reach_exhaust import SHAPES
     from tests.test_reachability import PLANTED
 
     config = LintConfig()
-    print(f"\nReachability decided by a default creatorpack.lint ({config.max_states:,} turns; deterministic):")
+    print(f"\nReachability decided by a default creatorpack.lint ({config.max_states:,} states; deterministic):")
     print(
-        f"| {'pack':<40} | {'goals':>6} | {'proved':>6} | {'by turn':>7} | {'witness':>7} | {'decided':>8} "
-        f"| med/max | {'turns':>6} | {'lint':>8} |"
+        f"| {'pack':<40} | {'goals':>6} | {'proved':>6} | {'all st':>6} | {'by turn':>7} | {'witness':>7} "
+        f"| {'decided':>8} | med/max | {'states':>7} | {'turns':>7} | {'lint':>8} |"
     )
-    print("|" + "|".join("-" * n for n in (42, 8, 8, 9, 9, 10, 9, 8, 10)) + "|")
+    print("|" + "|".join("-" * n for n in (42, 8, 8, 8, 9, 9, 10, 9, 9, 9, 10)) + "|")
     every = tuple(_reach.KINDS)  # achievements, endings, rules, completions and reveals
     root = Path(__file__).resolve().parent.parent / "examples"
     small: list[tuple[float, float]] = []
@@ -139,6 +149,13 @@ def _reachability(*, quick: bool, wide: bool) -> None:
     for name, (make, _, _) in PLANTED.items():
         measured = _lint(make(), config)
         small.append((_row(f"rich 0.5 + planted {name}", measured, every), measured.seconds))
+    for name, (make, _, _) in SHAPES.items():
+        measured = _lint(make(), config)
+        small.append((_row(f"rich 0.5 + {name}", measured, every), measured.seconds))
+    tests = Path(__file__).resolve().parent.parent / "tests" / "packs"
+    for path in sorted(tests.glob("*.json")):
+        measured = _lint(orjson.loads(path.read_bytes()), config)
+        small.append((_row(f"tests/packs/{path.name}", measured, every), measured.seconds))
     _row("shop pack (1,000 purchases, one purse)", _lint(make_shop_pack(), config), every)
     pack = make_runtime_pack()
     measured = _lint(pack, config)
@@ -152,14 +169,14 @@ def _reachability(*, quick: bool, wide: bool) -> None:
     if measured.outcome.timed_out:
         print(
             f"note: on this machine the safety-net time limit ({config.max_seconds:g} s) stopped the runtime pack's "
-            f"search after {measured.outcome.turns_played:,} of its {config.max_states:,} turns (its findings say "
-            "so); on a faster one it plays them all"
+            f"search after {measured.outcome.turns_played:,} turns (its findings say so); on a faster one it plays "
+            "more"
         )
     if wide and not quick:
         wider = _lint(pack, replace(config, max_states=4 * config.max_states))
-        _row(f"runtime pack, {4 * config.max_states:,} turns (rules + achv.)", wider, ("achievement", "rule"))
+        _row(f"runtime pack, {4 * config.max_states:,} states (rules + achv.)", wider, ("achievement", "rule"))
     met = all(decided == 1.0 and seconds <= 2 for decided, seconds in small)
-    print(f"bar: every goal of each rich/planted pack decided by a default lint in <= 2 s: {_verdict(met)}")
+    print(f"bar: every goal of each bundled and test pack decided by a default lint in <= 2 s: {_verdict(met)}")
     met = share >= 0.99 and measured.seconds <= 30
     print(
         f"bar: >= 99% of the runtime pack's 11,000 goals decided in <= 30 s: {_verdict(met)} "
@@ -427,6 +444,108 @@ def _solver_comparison(*, quick: bool) -> None:
     goals, witnessed, proved, seconds = _bmc(z3, make_runtime_pack(), 1, sample)
     name = f"runtime pack, first {sample} goals, 1 turn"
     print(f"| {name:<40} | {goals:>6,} | {witnessed:>13,} | {proved:>18,} | {seconds:>7.2f} s |")
+
+
+def _spacer(z3: Any, pack: dict[str, Any], keys: set[str], timeout_ms: int) -> dict[str, tuple[str, float]]:
+    """Each of ``keys`` (achievements, endings, rules) by Spacer from the first entry: sat, unsat or unknown, seconds.
+
+    The reachable states after any number of turns are a relation ``Inv`` over the state, the
+    answers and the completed rules: the start is in it, and a turn from a state in it where no
+    ending holds (the :class:`_Unrolled` encoding) leads into it. A goal is unreachable when no
+    state of ``Inv`` (for a rule: no turn from one) makes it hold: Spacer answers unsat.
+    """
+    engine = Engine(pack)
+    analysis = analyse(engine.program, engine.entries[0], engine.entry_ids()[0])
+    unrolled = _Unrolled(z3, engine, analysis)
+    start_state, start_answers, start_done = unrolled.initial()
+    names: list[Any] = []
+    starts: list[Any] = []
+    state: list[Any] = []
+    for i, value in enumerate(start_state):
+        if isinstance(value, dict):
+            bits = {m: z3.Bool(f"s{i}.{m}") for m in value}
+            state.append(bits)
+            names += bits.values()
+            starts += value.values()
+        else:
+            state.append(z3.Int(f"s{i}"))
+            names.append(state[-1])
+            starts.append(value)
+    answers = {o: z3.Int(f"a.{o}") for o in start_answers}
+    done = {r: z3.Bool(f"d.{r}") for r in start_done}
+    names += [*answers.values(), *done.values()]
+    starts += [*start_answers.values(), *start_done.values()]
+    reachable = z3.Function("Inv", *[n.sort() for n in names], z3.BoolSort())
+    fixed = z3.Fixedpoint()
+    fixed.set(engine="spacer")
+    fixed.set("timeout", timeout_ms)
+    fixed.register_relation(reachable)
+    fixed.declare_var(*names)
+    fixed.rule(reachable(*starts))
+    endings = [
+        unrolled.condition(unrolled.program.conditions[g.when].source, state, answers) for g in unrolled.program.endings
+    ]
+    working, merged, completed, active, bounds = unrolled.turn(state, answers, done, 1)
+    after = [
+        part
+        for i, value in enumerate(working)
+        for part in ([value.get(m, _false(z3)) for m in start_state[i]] if isinstance(value, dict) else [value])
+    ]
+    after += [merged[o] for o in answers] + [completed[r] for r in done]
+    going = [bounds] + ([z3.Not(z3.Or(endings))] if endings else [])
+    following = [z3.Const(f"n{k}", n.sort()) for k, n in enumerate(names)]
+    fixed.declare_var(*following, *[z3.Int(f"{o}@1") for o in answers])
+    fixed.declare_var(*[z3.Bool(f"free{k}") for k in range(1, unrolled.fresh + 1)])
+    fixed.rule(
+        reachable(*following), [reachable(*names), *going, *[f == a for f, a in zip(following, after, strict=True)]]
+    )
+    found: dict[str, tuple[str, float]] = {}
+    before = (state, answers, done)
+    for target in _reach.targets(engine):
+        if target.key not in keys:
+            continue
+        began = time.perf_counter()
+        if target.kind == "rule":
+            goal = z3.And(active[target.ident], *going)
+        else:
+            goal = _goal_terms(unrolled, [target], before, before, {})[target.key]
+        try:
+            answer = str(fixed.query(z3.And(reachable(*names), goal)))
+        except z3.Z3Exception:
+            answer = "unknown"
+        found[target.key] = (answer, time.perf_counter() - began)
+    return found
+
+
+def _spacer_comparison(*, quick: bool) -> None:
+    """``--spacer``: Spacer on the goals only a relation decides, beside what lint decides."""
+    z3: Any = importlib.import_module("z3")
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.test_reach_exhaust import SHAPES
+
+    print(f"\nSpacer (z3 {z3.get_version_string()}), one query per goal, from the first entry:")
+    print(f"| {'pack':<40} | {'goal':<30} | {'lint (default)':<16} | {'Spacer':>8} | {'time':>8} |")
+    print("|" + "|".join("-" * n for n in (42, 32, 18, 10, 10)) + "|")
+    config = LintConfig()
+    cases: list[tuple[str, dict[str, Any], int]] = [(name, make(), 60_000) for name, (make, _, _) in SHAPES.items()]
+    root = Path(__file__).resolve().parent.parent
+    cases.append(
+        ("tests/packs/survival.json", orjson.loads((root / "tests" / "packs" / "survival.json").read_bytes()), 60_000)
+    )
+    cases.append(("runtime pack", make_runtime_pack(), 30_000))
+    for name, pack, timeout_ms in cases:
+        outcome = _reach.decide(pack, config.max_states, config.max_seconds, time.monotonic)
+        kinds = ("achievement", "ending", "rule")
+        proved = [t.key for t in outcome.targets if t.kind in kinds and t.key in outcome.proofs]
+        open_ = [
+            t.key
+            for t in outcome.targets
+            if t.kind in kinds and t.key not in outcome.proofs and t.key not in outcome.witnesses
+        ]
+        chosen = (proved[-1:] + open_[: 2 if quick else 5]) if name == "runtime pack" else proved + open_
+        for key, (answer, seconds) in _spacer(z3, pack, set(chosen), timeout_ms).items():
+            said = "proved" if key in proved else "undecided"
+            print(f"| {name:<40} | {key:<30} | {said:<16} | {answer:>8} | {seconds:>6.2f} s |")
 
 
 def _verdict(met: bool) -> str:  # noqa: FBT001 - a yes/no to print

@@ -23,7 +23,7 @@ PUBLIC_MODULES = [name for name in ALL_MODULES if not any(part.startswith("_") f
 CORE_MODULES = [name for name in ALL_MODULES if not name.startswith("creatorpack.service")]
 """Everything but the service, which sits beside the CLI (its own errors hang from ``ServiceError``)."""
 
-SIGNALS = frozenset({"creatorpack.lint._witness.Stop"})
+SIGNALS = frozenset({"creatorpack.lint.reach._witness.Stop"})
 """Exceptions used as control flow inside one module, never raised to a caller."""
 
 

@@ -12,7 +12,9 @@ from typing import Any
 from typer.testing import CliRunner
 
 from creatorpack.cli import app
-from creatorpack.lint import LintConfig, _reach, _witness, lint
+from creatorpack.lint import LintConfig, lint
+from creatorpack.lint.reach import _decide as _reach
+from creatorpack.lint.reach import _witness
 from creatorpack.play.engine import Engine, Turn
 from creatorpack.scaffold import files
 
@@ -141,17 +143,19 @@ def test_the_fog_pack_rules_are_truly_unreachable() -> None:
 
 def test_the_boxes_turn_by_turn_prove_what_one_box_for_all_turns_cannot() -> None:
     # Too few turns to explore every state: r3's proof is the boxes' (r9's would need the sweep).
-    outcome = _reach.decide(fog(), 100, 1e9, time.monotonic)
+    outcome = _reach.decide(fog(), 100, 1e9, time.monotonic, exhaustive=False)
     assert outcome.proofs["rule:r3"].startswith("from entry 'e0', its `when` holds in no state reachable turn by turn")
     assert "`/i0` is 5 at the start, 0 after turn 1, 0..1 after turns 2-4" in outcome.proofs["rule:r3"]
     assert "rule:r9" not in outcome.proofs
-    assert "rule:r3" not in _reach.decide(fog(), 100, 1e9, time.monotonic, work=0).proofs  # no boxes, no proof
+    assert (
+        "rule:r3" not in _reach.decide(fog(), 100, 1e9, time.monotonic, work=0, exhaustive=False).proofs
+    )  # no boxes, no proof
     whole = _reach.decide(fog(), 2_000, 1e9, time.monotonic)  # an exhausted sweep decides first
     assert whole.proofs["rule:r3"].startswith("no sequence of turns reaches it (every reachable state explored")
 
 
 def test_the_budget_the_walk_leaves_is_played_and_an_exhausted_sweep_is_a_proof() -> None:
-    outcome = _reach.decide(fog(), 2_000, 1e9, time.monotonic)
+    outcome = _reach.decide(fog(), 2_000, 1e9, time.monotonic, exhaustive=False)
     assert not [f for f in outcome.findings if f.code == "reachability-bound"]
     assert outcome.turns_played > 2_000 // _reach.SWEEP_SHARE  # the sweep resumed after the walk
     assert outcome.turns_played < 2_000  # and stopped when nothing was left to explore
@@ -164,12 +168,12 @@ def test_the_budget_the_walk_leaves_is_played_and_an_exhausted_sweep_is_a_proof(
 
 
 def test_a_budget_too_small_to_explore_is_spent_whole_and_the_message_counts_turns_played() -> None:
-    full = _reach.decide(fog(), 2_000, 1e9, time.monotonic).turns_played
+    full = _reach.decide(fog(), 2_000, 1e9, time.monotonic, exhaustive=False).turns_played
     budget = full - 50
-    outcome = _reach.decide(fog(), budget, 1e9, time.monotonic)
+    outcome = _reach.decide(fog(), budget, 1e9, time.monotonic, exhaustive=False)
     assert outcome.turns_played == budget
     (finding,) = [f for f in outcome.findings if f.code == "reachability-bound"]
-    assert f"within the search bound ({budget:,} turns played)" in finding.message
+    assert f"the guided search played {budget:,} turns" in finding.message
     assert finding.message.endswith(f"; raise --max-states (now {budget:,}) to search further")
     assert "rule:r9" not in outcome.proofs
 
@@ -179,7 +183,8 @@ def test_a_search_that_stops_early_says_how_many_turns_it_played() -> None:
     outcome = _reach.decide(doc, 10, 1e9, time.monotonic)
     bound = [f for f in outcome.findings if f.code == "reachability-bound"]
     assert bound
-    assert all(f"({outcome.turns_played:,} turns played)" in f.message for f in bound)
+    said = "the guided search played 10 turns, and the exhaustive search did not start (the analysis allows 360 states"
+    assert all(said in f.message for f in bound)
     assert all(f.message.endswith("; raise --max-states (now 10) to search further") for f in bound)
 
 

@@ -13,7 +13,9 @@ from typing import Any
 from typer.testing import CliRunner
 
 from creatorpack.cli import app
-from creatorpack.lint import REVEAL_GOALS, RULES, Severity, _reach, _witness, goals, lint
+from creatorpack.lint import REVEAL_GOALS, RULES, Severity, goals, lint
+from creatorpack.lint.reach import _decide as _reach
+from creatorpack.lint.reach import _witness
 from creatorpack.testing import play
 
 from .conftest import example

@@ -14,8 +14,10 @@ import pytest
 from typer.testing import CliRunner
 
 from creatorpack.cli import app
-from creatorpack.lint import REVEAL_GOALS, LintConfig, LintReport, Witness, _reach, _witness, lint
-from creatorpack.lint._abstract import IntRange, analyse
+from creatorpack.lint import REVEAL_GOALS, LintConfig, LintReport, Witness, lint
+from creatorpack.lint.reach import _decide as _reach
+from creatorpack.lint.reach import _witness
+from creatorpack.lint.reach._abstract import IntRange, analyse
 from creatorpack.play.engine import Engine
 from creatorpack.testing import play
 
@@ -269,13 +271,6 @@ def test_the_safety_net_says_it_is_one() -> None:
     bound = [f for f in outcome.findings if f.code == "reachability-bound"]
     assert bound
     assert all("safety-net time limit (10 s)" in f.message and "depends on the machine" in f.message for f in bound)
-
-
-def test_state_bound_findings_name_the_bound_in_turns() -> None:
-    outcome = _reach.decide(rich05(), 3, 1e9, time.monotonic)
-    bound = [f for f in outcome.findings if f.code == "reachability-bound"]
-    assert bound
-    assert all("within the search bound (3 turns played)" in f.message for f in bound)
 
 
 def test_witness_lengths_are_short() -> None:

@@ -144,7 +144,7 @@ _MaxStates = Annotated[
     typer.Option(
         "--max-states",
         min=1,
-        help="Reachability search: turns it may play; deterministic (default: the table, else 2000).",
+        help="Reachability search: distinct states it may explore; deterministic (default: the table, else 100000).",
     ),
 ]
 

@@ -15,7 +15,8 @@ from creatorpack.lint.assets import AssetFacts, AssetSource, DirectoryAssets, Me
 from creatorpack.lint.config import LintConfigError, LintSettings, load_config
 from creatorpack.lint.linter import CHECKS, REVEAL_GOALS, contract_findings, explain, goals, lint
 from creatorpack.lint.notes import unsearched_note
-from creatorpack.lint.rules import RULES, Finding, LintConfig, LintReport, Rule, Severity, Witness
+from creatorpack.lint.report import Finding, LintConfig, LintReport, Witness
+from creatorpack.lint.rules import RULES, Rule, Severity
 
 __all__ = [
     "CHECKS",

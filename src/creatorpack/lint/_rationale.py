@@ -117,8 +117,8 @@ RATIONALES: Final[dict[str, str]] = {
     "unreachable": (
         "No sequence of turns from any entry unlocks the achievement, reaches the ending, activates "
         "the rule or completes it: proved on an over-approximation of every reachable state (see "
-        '"Reachability, decided"), or by a search that explored every reachable state. The message '
-        "says why."
+        '"Reachability, decided"), or by a search that explored every reachable state ("no play reaches '
+        'it: all N reachable states were explored"). The message says why.'
         " It points at the part of the condition that cannot hold "
         "(`/progression/achievements/3/when/conditions/1`, the `gte` to fix), when every entry blames "
         "the same part; otherwise (an ending that another ending beats, a proof by the search) at the "
@@ -135,8 +135,9 @@ RATIONALES: Final[dict[str, str]] = {
         "Reveals that the search neither makes nor proves impossible are not reported."
     ),
     "reachability-bound": (
-        "The goal was neither proved unreachable nor reached within the search's bound of turns "
-        "(`--max-states`; deterministic; the message says how many of them were played, and, when "
+        "The goal was neither proved unreachable nor reached within the searches' bounds "
+        "(`--max-states`, in states for the exhaustive search; deterministic; the message says how many "
+        "states were explored and turns played, or why the exhaustive search did not start, and, when "
         "the boxes turn by turn show it, how many turns any play that reaches the goal takes at "
         "least), or the safety-net time limit (`--max-seconds`) stopped the search first, which the message then "
         "says. Raise the bound or simplify. `creatorpack lint --explain ID` prints a witness for "

@@ -19,7 +19,7 @@ from creatorpack.play.engine import Engine, Session
 from creatorpack.play.step import reachable_assets
 
 if TYPE_CHECKING:
-    from creatorpack.lint._witness import Reached
+    from creatorpack.lint.reach._witness import Reached
 
 __all__ = ["check_unrevealed_artwork"]
 

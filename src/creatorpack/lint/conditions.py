@@ -8,9 +8,9 @@ from typing import Any, Final
 
 from creatorpack._json import JsonPath, pointer, show
 from creatorpack.contract.findings import RawFinding, Target
-from creatorpack.lint._sat import Checker
 from creatorpack.lint._suggest import known_list
 from creatorpack.lint.index import PackIndex
+from creatorpack.lint.reach._sat import Checker
 from creatorpack.lint.rules import Raw
 from creatorpack.play.conditions import COMPARISON_OPS, ORDER_OPS, json_equal, parse_pointer, sub_condition
 from creatorpack.play.state import EFFECT_OPS, check_state, schema_at

@@ -13,7 +13,8 @@ from typing import Any, Final
 
 from creatorpack.errors import CreatorpackError
 from creatorpack.lint._suggest import did_you_mean
-from creatorpack.lint.rules import RULES, LintConfig
+from creatorpack.lint.report import LintConfig
+from creatorpack.lint.rules import RULES
 
 __all__ = ["KEYS", "LintConfigError", "LintSettings", "load_config"]
 

@@ -44,7 +44,8 @@ from creatorpack.lint.ignored import (
 from creatorpack.lint.index import PackIndex
 from creatorpack.lint.publication import check_hashes, check_spoilers
 from creatorpack.lint.references import check_references
-from creatorpack.lint.rules import RULES, Finding, LintConfig, LintReport, Raw, Rule, Severity, Witness
+from creatorpack.lint.report import Finding, LintConfig, LintReport, Witness
+from creatorpack.lint.rules import RULES, Raw, Rule, Severity
 
 __all__ = [
     "CHECKS",
@@ -185,10 +186,10 @@ def _items_by_id(node: object, path: tuple[str | int, ...] = ()) -> dict[str, li
 
 
 def _decide(index: PackIndex, config: LintConfig) -> tuple[dict[str, Witness], dict[str, str], Sequence[Raw]]:
-    from creatorpack.lint import _reach  # noqa: PLC0415 - the search imports the runtime, only needed here
+    from creatorpack.lint import reach  # noqa: PLC0415 - the search imports the runtime, only needed here
     from creatorpack.lint.artwork import check_unrevealed_artwork  # noqa: PLC0415 - replays witnesses in the runtime
 
-    outcome = _reach.decide(index.pack, config.max_states, config.max_seconds, time.monotonic)
+    outcome = reach.decide(index.pack, config.max_states, config.max_seconds, time.monotonic)
     default = outcome.entries[0] if outcome.entries else None
     witnesses: dict[str, Witness] = {}
     proofs: dict[str, str] = {}
@@ -196,7 +197,7 @@ def _decide(index: PackIndex, config: LintConfig) -> tuple[dict[str, Witness], d
         # A bare id names an achievement, ending or rule; a completion or a reveal only by kind:ID.
         keys = (
             (target.key,)
-            if target.kind == "completion" or target.kind in _reach.REVEAL_KINDS
+            if target.kind == "completion" or target.kind in reach.REVEAL_KINDS
             else (target.key, target.ident)
         )
         reached = outcome.witnesses.get(target.key)
@@ -229,14 +230,14 @@ def goals(document: Mapping[str, object]) -> tuple[str, ...]:
     ``casting``, ``deed`` and ``knowledge``. :func:`explain` and ``creatorpack lint --explain``
     take these keys (and a bare id for an achievement, ending or rule).
     """
-    from creatorpack.lint import _reach  # noqa: PLC0415 - the runtime is only needed here
+    from creatorpack.lint import reach  # noqa: PLC0415 - the runtime is only needed here
     from creatorpack.play.engine import Engine  # noqa: PLC0415
 
     try:
         engine = Engine(document)
     except Exception:  # noqa: BLE001 - an unplayable pack has no goals
         return ()
-    return tuple(target.key for target in _reach.targets(engine))
+    return tuple(target.key for target in reach.targets(engine))
 
 
 def explain(source: Source, target: str, config: LintConfig | None = None) -> Witness | None:

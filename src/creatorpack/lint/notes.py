@@ -7,7 +7,7 @@ the service sends it in its lint report, from this one function.
 from __future__ import annotations
 
 from creatorpack.lint.linter import CHECKS
-from creatorpack.lint.rules import LintConfig, LintReport
+from creatorpack.lint.report import LintConfig, LintReport
 
 __all__ = ["unsearched_note"]
 

@@ -7,7 +7,7 @@ gives the same witnesses on any machine):
    goals near the start (when every combination of answers per turn is few enough it tries them
    all, and a sweep that runs out of states is itself a proof);
 2. one turn from each start per goal still open, its answers chosen by a branch and bound over
-   the answers every rule of the turn shares (:func:`~creatorpack.lint._bnb.solve`), for goals
+   the answers every rule of the turn shares (:func:`~creatorpack.lint.reach._bnb.solve`), for goals
    a single turn reaches only with the right combination of many answers;
 3. a goal-directed walk for the goals still open, nearest first: each turn answers the goal's own
    observations, makes the rules whose effects bring its unmet parts closer active, and keeps the
@@ -31,8 +31,8 @@ from typing import Any, Final, Literal, TypeAlias
 import orjson
 
 from creatorpack._json import JsonPath, parse_pointer
-from creatorpack.lint import _bnb
-from creatorpack.lint._abstract import Analysis, answerable, holds
+from creatorpack.lint.reach import _bnb
+from creatorpack.lint.reach._abstract import Analysis, answerable, holds
 from creatorpack.play.conditions import MISSING, compile_condition, json_equal, resolve
 from creatorpack.play.engine import Engine, SessionState, Turn
 from creatorpack.play.state import set_paths
@@ -45,11 +45,14 @@ __all__ = [
     "SOLVE_NODES",
     "SOLVE_WORK",
     "GoalKind",
+    "Move",
     "Reached",
     "Search",
     "Stop",
     "Target",
     "Walk",
+    "may_show_more",
+    "mentioned",
 ]
 
 FULL_BRANCHING: Final = 512
@@ -234,7 +237,7 @@ class Search:
         keys += [f"achievement:{ident}" for ident in after.achievements[len(before.achievements) if before else 0 :]]
         keys += [f"ending:{after.ending}"] if after.ending is not None else []
         keys += [f"completion:{ident}" for ident in sorted(after.completed - (before.completed if before else set()))]
-        if self._reveals and _may_show_more(before, after):  # reveals without a default-entry witness yet
+        if self._reveals and may_show_more(before, after):  # reveals without a default-entry witness yet
             # What the reader is shown, as play shows it: a reward_only asset once its reward unlocks,
             # a card's avatar, image or relationship once the card is revealed.
             now = shown(self.engine.program, after)
@@ -636,7 +639,7 @@ class Walk:
 # --- helpers -------------------------------------------------------------------------------------
 
 
-def _may_show_more(before: SessionState | None, after: SessionState) -> bool:
+def may_show_more(before: SessionState | None, after: SessionState) -> bool:
     """Whether a turn may have shown the reader more: a reveal, or a reward that lets one show (reveals are sticky)."""
     if before is None:
         return True
@@ -732,30 +735,31 @@ def _another_answer(observation: Mapping[str, Any], value: Any) -> Any:
     return MISSING
 
 
-def _mentioned(node: Any, found: dict[str, list[Any]]) -> None:
+def mentioned(node: Any, found: dict[str, list[Any]]) -> None:
+    """Add to ``found`` the values that the ``observed`` conditions in ``node`` name, by observation id."""
     if isinstance(node, Mapping):
         if node.get("op") == "observed" and isinstance(node.get("id"), str):
             values = found.setdefault(node["id"], [])
             if not any(json_equal(node.get("value"), v) for v in values):
                 values.append(node.get("value"))
         for value in node.values():
-            _mentioned(value, found)
+            mentioned(value, found)
     elif isinstance(node, list):
         for value in node:
-            _mentioned(value, found)
+            mentioned(value, found)
 
 
 def _options(engine: Engine) -> list[list[tuple[str, Any]]]:
     # Answers that no condition tells apart are one class: the values some `observed` condition
     # names, plus one representative of the rest (which also stands for "unanswered").
-    mentioned: dict[str, list[Any]] = {}
-    _mentioned(engine.pack, mentioned)
+    named_values: dict[str, list[Any]] = {}
+    mentioned(engine.pack, named_values)
     options: list[list[tuple[str, Any]]] = []
     for ident, observation in engine.observations.items():
         answers: list[Any] = (
             [True, False] if observation.get("type") == "boolean" else list(observation.get("choices", {}))
         )
-        named = [a for a in answers if any(json_equal(a, m) for m in mentioned.get(ident, []))]
+        named = [a for a in answers if any(json_equal(a, m) for m in named_values.get(ident, []))]
         rest = [a for a in answers if a not in named]
         options.append([(ident, answer) for answer in named + rest[:1]])
     return options

@@ -1,6 +1,6 @@
 """Turn by turn: one over-approximation per turn count, in which the rules of a turn share its answers.
 
-:mod:`~creatorpack.lint._abstract` joins every turn into one box and lets each rule fire or not on
+:mod:`~creatorpack.lint.reach._abstract` joins every turn into one box and lets each rule fire or not on
 its own, so a counter that twenty rules raise on any answer and one rule lowers on some answer is
 allowed to fall. Here the states after turn 0, 1, 2, ... are each over-approximated by a box of
 their own (a trace partition by turn count): ``B0`` is the entry's initial state and ``B(t+1)`` is
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from creatorpack._json import pointer
-from creatorpack.lint._abstract import Abstract, Analysis, IntRange, Members, Value, checker_for, widen
-from creatorpack.lint._bnb import Effects, Formulas, Writer, extreme
+from creatorpack.lint.reach._abstract import Abstract, Analysis, IntRange, Members, Value, checker_for, widen
+from creatorpack.lint.reach._bnb import Effects, Formulas, Writer, extreme
 from creatorpack.play.conditions import resolve
 
 __all__ = ["JOINED_PASSES", "NODE_BUDGET", "PLAIN_JOINED", "TURNS", "WORK", "Trace", "by_turn"]

@@ -1,15 +1,22 @@
 """Decide, for every goal, whether some sequence of turns reaches it: a proof or a witness.
 
-Goals are achievements unlocking, endings being reached, rules being active and rules completing.
-First :mod:`~creatorpack.lint._abstract` over-approximates every reachable state from each entry;
-a goal whose condition cannot hold there is proved unreachable, with the reason. The others are
-searched for with the runtime itself (:mod:`~creatorpack.lint._witness`), within a budget of turns
-played, so the findings are the same on every machine; a search that explores every reachable
-state proves the goals it did not reach, and those proofs are recorded with the others. For the
-goals a search that stopped at its bound leaves open, :mod:`~creatorpack.lint._turns`
-over-approximates the reachable states again turn by turn, the rules of a turn sharing its
-answers, within a bound counted in branch-and-bound nodes. A wall-clock limit remains only as a
-safety net, and a finding it causes says so.
+Goals are achievements unlocking, endings being reached, rules being active, rules completing and
+items being revealed. In order:
+
+1. :mod:`~creatorpack.lint.reach._abstract` over-approximates every reachable state from each
+   entry; a goal whose condition cannot hold there is proved unreachable, with the reason;
+2. the guided search (:mod:`~creatorpack.lint.reach._witness`) plays the runtime itself for
+   witnesses, within at most :data:`WALK_TURNS` turns (a sweep of its that explores every state
+   is a proof too);
+3. the exhaustive search (:mod:`~creatorpack.lint.reach._exhaust`) takes the goals still open:
+   bounded by a count of states, it proves what it never reaches once it has explored everything,
+   and gives shortest witnesses on the way;
+4. for what is still open, :mod:`~creatorpack.lint.reach._turns` over-approximates the reachable
+   states again turn by turn, the rules of a turn sharing its answers, within a bound counted in
+   branch-and-bound nodes.
+
+Every bound is a count, so the findings are the same on every machine; a wall-clock limit remains
+only as a safety net, and a finding it causes says so.
 """
 
 from __future__ import annotations
@@ -20,9 +27,10 @@ from typing import Any, Final
 
 from creatorpack._json import JsonPath
 from creatorpack.contract.findings import RawFinding
-from creatorpack.lint._abstract import Abstract, Analysis, analyse, failing_part, holds, why_not
-from creatorpack.lint._turns import WORK, Trace, by_turn
-from creatorpack.lint._witness import REVEALS, GoalKind, Reached, Search, Target
+from creatorpack.lint.reach._abstract import Abstract, Analysis, IntRange, analyse, failing_part, holds, why_not
+from creatorpack.lint.reach._exhaust import Exhaustion, explore
+from creatorpack.lint.reach._turns import WORK, Trace, by_turn
+from creatorpack.lint.reach._witness import REVEALS, GoalKind, Reached, Search, Target
 from creatorpack.play.conditions import compile_condition
 from creatorpack.play.engine import Engine
 from creatorpack.play.state import set_paths
@@ -54,6 +62,9 @@ a warning: the item is shipped for nothing) and is silent about those it leaves 
 NAMED_ENTRIES: Final = 3
 """Distinct reasons a finding gives, each with the entries it is theirs, when the entries' reasons differ."""
 
+WALK_TURNS: Final = 2_000
+"""Turns the guided search (after an exhaustive search that stopped at its bound) plays at most."""
+
 SWEEP_SHARE: Final = 4
 """The breadth-first sweep first gets 1/SWEEP_SHARE of the budget, the goal-directed walk what it
 needs of the rest, and the sweep resumes with whatever the walk leaves."""
@@ -70,6 +81,12 @@ class Outcome:
     turns_played: int = 0
     timed_out: bool = False
     entries: tuple[str, ...] = field(default=())
+    states: int = 0
+    """Distinct states the exhaustive search explored."""
+    exhausted: bool = False
+    """Whether it explored every reachable state (its proofs say so)."""
+    artless: Mapping[str, Reached] = field(default_factory=dict)
+    """Achievements and endings reached by a play in which their artwork is not served yet, when one was met."""
 
 
 def targets(engine: Engine) -> list[Target]:
@@ -114,10 +131,15 @@ def decide(
     clock: Callable[[], float],
     *,
     work: int = WORK,
+    exhaustive: bool = True,
 ) -> Outcome:
     """Prove or witness every goal of a valid 0.3-0.5 pack (see the module docstring).
 
-    ``work`` bounds the turn-by-turn proofs in branch-and-bound nodes (0: none).
+    ``max_states`` bounds the exhaustive search in states, and the guided search that follows one
+    that stopped at it in turns (at most :data:`WALK_TURNS`). ``work`` bounds the turn-by-turn
+    proofs in branch-and-bound nodes (0: none). ``exhaustive=False`` leaves the exhaustive search
+    out and gives the guided search all ``max_states`` turns: what lint did before it, for the
+    tests of the guided search and for comparisons.
     """
     try:
         engine = Engine(pack)
@@ -129,23 +151,31 @@ def decide(
     ]
     proofs = {t.key: reason for t in goals if (reason := _proof(t, analyses)) is not None}
     proofs.update(_unseen_pictures(engine, goals, proofs))
+    deadline = clock() + max_seconds
+    unproved = [t for t in goals if t.key not in proofs]
+    found: dict[str, Reached] = {}
     search = Search(
-        engine, [t for t in goals if t.key not in proofs], max_states, clock() + max_seconds, clock, analyses
+        engine, unproved, min(max_states, WALK_TURNS) if exhaustive else max_states, deadline, clock, analyses
     )
-    starts = search.starts()
-    search.sweep(starts, max_states // SWEEP_SHARE)
-    if not search.exhausted:
-        search.solve(starts)
-        search.walk(starts)
-    if not search.exhausted and search.open and not search.timed_out:
-        search.sweep(starts, max_states)  # resumed: the budget the walk left is not left unplayed
-    if search.exhausted:
-        explored = f"no sequence of turns reaches it (every reachable state explored, {search.spent:,} turns played)"
-        proofs.update({t.key: explored for t in goals if t.key not in proofs and t.key not in search.found})
+    if unproved:
+        _search(search, proofs, goals, found)
+    left = [t for t in unproved if t.key not in found and t.key not in proofs]
+    exhaustion = Exhaustion(skipped="the exhaustive search was left out")
+    if exhaustive and left:
+        # Every goal not proved is tracked, so that the goals it reaches get a shortest witness; it
+        # stops once those the guided search left are reached.
+        exhaustion = explore(engine, unproved, max_states, deadline, clock, _boxed(analyses), {t.key for t in left})
+        # A goal that some play reaches before its artwork is served is witnessed by that play (the
+        # one `artwork-not-revealed` names).
+        found.update({**exhaustion.found, **exhaustion.artless})
+        if exhaustion.complete:
+            explored = f"no play reaches it: all {exhaustion.states:,} reachable states were explored"
+            proofs.update({t.key: explored for t in left if t.key not in found})
     earliest: dict[str, int] = {}  # for a goal left undecided, the fewest turns a play that reaches it takes
-    if not search.exhausted and search.open:  # the boxes turn by turn cost more than a small pack's whole search
+    left = [t for t in left if t.key not in found and t.key not in proofs]
+    if left:  # the boxes turn by turn cost more than a small pack's whole search
         traces = [by_turn(analysis, work) for analysis in analyses]
-        for target in search.open:
+        for target in left:
             if (reason := _turn_proof(target, analyses, traces)) is not None:
                 proofs[target.key] = reason
             elif target.kind not in REVEAL_KINDS and (turns := _earliest(target, analyses, traces)) is not None:
@@ -160,19 +190,52 @@ def decide(
         elif target.key in proofs:
             where = _failing_at(target, analyses)
             findings.append(RawFinding(where, "unreachable", f"{name} is unreachable: {proofs[target.key]}"))
-        elif target.key not in search.found:
-            message = _undecided(name, search, max_seconds, earliest.get(target.key))
+        elif target.key not in found:
+            message = _undecided(name, exhaustion, search, max_states, max_seconds, earliest.get(target.key))
             findings.append(RawFinding(target.where, "reachability-bound", message))
-    witnesses = {key: reached for key, reached in search.found.items() if key in search.targets}
+    keys = {t.key for t in goals}
     return Outcome(
         tuple(goals),
-        witnesses,
+        {key: reached for key, reached in found.items() if key in keys and key not in proofs},
         proofs,
         tuple(findings),
-        search.spent,
-        search.timed_out,
+        exhaustion.turns + search.spent,
+        exhaustion.timed_out or search.timed_out,
         tuple(engine.entry_ids()),
+        exhaustion.states,
+        exhaustion.complete,
+        exhaustion.artless,
     )
+
+
+def _boxed(analyses: Sequence[Analysis]) -> int:
+    """How many states the analyses' boxes hold, over all entries: the product of each member's values."""
+    total = 0
+    for analysis in analyses:
+        count = 1
+        for value in analysis.after:
+            count *= value.high - value.low + 1 if isinstance(value, IntRange) else 2 ** len(value.may - value.must)
+        total += count
+    return total
+
+
+def _search(search: Search, proofs: dict[str, str], goals: Sequence[Target], found: dict[str, Reached]) -> None:
+    """The guided search for witnesses (:mod:`~creatorpack.lint.reach._witness`); an exhausted sweep proves the rest."""
+    starts = search.starts()
+    search.sweep(starts, search.budget // SWEEP_SHARE)
+    if not search.exhausted:
+        search.solve(starts)
+        search.walk(starts)
+    if not search.exhausted and search.open and not search.timed_out:
+        search.sweep(starts, search.budget)  # resumed: the budget the walk left is not left unplayed
+    if search.exhausted:
+        explored = f"no sequence of turns reaches it (every reachable state explored, {search.spent:,} turns played)"
+        proofs.update(
+            {t.key: explored for t in goals if t.key not in proofs and t.key not in search.found and t.key not in found}
+        )
+    for key, reached in search.found.items():
+        if key in search.targets:
+            found.setdefault(key, reached)
 
 
 _PICTURES: Final = {"avatar": "avatars", "image": "images"}
@@ -218,16 +281,22 @@ def _rejected(goals: Sequence[Target], analyses: Sequence[Analysis]) -> list[Raw
     return found
 
 
-def _undecided(name: str, search: Search, max_seconds: float, earliest: int | None) -> str:
+def _undecided(
+    name: str, exhaustion: Exhaustion, search: Search | None, max_states: int, max_seconds: float, earliest: int | None
+) -> str:
     known = f"; no play of fewer than {earliest} turns reaches it (by the boxes turn by turn)" if earliest else ""
-    if search.timed_out:
+    turns = search.spent if search is not None else 0
+    if exhaustion.timed_out or (search is not None and search.timed_out):
         return (
             f"{name} was not decided: the safety-net time limit ({max_seconds:g} s) stopped the search after "
-            f"{search.spent:,} turns, so this finding depends on the machine{known}; raise --max-seconds"
+            f"{exhaustion.states:,} states explored and {turns:,} turns played, so this finding depends on the "
+            f"machine{known}; raise --max-seconds"
         )
+    why = exhaustion.skipped or f"the exhaustive search stopped at its bound after {exhaustion.states:,} states"
+    bound = f" (now {max_states:,})" if max_states else ""
     return (
-        f"{name} was neither reached nor proven unreachable within the search bound "
-        f"({search.spent:,} turns played){known}; raise --max-states (now {search.budget:,}) to search further"
+        f"{name} was neither reached nor proven unreachable: the guided search played {turns:,} turns, and {why}"
+        f"{known}; raise --max-states{bound} to search further"
     )
 
 

@@ -27,7 +27,7 @@ from typing import Any, Final, TypeAlias
 
 import orjson
 
-from creatorpack.lint._abstract import Abstract, Analysis, IntRange, Members, Value, checker_for, narrow
+from creatorpack.lint.reach._abstract import Abstract, Analysis, IntRange, Members, Value, checker_for, narrow
 from creatorpack.play.conditions import MISSING, json_equal, resolve
 from creatorpack.play.state import CompiledEffect
 

@@ -1,0 +1,432 @@
+"""Exhaustive search: every reachable state, breadth first, as a decision procedure for reachability.
+
+Explicit-state search over distinct (state, answers, completed rules, ending) tuples, with
+hashing, bounded by a count of such states (never by turns or seconds, so the same pack gives
+the same findings on any machine). When the frontier empties, every goal not reached is proved
+unreachable, and every goal reached has a shortest witness (breadth first), which replays in the
+runtime because it was played by the runtime.
+
+What keeps the space small is what the runtime reads, and nothing more:
+
+- **Answers by class.** Conditions read an answer only through ``observed`` equalities, so the
+  answers of one observation fall into classes: each value some condition names, and one class
+  for the rest (which also holds "unanswered"). An observation no condition names has one class
+  and is never answered.
+- **Answers are inputs, not state.** A turn records its answers before any rule reads them, and a
+  kept answer is the same as answering it again, so what a turn does depends on the state, the
+  completed rules and this turn's answers, not on the answers before it. The only exception is an
+  observation whose every value some condition names: its "unanswered" class is available only
+  until it is first answered. So a state is expanded once per (entry, state, completed rules,
+  observations still unanswered of that kind), and the tuples it leads to (with this turn's answer
+  classes) are what the bound counts.
+- **Reveals that combine sticky facts.** A card's avatar, image or relationship shows once the
+  card is revealed too, and a ``reward_only`` asset once a reward that gives it unlocked: facts
+  from different turns of a play. When such goals are searched for, the revealed items and the
+  rewards given are part of the state, so that no combination of them is merged away.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, TypeAlias
+
+import orjson
+
+from creatorpack.lint.reach._witness import REVEALS, Move, Reached, Target, may_show_more, mentioned
+from creatorpack.play.conditions import json_equal
+from creatorpack.play.engine import Engine, SessionState, Turn
+from creatorpack.play.step import reachable_assets, reward_assets, shown
+
+__all__ = ["COMBINED", "PACK_SIZE", "Exhaustion", "explore"]
+
+COMBINED: Final = frozenset({"avatar", "image", "relationship", "asset"})
+"""Goal kinds whose being shown combines sticky facts from different turns (see the module docstring)."""
+
+PACK_SIZE: Final = 400
+"""Compiled conditions and effects of a pack up to which a state counts as one against the bound.
+
+A bigger pack's states cost more to play, so each counts as ``size / PACK_SIZE`` states: the
+bound stays a count (the same on every machine) while the time it allows stays about the same.
+"""
+
+_OTHER: Final = object()  # the class of the answers no condition names, "unanswered" among them
+_HISTORY_KINDS: Final = ("reader_cards", "avatars", "images", "relationships", "assets")
+
+
+@dataclass(frozen=True, slots=True)
+class Exhaustion:
+    """What the exhaustive search found: shortest witnesses by goal key, the states it counted, whether it finished.
+
+    ``complete``: the frontier emptied, so every state reachable from every playable entry was
+    explored and a goal not in :attr:`found` is unreachable. ``skipped``: why it did not start
+    (the boxes allow more states than the bound, or one turn alone has more answer combinations),
+    or ``""``. ``turns``: the runtime steps it played.
+    """
+
+    found: Mapping[str, Reached] = field(default_factory=dict)
+    artless: Mapping[str, Reached] = field(default_factory=dict)
+    """Achievements and endings by goal key, each with a play that reaches it while its artwork is not served."""
+    states: int = 0
+    complete: bool = False
+    timed_out: bool = False
+    skipped: str = ""
+    turns: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Observation:
+    ident: str
+    named: tuple[Any, ...]  # the values some condition names
+    other: Any  # a value no condition names (``_OTHER`` when every value is named)
+
+
+_Outcome: TypeAlias = tuple[SessionState, Sequence[str]]  # a turn's session after it, and its active rules
+
+
+@dataclass(frozen=True, slots=True)
+class _Node:
+    session: SessionState
+    parent: int  # index of the node it was reached from (-1: a start)
+    move: Move
+
+
+class _Explorer:
+    """One breadth-first pass from every entry's start; ``history``: the sticky facts that are part of a state."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        targets: Sequence[Target],
+        bound: int,
+        deadline: float,
+        clock: Callable[[], float],
+        history: Sequence[Target] = (),
+        pending: set[str] | None = None,
+    ) -> None:
+        self.engine = engine
+        self.program = engine.program
+        self.bound = bound
+        self.deadline = deadline
+        self.clock = clock
+        self.targets = {t.key for t in targets}
+        self.default = engine.entry_ids()[0] if engine.entries else ""
+        self.observations = _observations(engine)
+        self.states = 0  # distinct (state, answers, completed rules, ending) tuples met
+        self.turns = 0  # runtime steps played
+        self.timed_out = False
+        self.nodes: list[_Node] = []
+        self.found_at: dict[str, tuple[str, int, Move | None]] = {}  # key -> (entry, node, move)
+        self.reveals = any(t.kind in REVEALS.values() for t in targets)
+        # The targets whose witness (from the default entry) ends the search; the others are tracked for shorter ones.
+        self.pending = set(self.targets) if pending is None else pending & self.targets
+        self.pending_reveals = {t.key for t in targets if t.kind in REVEALS.values() and t.key in self.pending}
+        self.facts = _facts(self.program, history) if history else None
+        self.goals = {g.id: g for g in self.program.achievements}
+        self.artworks = {  # the art each achievement and ending shows, for `artwork-not-revealed`
+            f"{kind}:{g.id}": g.artwork
+            for kind, goals in (("achievement", self.program.achievements), ("ending", self.program.endings))
+            for g in goals
+            if g.artwork and f"{kind}:{g.id}" in self.targets
+        }
+        self._moves: dict[frozenset[str], list[tuple[Move, bytes]]] = {}
+        program = self.program
+        reading = [_reads_answers(condition.source) for condition in program.conditions]
+        # Which rules fire (on the state before the turn's effects), then what is read after them.
+        # Rules with effects change the state; a rule without is a goal only while it is open.
+        self.changing = [rule.when for rule in program.rules if reading[rule.when] and rule.effects]
+        self.idle = {f"rule:{rule.id}": rule.when for rule in program.rules if reading[rule.when] and not rule.effects}
+        self._firing: tuple[int, list[Callable[[Any, Any], bool]]] = (-1, [])
+        self.steering = [r.completion for r in program.rules if r.completion is not None and reading[r.completion]]
+        self.steering += [g.when for g in program.endings if reading[g.when]]
+        self.goal_conditions = {f"achievement:{g.id}": g.when for g in program.achievements if reading[g.when]}
+        self.reveal_conditions = [r.when for r in program.reveals if reading[r.when]]
+        self._settled: tuple[int, list[Callable[[Any, Any], bool]]] = (-1, [])
+
+    # --- answers -------------------------------------------------------------------------------
+
+    def branching(self) -> int:
+        """Answer combinations a turn has at most (every observation unanswered)."""
+        return math.prod(len(o.named) + 1 for o in self.observations)
+
+    def moves(self, session: SessionState) -> list[tuple[Move, bytes]]:
+        """This state's moves: one per combination of answer classes available, with the classes' key."""
+        fresh = frozenset(o.ident for o in self.observations if o.other is _OTHER and o.ident not in session.answers)
+        known = self._moves.get(fresh)
+        if known is not None:
+            return known
+        per: list[list[tuple[str, Any, int]]] = []
+        for o in self.observations:
+            options = [(o.ident, value, i) for i, value in enumerate(o.named)]
+            if o.other is not _OTHER:
+                options.append((o.ident, o.other, -1))
+            elif o.ident in fresh:
+                options.append((o.ident, _OTHER, -1))  # left unanswered: only while it still is
+            per.append(options)
+        found: list[tuple[Move, bytes]] = []
+        for combo in itertools.product(*per):
+            move = {ident: value for ident, value, _ in combo if value is not _OTHER}
+            found.append((move, bytes(c + 1 for _, _, c in combo)))
+        self._moves[fresh] = found
+        return found
+
+    # --- states --------------------------------------------------------------------------------
+
+    def key(self, session: SessionState, answers: Mapping[str, Any] | None = None) -> bytes:
+        """What the future of ``session`` depends on (see the module docstring); ``answers``: instead of its own."""
+        answers = session.answers if answers is None else answers
+        fresh = sorted(o.ident for o in self.observations if o.other is _OTHER and o.ident not in answers)
+        parts: list[Any] = [session.entry, session.state, sorted(session.completed), fresh]
+        if self.facts is not None:
+            revealed, (kinds, assets) = session.revealed, self.facts
+            parts.append([sorted(revealed.get(kind, frozenset()) & wanted) for kind, wanted in kinds.items()])
+            earned = [self.goals[a] for a in session.achievements if a in self.goals]
+            parts.append(sorted(reward_assets(self.program, earned, session.badges) & assets))
+        return orjson.dumps(parts, option=orjson.OPT_SORT_KEYS)
+
+    def record(
+        self, before: SessionState | None, after: SessionState, active: Sequence[str], at: int, move: Move | None
+    ) -> None:
+        """Note the goals the turn from node ``at`` with ``move`` reached (``move`` ``None``: node ``at`` itself)."""
+        if not self.pending:
+            return
+        keys = [f"rule:{ident}" for ident in active]
+        keys += [f"achievement:{ident}" for ident in after.achievements[len(before.achievements) if before else 0 :]]
+        keys += [f"ending:{after.ending}"] if after.ending is not None else []
+        keys += [f"completion:{ident}" for ident in after.completed - (before.completed if before else frozenset())]
+        if self.reveals and self.pending_reveals and may_show_more(before, after):
+            now = shown(self.program, after)
+            then = shown(self.program, before) if before is not None else {}
+            for kind, goal in REVEALS.items():
+                keys += [f"{goal}:{ident}" for ident in now.get(kind, frozenset()) - then.get(kind, frozenset())]
+        default = after.entry == self.default
+        if self.artworks and (
+            after.ending is not None or len(after.achievements) != len(before.achievements if before else ())
+        ):
+            served = set(reachable_assets(self.program, after))
+            for key in keys:
+                art = self.artworks.get(key)
+                known = self.found_at.get(f"artless:{key}")
+                if art is not None and art not in served and (known is None or (known[0] != self.default and default)):
+                    self.found_at[f"artless:{key}"] = (after.entry, at, move)
+        for key in keys:
+            if key not in self.targets:
+                continue
+            known = self.found_at.get(key)
+            # The first (shortest) witness wins, except that one from the default entry replaces one from another.
+            if known is None or (known[0] != self.default and default):
+                self.found_at[key] = (after.entry, at, move)
+                if default:
+                    self.pending.discard(key)
+                    self.pending_reveals.discard(key)
+
+    def firing(self) -> list[Callable[[Any, Any], bool]]:
+        """The ``when`` conditions that read answers and matter now: turns that agree on them change the state alike.
+
+        Those of the rules with effects, and those of the rules without while they are open goals.
+        """
+        if self._firing[0] != len(self.pending):
+            indices = self.changing + [i for key, i in self.idle.items() if key in self.pending]
+            evaluators = self.program.evaluators
+            self._firing = (len(self.pending), [evaluators[i] for i in dict.fromkeys(indices)])
+        return self._firing[1]
+
+    def settled(self) -> list[Callable[[Any, Any], bool]]:
+        """The conditions read after a turn's effects that read answers and matter now.
+
+        Two turns from one state that fire the same rules agree on everything else when they agree
+        on these: rule completions and endings (what the turn does), and the conditions of the goals
+        not yet reached (what the turn reaches): an achievement's, or every reveal's while one is open.
+        """
+        if self._settled[0] != len(self.pending):
+            indices = list(self.steering)
+            indices += [i for key, i in self.goal_conditions.items() if key in self.pending]
+            indices += self.reveal_conditions if self.pending_reveals else []
+            evaluators = self.program.evaluators
+            self._settled = (len(self.pending), [evaluators[i] for i in dict.fromkeys(indices)])
+        return self._settled[1]
+
+    def _done(self) -> bool:
+        """Every goal reached, from the default entry (where it can be): nothing is left to prove."""
+        return not self.pending
+
+    def run(self) -> Exhaustion:
+        """Breadth first until the frontier empties, the bound is reached, or every goal is."""
+        if self.branching() > self.bound:
+            return Exhaustion(
+                skipped=f"the exhaustive search did not start (one turn has {self.branching():,} combinations of "
+                f"answers, more than its bound of {self.bound:,} states)"
+            )
+        seen: set[bytes] = set()
+        tuples: set[bytes] = set()
+        queue: deque[int] = deque()
+        for entry in self.engine.entry_ids():
+            try:
+                start, _ = self.engine.start(entry)
+            except Exception:  # noqa: BLE001, S112 - an unplayable entry is reported by the other checks
+                continue
+            self.nodes.append(_Node(start, -1, {}))
+            self.record(None, start, (), len(self.nodes) - 1, None)
+            self.states += 1
+            key = self.key(start)
+            if start.ending is None and key not in seen:
+                seen.add(key)
+                queue.append(len(self.nodes) - 1)
+        while queue:
+            if self._done():
+                return self._finish()
+            at = queue.popleft()
+            session = self.nodes[at].session
+            state, answers = session.state, session.answers
+            settled = self.settled()
+            fires = self.firing()
+            # By the rules that fire: the state after the turn; by what conditions read there: the turn.
+            outcomes: dict[tuple[bool, ...], tuple[Any, dict[tuple[bool, ...], _Outcome]]] = {}
+            for move, classes in self.moves(session):
+                if self.clock() > self.deadline:
+                    self.timed_out = True
+                    return self._finish()
+                given = {**answers, **move}
+                firing = tuple(evaluate(state, given) for evaluate in fires)
+                known = outcomes.get(firing)
+                after_state = None if known is None else known[0]
+                reads = None if known is None else tuple(evaluate(after_state, given) for evaluate in settled)
+                hit = None if known is None or reads is None else known[1].get(reads)
+                if hit is not None:
+                    # The same rules fire as on a turn already played from here, and every condition read after
+                    # it reads the same: the same state, completions, ending and goals; only the answers differ.
+                    after, active = hit
+                    key = self.key(after, given)
+                    if after.ending is None and key not in seen:
+                        after, active = self.engine.advance(session, Turn(move))  # a new state: its own session
+                        self.turns += 1
+                else:
+                    after, active = self.engine.advance(session, Turn(move))
+                    self.turns += 1
+                    self.record(session, after, active, at, move)
+                    if known is None:
+                        known = outcomes[firing] = (after.state, {})
+                        reads = tuple(evaluate(after.state, given) for evaluate in settled)
+                    assert reads is not None
+                    known[1][reads] = (after, active)
+                    key = self.key(after)
+                whole = key + b"\0" + classes if after.ending is None else key + b"\1" + str(after.ending).encode()
+                if whole not in tuples:
+                    tuples.add(whole)
+                    self.states += 1
+                    if self.states >= self.bound:
+                        return self._finish()
+                if after.ending is None and key not in seen:
+                    seen.add(key)
+                    self.nodes.append(_Node(after, at, move))
+                    queue.append(len(self.nodes) - 1)
+        return self._finish(complete=True)
+
+    def _finish(self, *, complete: bool = False) -> Exhaustion:
+        """The outcome: each goal's witness rebuilt from the nodes' parents."""
+        found: dict[str, Reached] = {}
+        artless: dict[str, Reached] = {}
+        for key, (entry, at, move) in self.found_at.items():
+            turns: list[Move] = [] if move is None else [move]  # ``None``: reached on arriving at node ``at``
+            node = at
+            while self.nodes[node].parent >= 0:
+                turns.append(self.nodes[node].move)
+                node = self.nodes[node].parent
+            turns.reverse()
+            reached = Reached(entry, [dict(m) for m in turns])
+            if key.startswith("artless:"):
+                artless[key.removeprefix("artless:")] = reached
+            else:
+                found[key] = reached
+        return Exhaustion(found, artless, self.states, complete, self.timed_out, "", self.turns)
+
+
+def explore(
+    engine: Engine,
+    targets: Sequence[Target],
+    max_states: int,
+    deadline: float,
+    clock: Callable[[], float],
+    boxed: int = 0,
+    pending: set[str] | None = None,
+) -> Exhaustion:
+    """Every reachable state of ``engine``'s pack, breadth first, within ``max_states`` (scaled by the pack's size).
+
+    ``boxed``: how many states the abstract interpretation's boxes hold (their values, answers and
+    completed rules aside). When that is more than the bound, the search does not start: it would
+    spend the whole bound and decide nothing new, as on a pack with counters over wide ranges.
+
+    A first pass leaves the sticky facts out of the state. The goals that combine them (see
+    :data:`COMBINED`) and that it did not reach get a second pass, with their facts in the state,
+    within what the first left of the bound.
+    """
+    program = engine.program
+    size = len(program.conditions) + sum(len(rule.effects) for rule in program.rules)
+    bound = max_states if size <= PACK_SIZE else max(1, max_states * PACK_SIZE // size)
+    if boxed > bound:
+        return Exhaustion(
+            skipped=f"the exhaustive search did not start (the analysis allows {boxed:,} states, more than its bound "
+            f"of {bound:,})"
+        )
+    first = _Explorer(engine, targets, bound, deadline, clock, pending=pending).run()
+    wanted = {t.key for t in targets} if pending is None else pending
+    left = [t for t in targets if t.kind in COMBINED and t.key not in first.found and t.key in wanted]
+    if not first.complete or not left:
+        return first
+    second = _Explorer(engine, left, bound - first.states, deadline, clock, history=left).run()
+    return Exhaustion(
+        {**first.found, **second.found},
+        first.artless,
+        first.states + second.states,
+        second.complete,
+        second.timed_out,
+        second.skipped,
+        first.turns + second.turns,
+    )
+
+
+def _facts(program: Any, targets: Sequence[Target]) -> tuple[dict[str, frozenset[str]], frozenset[str]]:
+    """The sticky facts that whether ``targets`` show depends on: revealed items by kind, and rewarded assets."""
+    kinds: dict[str, set[str]] = {kind: set() for kind in _HISTORY_KINDS}
+    for target in targets:
+        if target.kind in ("avatar", "image"):
+            kind = "avatars" if target.kind == "avatar" else "images"
+            kinds["reader_cards"].add(target.ident)
+            kinds[kind].add(target.ident)
+            asset = program.card_assets.get((kind, target.ident))
+            if asset is not None:
+                kinds["assets"].add(asset)
+        elif target.kind == "relationship":
+            kinds["relationships"].add(target.ident)
+            kinds["reader_cards"].add(target.ident.partition("/")[0])
+        else:
+            kinds["assets"].add(target.ident)
+    return {kind: frozenset(wanted) for kind, wanted in kinds.items() if wanted}, frozenset(kinds["assets"])
+
+
+def _reads_answers(node: Any) -> bool:
+    if isinstance(node, Mapping):
+        return node.get("op") == "observed" or any(_reads_answers(value) for value in node.values())
+    if isinstance(node, list):
+        return any(_reads_answers(value) for value in node)
+    return False
+
+
+def _observations(engine: Engine) -> list[_Observation]:
+    """The observations some condition reads, each with the answers conditions tell apart."""
+    named: dict[str, list[Any]] = {}
+    mentioned(engine.pack, named)
+    found: list[_Observation] = []
+    for ident, observation in engine.observations.items():
+        values: list[Any] = (
+            [True, False] if observation.get("type") == "boolean" else list(observation.get("choices", {}))
+        )
+        told = tuple(v for v in values if any(json_equal(v, m) for m in named.get(ident, ())))
+        if not told:
+            continue  # no condition tells its answers apart: never answered
+        rest = [v for v in values if v not in told]
+        found.append(_Observation(ident, told, rest[0] if rest else _OTHER))
+    return found

@@ -1,0 +1,240 @@
+"""The exhaustive search decides what needs a relation between state members and answers.
+
+The shapes come from a creator's report (issue 32): a rich pack where an ending always stops the
+session before a counter can pass it, and its siblings. No interval box proves them (the proof
+relates an answer to a counter, or two counters to each other); the exhaustive search does, by
+exploring every reachable state, and says so.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from creatorpack.lint import Witness, lint
+from creatorpack.lint.reach import _decide as _reach
+from creatorpack.lint.reach import _exhaust
+from creatorpack.play.engine import Engine, Turn
+from creatorpack.scaffold import files
+
+Doc = dict[str, Any]
+RICH = Path(__file__).resolve().parent.parent / "examples" / "0.5" / "rich.json"
+
+
+def _rich() -> Doc:
+    doc: Doc = json.loads(RICH.read_text())
+    return doc
+
+
+def _member(doc: Doc, name: str, schema: Doc, initial: Any) -> None:
+    doc["runtime"]["state"]["schema"]["properties"][name] = schema
+    doc["runtime"]["state"]["schema"]["required"].append(name)
+    for entry in doc["runtime"]["entries"]:
+        entry["initial_state"][name] = initial
+
+
+def _rule(doc: Doc, ident: str, when: Doc, *effects: Doc) -> None:
+    doc["runtime"]["rules"].append({"kind": "effect", "id": ident, "when": when, "effects": list(effects)})
+
+
+def _achievement(doc: Doc, ident: str, when: Doc) -> None:
+    doc["progression"]["achievements"].append(
+        {
+            "id": ident,
+            "visibility": "visible",
+            "title": ident,
+            "description": "Planted.",
+            "when": when,
+            "artwork_asset_id": "first_light_art",
+        }
+    )
+
+
+def _ending(doc: Doc, ident: str, when: Doc) -> None:
+    doc["progression"]["endings"].append(
+        {
+            "id": ident,
+            "title": ident,
+            "when": when,
+            "priority": 0,
+            "closing_text": "It ends.",
+            "artwork_asset_id": "storm_art",
+            "guidance": {
+                "summary": "S.",
+                "next_step": "N.",
+                "requirements": [{"id": "all", "hint": "H.", "condition_ref": ""}],
+            },
+        }
+    )
+
+
+def _obs(ident: str, value: Any) -> Doc:
+    return {"op": "observed", "id": ident, "value": value}
+
+
+def _cmp(op: str, path: str, value: int) -> Doc:
+    return {"op": op, "path": path, "value": value}
+
+
+def _inc(path: str, by: int, **extra: Any) -> Doc:
+    return {"op": "increment", "path": path, "by": by, **extra}
+
+
+def ending_stops_it_first() -> Doc:
+    """The creator's shape: mood falls only on a bold turn, and a bold turn at mood -3 or below ends the session.
+
+    The bold approach here is leaving the lamp dark.
+
+    So mood reaches -3 only on a bold turn, which ends there: "mood <= -4" is unreachable. Mara's
+    company lifts it again, up to 2, so mood ranges over -3..2 in between.
+    """
+    doc = _rich()
+    _member(doc, "mood", {"type": "integer", "minimum": -10, "maximum": 10}, initial=0)
+    _rule(doc, "sulk", _obs("lamp_choice", "left_dark"), _inc("/mood", -1))  # the bold approach: leave it dark
+    _rule(doc, "cheer", _obs("met_mara", True), _inc("/mood", 1, limit=2))
+    _ending(doc, "reckless", {"op": "all", "conditions": [_obs("lamp_choice", "left_dark"), _cmp("lte", "/mood", -3)]})
+    _achievement(doc, "low_spirits", _cmp("lte", "/mood", -2))
+    _achievement(doc, "despair", _cmp("lte", "/mood", -4))
+    return doc
+
+
+def guarded_by_an_answer() -> Doc:
+    """Noise rises when the lamp is left dark and is hushed to 0 in the same turn on any other answer.
+
+    So noise and a relit lamp never meet after a turn, though each alone is within reach.
+    """
+    doc = _rich()
+    _member(doc, "noise", {"type": "integer", "minimum": 0, "maximum": 6}, initial=0)
+    _rule(doc, "clatter", _obs("lamp_choice", "left_dark"), _inc("/noise", 1))
+    _rule(doc, "hush", {"op": "not", "condition": _obs("lamp_choice", "left_dark")}, _inc("/noise", -6))
+    _achievement(doc, "loud", _cmp("gte", "/noise", 3))
+    careful = {"op": "all", "conditions": [_obs("lamp_choice", "relit"), _cmp("gte", "/noise", 1)]}
+    _achievement(doc, "careful_but_heard", careful)
+    return doc
+
+
+def holding_each_other_up() -> Doc:
+    """Two counters that every rule moves together: they stay equal, so one high and one low never holds."""
+    doc = _rich()
+    for name in ("rope", "anchor"):
+        _member(doc, name, {"type": "integer", "minimum": 0, "maximum": 9}, initial=0)
+    _rule(doc, "haul", _obs("gave_key", True), _inc("/rope", 1, limit=4), _inc("/anchor", 1, limit=4))
+    _rule(doc, "lower", _obs("helped_stranger", False), _inc("/rope", -1), _inc("/anchor", -1))
+    _achievement(doc, "taut", {"op": "all", "conditions": [_cmp("gte", "/rope", 4), _cmp("gte", "/anchor", 4)]})
+    _achievement(doc, "lopsided", {"op": "all", "conditions": [_cmp("gte", "/rope", 2), _cmp("eq", "/anchor", 0)]})
+    return doc
+
+
+SHAPES = {
+    "ending-stops-it-first": (ending_stops_it_first, "despair", "low_spirits"),
+    "guarded-by-an-answer": (guarded_by_an_answer, "careful_but_heard", "loud"),
+    "holding-each-other-up": (holding_each_other_up, "lopsided", "taut"),
+}
+"""Each shape: its pack, the achievement only a relation rules out, and one within reach beside it."""
+
+
+def _replays(doc: Doc, key: str, witness: Witness) -> bool:
+    engine = Engine(doc)
+    session, _ = engine.start(witness.entry)
+    kind, _, ident = key.partition(":")
+    for move in witness.turns:
+        session, _ = engine.step(session, Turn(move))
+    return ident in session.achievements if kind == "achievement" else True
+
+
+@pytest.mark.parametrize("name", list(SHAPES))
+def test_a_default_lint_proves_what_only_a_relation_rules_out(name: str) -> None:
+    make, unreachable, reachable = SHAPES[name]
+    report = lint(json.dumps(make()))
+    assert not [f for f in report.findings if f.code == "reachability-bound"]
+    (finding,) = [f for f in report.findings if f.code == "unreachable"]
+    assert finding.message.startswith(f"achievement {unreachable!r} is unreachable: no play reaches it: all ")
+    assert finding.message.endswith(" reachable states were explored")
+    assert f"achievement:{unreachable}" in report.proofs
+    witness = report.witnesses[f"achievement:{reachable}"]
+    assert _replays(make(), f"achievement:{reachable}", witness)
+
+
+def test_a_search_that_stops_at_its_bound_says_how_many_states_and_turns_it_took() -> None:
+    # The boxes hold 6,032 states (answers and completions aside); with answers, 14,937 are reachable.
+    outcome = _reach.decide(ending_stops_it_first(), 8_000, 1e9, time.monotonic)
+    found = {f.message.partition(" was ")[0]: f.message for f in outcome.findings if f.code == "reachability-bound"}
+    assert list(found) == ["achievement 'despair'"]
+    said = "the guided search played 2,000 turns, and the exhaustive search stopped at its bound after 8,000 states"
+    assert said in found["achievement 'despair'"]
+    assert found["achievement 'despair'"].endswith("; raise --max-states (now 8,000) to search further")
+    assert not outcome.exhausted
+    assert outcome.states == 8_000
+
+
+def test_a_pack_whose_boxes_hold_more_states_than_the_bound_is_not_searched_exhaustively() -> None:
+    outcome = _reach.decide(ending_stops_it_first(), 6_000, 1e9, time.monotonic)
+    assert outcome.states == 0
+    bound = [f for f in outcome.findings if f.code == "reachability-bound"]
+    said = "the exhaustive search did not start (the analysis allows 6,032 states, more than its bound of 6,000)"
+    assert "achievement 'despair' was neither reached" in bound[0].message
+    assert all(said in f.message for f in bound)
+
+
+def test_a_turn_with_more_answers_than_the_bound_allows_is_not_searched_exhaustively() -> None:
+    doc = ending_stops_it_first()
+    doc["runtime"]["observations"] += [{"type": "boolean", "id": f"o{k}", "question": "q?"} for k in range(7)]
+    for k in range(7):  # each read by a condition: a yes and the rest (a no, or no answer) are told apart
+        _achievement(doc, f"yes{k}", _obs(f"o{k}", True))
+    outcome = _reach.decide(doc, 8_000, 1e9, time.monotonic)
+    assert outcome.states == 0
+    bound = [f for f in outcome.findings if f.code == "reachability-bound"]
+    said = "the exhaustive search did not start (one turn has 8,192 combinations of answers, more than its bound"
+    assert "achievement 'despair' was neither reached" in bound[0].message
+    assert all(said in f.message for f in bound)
+
+
+def late_card() -> Doc:
+    """An avatar whose `reveal_when` holds only at the start's state, after a yes; its card only two steps up.
+
+    The turn that reveals the avatar leads back to the start's state (the answer is no part of a
+    state), so a search that merged the two would never show the avatar: it is shown only on a play
+    that first reveals it, then climbs to the card.
+    """
+    doc: Doc = json.loads(files("0.5")["pack.json"])
+    doc["runtime"]["state"]["schema"] = {
+        "type": "object",
+        "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 3}},
+        "required": ["n"],
+        "additionalProperties": False,
+    }
+    doc["runtime"]["entries"] = [{"id": "e0", "initial_state": {"n": 0}}]
+    doc["entries"] = [{"id": "e0", "title": "T"}]
+    doc["runtime"]["observations"] = [
+        {"type": "boolean", "id": "up", "question": "q?"},
+        {"type": "boolean", "id": "wave", "question": "q?"},
+    ]
+    doc["runtime"]["rules"] = [{"kind": "effect", "id": "climb", "when": _obs("up", True), "effects": [_inc("/n", 1)]}]
+    doc["assets"][0]["reveal_when"] = {"op": "literal", "value": True}
+    doc["progression"]["endings"] = []
+    doc["progression"]["achievements"] = []
+    crop = {"x": 0.0, "y": 0.0, "width": 1.0, "height": 1.0}
+    waved = {"op": "all", "conditions": [_cmp("eq", "/n", 0), _obs("wave", True)]}
+    doc["reader_cards"] = [
+        {"id": "c0", "kind": "actor", "display_name": "C", "introduction": "I.", "reveal_when": _cmp("gte", "/n", 2)},
+    ]
+    doc["reader_cards"][0]["avatar"] = {"asset_id": "ending_art", "crop": crop, "reveal_when": waved}
+    return doc
+
+
+def test_a_card_part_revealed_on_a_turn_that_leads_back_is_shown_once_its_card_is() -> None:
+    engine = Engine(late_card())
+    goals = _reach.targets(engine)
+    exhaustion = _exhaust.explore(engine, goals, 1_000, 1e18, time.monotonic)
+    witness = exhaustion.found["avatar:c0"]
+    session, _ = engine.start()
+    for move in witness.turns:
+        session, result = engine.step(session, Turn(move))
+    assert result.new_revealed["avatars"] == ("c0",)
+    first = witness.turns[0]  # the avatar first, at the start's state, then the climb
+    assert first["wave"] is True
+    assert first.get("up") is not True
