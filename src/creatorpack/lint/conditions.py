@@ -14,7 +14,6 @@ from creatorpack.contract.conditions import (
     LiteralCond,
     Observed,
     leaves,
-    to_json,
 )
 from creatorpack.contract.findings import RawFinding, Target
 from creatorpack.lint._suggest import known_list
@@ -401,9 +400,8 @@ def check_satisfiable(index: PackIndex) -> Iterator[Raw]:
     """Conditions that can never hold, by interval and set reasoning; the finding says where and why."""
     checker = Checker(index.schema, index.observations)
     for path, tree in index.trees:
-        condition = to_json(tree)
-        if not checker.may_hold(condition):
-            where, reason = checker.explain(condition, path)
+        if not checker.may_hold(tree):
+            where, reason = checker.explain(tree)
             if checker.unresolved or _reads_unknown_observation(index, tree):
                 continue  # an unknown path or observation id is its own finding (unknown-state-path, -reference)
             if where == path:
