@@ -6,10 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from creatorpack.cli import app
-from creatorpack.lint import LintConfig, lint
+from creatorpack.contract.conditions import Goal
+from creatorpack.lint import LintConfig, explain, goals, lint
 
 from .conftest import example, put
 from .test_reachability import constant_flag
@@ -131,3 +133,24 @@ def test_explain_of_a_reveal_without_its_kind_or_owner_names_the_key_it_means(tm
         result = runner.invoke(app, ["lint", str(pack), "--explain", target])
         assert result.exit_code == 2, target
         assert result.stderr.rstrip("\n").endswith(told), result.stderr
+
+
+def test_explain_of_a_kind_with_no_name_before_its_colon_says_how_a_goal_is_named(tmp_path: Path) -> None:
+    pack = write(tmp_path / "rich.json", example("0.5", "rich"))
+    result = runner.invoke(app, ["lint", str(pack), "--explain", ":first_light"])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "creatorpack: --explain: a goal is named kind:id (say achievement:a1), not ':first_light'\n"
+    )
+
+
+def test_explain_takes_a_goal_its_text_or_a_bare_id_alike() -> None:
+    text = json.dumps(example("0.5", "rich"))
+    every = goals(json.loads(text))
+    goal = next(g for g in every if g.kind == "achievement")
+    assert goal == Goal("achievement", goal.id)
+    witness = explain(text, goal)
+    assert witness is not None
+    assert explain(text, str(goal)) == witness == explain(text, goal.id)
+    with pytest.raises(ValueError, match="a goal is named kind:id"):
+        explain(text, ":" + goal.id)

@@ -13,7 +13,8 @@ from typing import Any, Final
 import orjson
 
 from creatorpack.contract import suggest
-from creatorpack.play.conditions import compile_condition
+from creatorpack.contract.conditions import AllOf, AnyOf, Compare, Condition, LiteralCond, Not, Observed, parse
+from creatorpack.play.conditions import CompiledCondition, compile_condition
 from creatorpack.play.engine import Engine
 from creatorpack.play.model import SessionState
 from creatorpack.play.state import set_paths
@@ -44,7 +45,7 @@ def why(engine: Engine, session: SessionState, goal: str) -> list[str]:
         kind, when = goals[goal]
         if goal in session.achievements_set or session.ending == goal:
             return [f"{kind} {goal!r} has fired ({'unlocked' if kind == 'achievement' else 'reached'})"]
-        source = program.conditions[when].source
+        source = _tree(program.conditions[when])
         if explain.holds(source):
             later = "a turn checks it after its effects" + (
                 "; an ending of higher priority (or earlier, at the same priority) may win" if kind == "ending" else ""
@@ -54,10 +55,15 @@ def why(engine: Engine, session: SessionState, goal: str) -> list[str]:
     rule = rules[goal]
     if goal in session.completed:
         return [f"rule {goal!r} has completed: it is no longer active"]
-    source = program.conditions[rule.when].source
+    source = _tree(program.conditions[rule.when])
     if explain.holds(source):
         return [f"rule {goal!r}: its `when` holds now, so it is active (its effects apply on each turn)"]
     return [f"rule {goal!r} is not active: its `when` does not hold now", *explain.lines(source, 1)]
+
+
+def _tree(compiled: CompiledCondition) -> Condition:
+    """The compiled condition's tree (parsed from its JSON when it was compiled without one)."""
+    return compiled.tree if compiled.tree is not None else parse(compiled.source)
 
 
 class _Explainer:
@@ -68,40 +74,34 @@ class _Explainer:
         self.state = state
         self.answers = answers
 
-    def holds(self, node: Mapping[str, Any]) -> bool:
+    def holds(self, node: Condition) -> bool:
         return bool(compile_condition(node, set_paths=self.sets).evaluate(self.state, self.answers))
 
-    def lines(self, node: Mapping[str, Any], depth: int) -> list[str]:
+    def lines(self, node: Condition, depth: int) -> list[str]:
         return list(self._lines(node, depth, want=True))
 
-    def _lines(self, node: Mapping[str, Any], depth: int, *, want: bool) -> Iterator[str]:
+    def _lines(self, node: Condition, depth: int, *, want: bool) -> Iterator[str]:
         pad = "  " * depth
-        op = node.get("op")
-        if op in ("all", "any"):
-            children = [c for c in node.get("conditions", []) if isinstance(c, Mapping)]
-            failing = [c for c in children if self.holds(c) != want]
-            needs_all = (op == "all") == want
-            if needs_all:
-                yield f"{pad}{'all' if want else 'none'} of {len(children)} parts must hold; these do not:"
-            else:
-                yield f"{pad}{'one' if want else 'not all'} of {len(children)} parts must hold; none does:"
-            for child in failing:
-                yield from self._lines(child, depth + 1, want=want)
-        elif op == "not" and isinstance(node.get("condition"), Mapping):
-            yield f"{pad}not: the part inside {'holds' if want else 'does not hold'}:"
-            yield from self._lines(node["condition"], depth + 1, want=not want)
-        elif op == "observed":
-            ident = str(node.get("id"))
-            current = self.answers.get(ident) if ident in self.answers else "unanswered"
-            wanted = _json(node.get("value"))
-            yield f"{pad}observation {ident!r} answered {wanted}: the latest answer is {_json(current)}"
-        elif op == "literal":
-            yield f"{pad}literal {_json(node.get('value'))}"
-        else:
-            path = node.get("path")
-            symbol = _SYMBOLS.get(str(op), str(op))
-            shown = "is absent" if (value := _at(self.state, path)) is _ABSENT else f"is {_json(value)}"
-            yield f"{pad}`{path}` {symbol} {_json(node.get('value'))}: `{path}` {shown}"
+        match node:
+            case AllOf(conditions=children) | AnyOf(conditions=children):
+                failing = [c for c in children if self.holds(c) != want]
+                if isinstance(node, AllOf) == want:
+                    yield f"{pad}{'all' if want else 'none'} of {len(children)} parts must hold; these do not:"
+                else:
+                    yield f"{pad}{'one' if want else 'not all'} of {len(children)} parts must hold; none does:"
+                for child in failing:
+                    yield from self._lines(child, depth + 1, want=want)
+            case Not(condition=inner):
+                yield f"{pad}not: the part inside {'holds' if want else 'does not hold'}:"
+                yield from self._lines(inner, depth + 1, want=not want)
+            case Observed(id=ident, value=value):
+                current = self.answers.get(ident) if ident in self.answers else "unanswered"
+                yield f"{pad}observation {ident!r} answered {_json(value)}: the latest answer is {_json(current)}"
+            case LiteralCond(value=value):
+                yield f"{pad}literal {_json(value)}"
+            case Compare(op=op, path=path, value=value):
+                shown = "is absent" if (held := _at(self.state, path)) is _ABSENT else f"is {_json(held)}"
+                yield f"{pad}`{path}` {_SYMBOLS[op]} {_json(value)}: `{path}` {shown}"
 
 
 _ABSENT: Final = object()

@@ -26,6 +26,7 @@ from creatorpack.cli import _diff, _narrate, _output, _rule, _settings, _walk, _
 from creatorpack.cli._files import write_atomically
 from creatorpack.cli._output import complain
 from creatorpack.contract import schema, suggest
+from creatorpack.contract.conditions import Goal
 from creatorpack.contract.validation import MAX_BYTES, validate
 from creatorpack.errors import (
     CreatorpackError,
@@ -362,7 +363,8 @@ def _no_witness(path: str, target: str, report: LintReport, config: LintConfig) 
     if reason is not None:
         from creatorpack.lint.linter import REVEAL_GOALS  # noqa: PLC0415
 
-        never = "is never revealed" if target.partition(":")[0] in REVEAL_GOALS else "is unreachable"
+        goal = _goal(target)
+        never = "is never revealed" if goal is not None and goal.kind in REVEAL_GOALS else "is unreachable"
         return f"{target!r} {never}: {reason}"
     if not report.searched and report.errors:
         listed = "; ".join(f"{f.code} at {f.pointer or '/'}" for f in report.errors[:3])
@@ -371,7 +373,8 @@ def _no_witness(path: str, target: str, report: LintReport, config: LintConfig) 
             f"{target!r} was not searched for: reachability runs only on a pack without lint errors, and "
             f"{_named(path)} has {len(report.errors)} ({listed}{more}); fix them first (creatorpack lint {path})"
         )
-    bare = target.partition(":")[2] or target
+    goal = _goal(target)
+    bare = (goal.id if goal is not None else "") or target
     bound = (f.message for f in report.findings if f.code == "reachability-bound" and repr(bare) in f.message)
     found = next(bound, None)
     if found is not None:
@@ -380,6 +383,11 @@ def _no_witness(path: str, target: str, report: LintReport, config: LintConfig) 
         f"{target!r} was neither reached nor proven unreachable within the search bound "
         f"({config.max_states:,} turns); raise --max-states"
     )
+
+
+def _goal(target: str) -> Goal | None:
+    """The goal ``--explain TARGET`` names as ``kind:id``; ``None`` for a bare id (an achievement, ending or rule)."""
+    return Goal.parse(target) if ":" in target else None
 
 
 def _named(path: str) -> str:
@@ -392,6 +400,11 @@ def _check_explain_target(path: str, target: str, max_bytes: int) -> bytes:
     Exit at once: 2 when ``target`` is no achievement, ending, rule or reveal of the pack or the input
     cannot be read, 1 for an invalid pack.
     """
+    try:
+        goal = _goal(target)
+    except ValueError as exc:
+        complain(f"--explain: {exc}")
+        raise typer.Exit(2) from None
     stdin = sys.stdin.buffer.read(max_bytes + 1) if path == _output.STDIN else None
     try:
         data = _output.read_input(path, max_bytes, stdin)
@@ -420,58 +433,55 @@ def _check_explain_target(path: str, target: str, max_bytes: int) -> bytes:
     }
     if any(target in ids for ids in known.values()):
         return data
-    kind, _, ident = target.partition(":")
     completable = [r["id"] for r in kinds["rule"] if isinstance(r, dict) and isinstance(r.get("completion"), dict)]
-    if ident in (completable if kind == "completion" else known.get(kind, [])):
+    if goal is not None and goal.id in (completable if goal.kind == "completion" else known.get(goal.kind, [])):
         return data
-    if kind == "completion" and ident in known["rule"]:
+    if goal is not None and goal.kind == "completion" and goal.id in known["rule"]:
         completions = suggest.known(completable) if completable else "none"
         complain(
-            f"rule {ident!r} of {_named(path)} has no completion condition, so "
-            f"{target!r} cannot be explained (rules with one: {completions}); explain {ident!r} for its activation"
+            f"rule {goal.id!r} of {_named(path)} has no completion condition, so {target!r} cannot be "
+            f"explained (rules with one: {completions}); explain {goal.id!r} for its activation"
         )
         raise typer.Exit(2)
-    reveals = [key for key in goals(pack) if key.partition(":")[0] in REVEAL_GOALS]
-    if target in reveals:
+    reveals = [key for key in goals(pack) if key.kind in REVEAL_GOALS]
+    if goal in reveals:
         return data
     complain(f"{_unknown_goal(target, known, reveals, _named(path))}")
     raise typer.Exit(2)
 
 
-def _names_id(key: str, ident: str) -> bool:
-    """Whether goal ``key`` (``kind:id``) is of ``ident``, or of a part ``casting/ident`` or ``card/ident``."""
-    _, _, of = key.partition(":")
-    return of == ident or of.endswith(f"/{ident}")
+def _names_id(goal: Goal, ident: str) -> bool:
+    """Whether ``goal`` is of ``ident``, or of a part ``casting/ident`` or ``card/ident``."""
+    return goal.id == ident or goal.id.endswith(f"/{ident}")
 
 
-def _unknown_goal(target: str, known: Mapping[str, list[str]], reveals: list[str], named: str) -> str:
+def _unknown_goal(target: str, known: Mapping[str, list[str]], reveals: list[Goal], named: str) -> str:
     """Why ``--explain`` cannot take ``target``, with the goal it most likely names."""
     from creatorpack.lint.linter import REVEAL_GOALS  # noqa: PLC0415
 
-    kind, colon, ident = target.partition(":")
-    if not colon:
-        kind, ident = "", target
-    every = [f"{k}:{i}" for k, ids in known.items() for i in ids] + reveals
-    keys = {key.partition(":")[0] for key in every} | set(REVEAL_GOALS) | {*known, "completion"}
-    same = [key for key in every if key != target and _names_id(key, ident)]
+    goal = _goal(target)
+    kind, ident = (goal.kind, goal.id) if goal is not None else ("", target)
+    every = [Goal(k, i) for k, ids in known.items() for i in ids] + reveals
+    keys = {key.kind for key in every} | set(REVEAL_GOALS) | {*known, "completion"}
+    same = [key for key in every if key != goal and _names_id(key, ident)]
     if kind and kind not in keys:  # a misspelt kind: the same id under the kind it is nearest to
         near = suggest.nearest(kind, sorted(keys))
-        meant = f"{near}:{ident}" if near is not None and f"{near}:{ident}" in every else next(iter(same), None)
-        return f"{target!r}: no goal is of kind {kind!r}" + (f"; did you mean {meant!r}?" if meant else "")
-    if same and (not kind or same[0].startswith(f"{kind}:")):  # no kind, or a part's id without its owner's
-        return f"{target!r} is no achievement, ending, rule or reveal of {named}; did you mean {same[0]!r}?"
+        meant = Goal(near, ident) if near is not None and Goal(near, ident) in every else next(iter(same), None)
+        return f"{target!r}: no goal is of kind {kind!r}" + (f"; did you mean {str(meant)!r}?" if meant else "")
+    if same and (not kind or same[0].kind == kind):  # no kind, or a part's id without its owner's
+        return f"{target!r} is no achievement, ending, rule or reveal of {named}; did you mean {str(same[0])!r}?"
     if same:
-        other = same[0].partition(":")[0].replace("_", " ")
+        other = same[0].kind.replace("_", " ")
         article = "an" if other[0] in "aeiou" else "a"
         wrong = kind.replace("_", " ")
-        return f"{target!r}: {ident!r} of {named} is no {wrong} but {article} {other}; explain {same[0]!r}"
+        return f"{target!r}: {ident!r} of {named} is no {wrong} but {article} {other}; explain {str(same[0])!r}"
     listed = "; ".join(f"{k}s: {suggest.known(ids)}" for k, ids in known.items() if ids) or "it has none"
-    guess = suggest.nearest(target, [i for ids in known.values() for i in ids] + reveals)
+    guess = suggest.nearest(target, [i for ids in known.values() for i in ids] + [str(key) for key in reveals])
     if kind in REVEAL_GOALS:  # a reveal of the wrong id: list the goals of that kind, the ones a creator meant
-        of_kind = [key for key in reveals if key.startswith(f"{kind}:")]
-        listed = f"goals of kind {kind}: {suggest.known(of_kind) if of_kind else 'none'}"
-        near = suggest.nearest(ident, [key.partition(":")[2] for key in of_kind])
-        guess = f"{kind}:{near}" if near is not None else None
+        of_kind = [key for key in reveals if key.kind == kind]
+        listed = f"goals of kind {kind}: {suggest.known([str(key) for key in of_kind]) if of_kind else 'none'}"
+        near = suggest.nearest(ident, [key.id for key in of_kind])
+        guess = str(Goal(kind, near)) if near is not None else None
     hint = f"; did you mean {guess!r}?" if guess else ""
     return f"{target!r} is no achievement, ending, rule or reveal of {named} ({listed}){hint}"
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Final
 
+from creatorpack.contract.conditions import Goal
 from creatorpack.contract.findings import RawFinding
 from creatorpack.play.engine import Engine, Session
 from creatorpack.play.step import reachable_assets
@@ -42,7 +43,8 @@ def check_unrevealed_artwork(pack: Mapping[str, object], witnesses: Mapping[str,
             if not isinstance(item, Mapping) or not isinstance(item.get("id"), str):
                 continue
             art = item.get("artwork_asset_id")
-            reached = witnesses.get(f"{kind}:{item['id']}")
+            goal = Goal(kind, item["id"])
+            reached = witnesses.get(str(goal))
             if not isinstance(art, str) or art not in program.assets or reached is None:
                 continue
             session = Session.start(engine, reached.entry)
@@ -56,6 +58,6 @@ def check_unrevealed_artwork(pack: Mapping[str, object], witnesses: Mapping[str,
                 "artwork-not-revealed",
                 f"{kind} {item['id']!r} can unlock before its artwork {art!r} is revealed (after {turns} "
                 f"turn{'s' if turns != 1 else ''} from entry {reached.entry!r}: creatorpack lint --explain "
-                f"{kind}:{item['id']}), so the reader sees it without its art; make the asset's `reveal_when` "
+                f"{goal}), so the reader sees it without its art; make the asset's `reveal_when` "
                 f"hold whenever the {kind}'s `when` does",
             )

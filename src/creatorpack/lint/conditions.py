@@ -7,12 +7,20 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from creatorpack._json import JsonPath, pointer, show
+from creatorpack.contract.conditions import (
+    ORDER_OPS,
+    Compare,
+    Condition,
+    LiteralCond,
+    Observed,
+    leaves,
+)
 from creatorpack.contract.findings import RawFinding, Target
 from creatorpack.lint._suggest import known_list
 from creatorpack.lint.index import PackIndex
 from creatorpack.lint.reach._sat import Checker
 from creatorpack.lint.rules import Raw
-from creatorpack.play.conditions import COMPARISON_OPS, ORDER_OPS, json_equal, parse_pointer, sub_condition
+from creatorpack.play.conditions import json_equal, parse_pointer, sub_condition
 from creatorpack.play.state import EFFECT_OPS, check_state, schema_at
 
 __all__ = [
@@ -40,19 +48,6 @@ def state_paths(schema: Mapping[str, Any], at: str = "") -> list[str]:
         if isinstance(child, Mapping):
             found.extend(state_paths(child, here))
     return found
-
-
-def _leaves(node: Any, path: JsonPath) -> Iterator[tuple[JsonPath, Mapping[str, Any]]]:
-    if not isinstance(node, Mapping):
-        return
-    op = node.get("op")
-    if op in ("all", "any"):
-        for index, child in enumerate(node.get("conditions", [])):
-            yield from _leaves(child, (*path, "conditions", index))
-    elif op == "not":
-        yield from _leaves(node.get("condition"), (*path, "condition"))
-    else:
-        yield path, node
 
 
 def check_state_and_conditions(index: PackIndex) -> Iterator[Raw]:
@@ -92,12 +87,15 @@ def _indexed(value: Any, tokens: Sequence[str]) -> JsonPath:
 
 def check_conditions(index: PackIndex) -> Iterator[Raw]:
     """Every comparison and observed condition fits the state schema and the observations."""
-    for path, condition in index.conditions():
-        for leaf_path, leaf in _leaves(condition, path):
-            if leaf.get("op") == "observed":
-                yield from _check_observed(index, leaf_path, leaf)
-            elif leaf.get("op") in COMPARISON_OPS:
-                yield from _check_comparison(index, leaf_path, leaf)
+    for _, tree in index.trees:
+        for leaf in leaves(tree):
+            match leaf:
+                case Observed():
+                    yield from _check_observed(index, leaf)
+                case Compare():
+                    yield from _check_comparison(index, leaf)
+                case LiteralCond():
+                    pass
 
 
 class _Fold:
@@ -140,11 +138,11 @@ class _Fold:
         return target is not None and target.get("type") not in (*_KNOWN_KINDS, None)
 
 
-def _check_observed(index: PackIndex, path: JsonPath, leaf: Mapping[str, Any]) -> Iterator[Raw]:
-    ident, value = leaf.get("id"), leaf.get("value")
-    observation = index.observations.get(str(ident))
+def _check_observed(index: PackIndex, leaf: Observed) -> Iterator[Raw]:
+    path, ident, value = leaf.at, leaf.id, leaf.value
+    observation = index.observations.get(ident)
     if observation is None:
-        hint = index.suggester.suggest(str(ident), index.observations)
+        hint = index.suggester.suggest(ident, index.observations)
         known = known_list(index.observations)
         yield RawFinding(
             (*path, "id"), "unknown-reference", f"no observation has the id {ident!r} (known: {known}){hint}"
@@ -227,8 +225,8 @@ def _resolve(index: PackIndex, path: JsonPath, raw: Any, effect: bool) -> Raw | 
     )
 
 
-def _check_comparison(index: PackIndex, path: JsonPath, leaf: Mapping[str, Any]) -> Iterator[Raw]:
-    op, value, raw = leaf.get("op"), leaf.get("value"), leaf.get("path")
+def _check_comparison(index: PackIndex, leaf: Compare) -> Iterator[Raw]:
+    path, op, value, raw = leaf.at, leaf.op, leaf.value, leaf.path
     target = _resolve(index, path, raw, effect=False)
     if isinstance(target, RawFinding):
         yield target
@@ -263,7 +261,7 @@ def _check_comparison(index: PackIndex, path: JsonPath, leaf: Mapping[str, Any])
             f"{show(value)} is not one of the set's values {enum}, so it never holds{hint}",
         )
     elif op in ("eq", "ne"):
-        yield from _check_equality(index, path, str(raw), target, value, str(op))
+        yield from _check_equality(index, path, str(raw), target, value, op)
 
 
 def _number(value: Any) -> bool:
@@ -401,10 +399,10 @@ def check_condition_refs(index: PackIndex) -> Iterator[Raw]:
 def check_satisfiable(index: PackIndex) -> Iterator[Raw]:
     """Conditions that can never hold, by interval and set reasoning; the finding says where and why."""
     checker = Checker(index.schema, index.observations)
-    for path, condition in index.conditions():
-        if not checker.may_hold(condition):
-            where, reason = checker.explain(condition, path)
-            if checker.unresolved or _reads_unknown_observation(index, condition):
+    for path, tree in index.trees:
+        if not checker.may_hold(tree):
+            where, reason = checker.explain(tree)
+            if checker.unresolved or _reads_unknown_observation(index, tree):
                 continue  # an unknown path or observation id is its own finding (unknown-state-path, -reference)
             if where == path:
                 message = f"{path[-1]} can never hold: {reason}; fix or remove it"
@@ -428,9 +426,6 @@ def one_per_mistake(raw: Sequence[Raw]) -> list[Raw]:
     return [f for f in raw if not (f.code == "never-holds" and f.path in leaves)]
 
 
-def _reads_unknown_observation(index: PackIndex, condition: Mapping[str, Any]) -> bool:
+def _reads_unknown_observation(index: PackIndex, condition: Condition) -> bool:
     """Whether an ``observed`` part of ``condition`` names an observation the pack does not have."""
-    return any(
-        leaf.get("op") == "observed" and str(leaf.get("id")) not in index.observations
-        for _, leaf in _leaves(condition, ())
-    )
+    return any(isinstance(leaf, Observed) and leaf.id not in index.observations for leaf in leaves(condition))

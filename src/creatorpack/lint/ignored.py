@@ -8,10 +8,11 @@ no condition reads, reward-only assets nothing gives, badges nothing awards.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Final
 
 from creatorpack._json import JsonPath, show
+from creatorpack.contract.conditions import Condition, Observed, leaves
 from creatorpack.contract.findings import RawFinding, Target
 from creatorpack.contract.schema import SUPPORTED_VERSIONS, root_members
 from creatorpack.lint._suggest import did_you_mean, nearest
@@ -237,32 +238,20 @@ def check_state_types(index: PackIndex) -> Iterator[Raw]:
         )
 
 
-def _observed_ids(conditions: list[Any], wanted: set[str]) -> set[str]:
+def _observed_ids(conditions: Iterable[Condition], wanted: set[Any]) -> set[str]:
     """The observation ids that the conditions read (stops once every wanted one is found)."""
     found: set[str] = set()
     for condition in conditions:
         if wanted <= found:
             break
-        stack = [condition]
-        try:  # valid conditions have these members; shapes the contract does not show are skipped
-            while stack:
-                node = stack.pop()
-                op = node["op"]
-                if op == "observed":
-                    found.add(node["id"])
-                elif op == "all" or op == "any":  # noqa: PLR1714 - faster than a tuple lookup here
-                    stack.extend(node["conditions"])
-                elif op == "not":
-                    stack.append(node["condition"])
-        except (KeyError, TypeError, AttributeError):
-            continue
+        found.update(leaf.id for leaf in leaves(condition) if isinstance(leaf, Observed))
     return found
 
 
 def check_unused_observations(index: PackIndex) -> Iterator[Raw]:
     """Observations that no condition reads: the narrator answers them for nothing."""
     wanted = {o.get("id") for _, o in index.items("runtime", "observations")}
-    read = _observed_ids([condition for _, condition in index.conditions()], wanted)  # type: ignore[arg-type]
+    read = _observed_ids((tree for _, tree in index.trees), wanted)
     for position, observation in index.items("runtime", "observations"):
         ident = observation.get("id")
         if isinstance(ident, str) and ident not in read:

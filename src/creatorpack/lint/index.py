@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from creatorpack._json import JsonPath, pointer
+from creatorpack.contract.conditions import Condition, parse
 from creatorpack.contract.findings import RawFinding
 from creatorpack.contract.schema import as_declared
+from creatorpack.errors import ConditionError
 from creatorpack.lint._suggest import Suggester
 from creatorpack.lint.rules import Raw
 
@@ -163,6 +165,21 @@ class PackIndex:
     def conditions(self) -> list[tuple[JsonPath, Mapping[str, Any]]]:
         """Every top-level condition (a when, reveal_when, completion) with its path."""
         return self._scan[1] if self.layout.runtime else []
+
+    @functools.cached_property
+    def trees(self) -> list[tuple[JsonPath, Condition]]:
+        """:meth:`conditions` parsed, each node placed in the pack (its ``at``), in the same order.
+
+        A valid pack's conditions all parse (the schema holds every one to the grammar); one that
+        would not is left out rather than guessed at.
+        """
+        parsed: list[tuple[JsonPath, Condition]] = []
+        for path, condition in self.conditions():
+            try:
+                parsed.append((path, parse(condition, path)))
+            except ConditionError:
+                continue
+        return parsed
 
     @property
     def nodes(self) -> list[tuple[JsonPath, Any]]:

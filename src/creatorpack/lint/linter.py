@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Final, TypeAlias
 
 from creatorpack._json import a_python_type, pointer
+from creatorpack.contract.conditions import Goal
 from creatorpack.contract.findings import locate_and_sort
 from creatorpack.contract.validation import Report, Source, Validator, Violation
 from creatorpack.lint.assets import (
@@ -219,16 +220,17 @@ def _asset_source(assets: os.PathLike[str] | AssetSource | None) -> AssetSource 
 REVEAL_GOALS: Final = frozenset(
     ["reader_card", "avatar", "image", "relationship", "asset", "visual_anchor", "casting", "deed", "knowledge"]
 )
-"""The kinds of goal that are an item being revealed (the ``kind:`` of their keys in :func:`goals`)."""
+"""The kinds of goal that are an item being revealed (the :attr:`Goal.kind` of some of :func:`goals`)."""
 
 
-def goals(document: Mapping[str, object]) -> tuple[str, ...]:
-    """The ``kind:id`` of every goal of a valid, playable pack, in document order (none for an unplayable one).
+def goals(document: Mapping[str, object]) -> tuple[Goal, ...]:
+    """Every goal of a valid, playable pack, in document order (none for an unplayable one).
 
     Kinds: ``achievement``, ``ending``, ``rule``, ``completion`` (a rule completing), and the
     reveals ``reader_card``, ``avatar``, ``image``, ``relationship``, ``asset``, ``visual_anchor``,
     ``casting``, ``deed`` and ``knowledge``. :func:`explain` and ``creatorpack lint --explain``
-    take these keys (and a bare id for an achievement, ending or rule).
+    take these goals, or their ``kind:id`` text (``str(goal)``), and a bare id for an achievement,
+    ending or rule.
     """
     from creatorpack.lint import reach  # noqa: PLC0415 - the runtime is only needed here
     from creatorpack.play.engine import Engine  # noqa: PLC0415
@@ -237,13 +239,17 @@ def goals(document: Mapping[str, object]) -> tuple[str, ...]:
         engine = Engine(document)
     except Exception:  # noqa: BLE001 - an unplayable pack has no goals
         return ()
-    return tuple(target.key for target in reach.targets(engine))
+    return tuple(Goal.parse(target.key) for target in reach.targets(engine))
 
 
-def explain(source: Source, target: str, config: LintConfig | None = None) -> Witness | None:
-    """A sequence of turns that reaches ``target`` (an id or a ``kind:id`` of :func:`goals`), if one was found."""
+def explain(source: Source, target: Goal | str, config: LintConfig | None = None) -> Witness | None:
+    """A sequence of turns that reaches ``target`` (a :class:`Goal` of :func:`goals`, its ``kind:id``, or an id).
+
+    Raises ``ValueError`` for a malformed ``kind:id`` (a colon with no kind before it).
+    """
+    goal = Goal.parse(target) if isinstance(target, str) and ":" in target else target
     report = lint(source, config)
-    return report.witnesses.get(target)
+    return report.witnesses.get(str(goal))
 
 
 def _locate_findings(raw: Iterable[Raw], text: bytes | None) -> tuple[Finding, ...]:

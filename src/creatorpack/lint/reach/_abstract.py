@@ -16,18 +16,30 @@ that over-approximation holds in no reachable state: a proof, with a reason (:fu
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeAlias
 
 from creatorpack._json import parse_pointer, pointer, show
-from creatorpack.play.conditions import MISSING, compile_condition, resolve
+from creatorpack.contract.conditions import (
+    AllOf,
+    AnyOf,
+    Compare,
+    Condition,
+    LiteralCond,
+    Not,
+    Observed,
+    leaves,
+    parse,
+)
+from creatorpack.play.conditions import MISSING, CompiledCondition, compile_condition, resolve
 from creatorpack.play.program import Program
 from creatorpack.play.state import CompiledEffect, set_paths
 
 __all__ = [
     "Abstract",
     "Analysis",
+    "Cond",
     "IntRange",
     "Members",
     "Refusal",
@@ -39,6 +51,7 @@ __all__ = [
     "failing_part",
     "holds",
     "narrow",
+    "tree_of",
     "why_not",
     "widen",
 ]
@@ -81,6 +94,8 @@ class Members:
 
 Value: TypeAlias = IntRange | Members
 Abstract: TypeAlias = tuple[Value, ...]
+Cond: TypeAlias = Condition | Mapping[str, Any]
+"""A condition's tree, or its JSON (parsed on the way in: the search modules still hand JSON over)."""
 """One value per variable, in :attr:`Analysis.variables` order."""
 
 
@@ -138,9 +153,10 @@ class Analysis:
         """Where a condition's ``path`` reads: a variable, a constant, or somewhere unknown."""
         return _place(self.initial, self.variables, path)
 
-    def reads(self, condition: Mapping[str, Any]) -> list[int | None]:
+    def reads(self, condition: Cond) -> list[int | None]:
         """The variable each comparison of ``condition`` reads, in order (``None``: not a variable)."""
-        return [getattr(self.place(atom.get("path")), "index", None) for atom in _atoms(condition) if "path" in atom]
+        tree = self.checker.tree(condition)
+        return [getattr(self.place(leaf.path), "index", None) for leaf in leaves(tree) if isinstance(leaf, Compare)]
 
 
 def analyse(program: Program, entry: Mapping[str, Any], entry_name: str, *, endings: bool = True) -> Analysis:
@@ -171,7 +187,7 @@ def analyse(program: Program, entry: Mapping[str, Any], entry_name: str, *, endi
     }
     thresholds = _thresholds(program, variables, rules)
     checker = _Checker(initial, variables, sets, program.observations)
-    endings_when = [program.conditions[goal.when].source for goal in program.endings] if endings else []
+    endings_when = [tree_of(program.conditions[goal.when]) for goal in program.endings] if endings else []
     after: Abstract = tuple(start)
     passes = 0
     refused: dict[str, Refusal] = {}  # those of the last turn, which is the fixed point's
@@ -206,7 +222,12 @@ def completed_at_start(program: Program, initial: Mapping[str, Any]) -> frozense
     )
 
 
-def holds(analysis: Analysis, condition: Mapping[str, Any], on: Abstract | None) -> Abstract | None:
+def tree_of(compiled: CompiledCondition) -> Condition:
+    """A compiled condition's tree (parsed from its JSON when it was compiled without one)."""
+    return compiled.tree if compiled.tree is not None else parse(compiled.source)
+
+
+def holds(analysis: Analysis, condition: Cond, on: Abstract | None) -> Abstract | None:
     """``on`` narrowed to where ``condition`` may hold; ``None`` if it holds nowhere."""
     if on is None:
         return None
@@ -218,27 +239,30 @@ def widen(analysis: Analysis, old: Abstract, new: Abstract) -> Abstract:
     return _widen(old, new, analysis.thresholds)
 
 
-def narrow(value: Value, node: Mapping[str, Any], *, want: bool) -> Value | None:
+def narrow(value: Value, node: Cond, *, want: bool) -> Value | None:
     """``value`` narrowed to where comparison ``node`` may be ``want``; ``None`` if it cannot be."""
+    node = parse(node) if isinstance(node, Mapping) else node
+    if not isinstance(node, Compare):
+        return value
     if isinstance(value, IntRange):
         return _int_atom(value, node, want=want)
     return _set_atom(value, node, want=want)
 
 
-def why_not(analysis: Analysis, condition: Mapping[str, Any], on: Abstract, *, want: bool = True) -> str:
+def why_not(analysis: Analysis, condition: Cond, on: Abstract, *, want: bool = True) -> str:
     """Why ``condition`` cannot hold (``want``) on ``on``: the first part of it that cannot, explained."""
-    return _Explainer(analysis, checker_for(analysis)).why(condition, on, want=want)
+    checker = checker_for(analysis)
+    return _Explainer(analysis, checker).why(checker.tree(condition), on, want=want)
 
 
-def failing_part(
-    analysis: Analysis, condition: Mapping[str, Any], on: Abstract, *, want: bool = True
-) -> tuple[str | int, ...]:
+def failing_part(analysis: Analysis, condition: Cond, on: Abstract, *, want: bool = True) -> tuple[str | int, ...]:
     """Where in ``condition`` the part that :func:`why_not` explains is: a path relative to the condition.
 
     ``("conditions", 1)`` for the second part of an ``all`` that cannot hold, ``()`` when the
     whole condition is the smallest part to blame (an atom, or parts that only fail together).
     """
-    return _Explainer(analysis, checker_for(analysis)).where(condition, on, want=want)
+    checker = checker_for(analysis)
+    return _Explainer(analysis, checker).where(checker.tree(condition), on, want=want)
 
 
 def checker_for(analysis: Analysis) -> _Checker:
@@ -277,11 +301,11 @@ def _thresholds(
                 steps.setdefault(i, set()).add(effect.by)
     where = {tokens: i for i, tokens in enumerate(variables)}
     for condition in program.conditions:
-        for atom in _atoms(condition.source):
-            path: Any = atom.get("path")
-            value: Any = atom.get("value")
-            tokens = parse_pointer(path) if isinstance(path, str) else None
-            slot = where.get(tuple(tokens)) if tokens is not None else None
+        for atom in leaves(tree_of(condition)):
+            if not isinstance(atom, Compare):
+                continue
+            value: Any = atom.value
+            slot = where.get(atom.tokens) if atom.tokens is not None else None
             if slot is None or not _is_number(value):
                 continue
             for near in (math.floor(value), math.ceil(value)):
@@ -289,18 +313,6 @@ def _thresholds(
     for i, values in found.items():
         values.update(v + by for v in list(values) for by in steps.get(i, ()))
     return {i: sorted(values) for i, values in found.items()}
-
-
-def _atoms(node: Any) -> Iterator[Mapping[str, Any]]:
-    if not isinstance(node, Mapping):
-        return
-    if node.get("op") in ("all", "any"):
-        for child in node.get("conditions", []) if isinstance(node.get("conditions"), list) else []:
-            yield from _atoms(child)
-    elif node.get("op") == "not":
-        yield from _atoms(node.get("condition"))
-    else:
-        yield node
 
 
 def _join(left: Abstract, right: Abstract) -> Abstract:
@@ -346,7 +358,7 @@ def _turn(
     for rule, effects in rules:
         if not effects:
             continue
-        when = program.conditions[rule.when].source
+        when = tree_of(program.conditions[rule.when])
         allowed = checker.refine(before, when, want=True)
         if allowed is None:
             continue
@@ -375,7 +387,7 @@ def _turn(
             and checker.refine(before, when, want=False) is None
             and (
                 rule.completion is None
-                or checker.refine(after, program.conditions[rule.completion].source, want=True) is None
+                or checker.refine(after, tree_of(program.conditions[rule.completion]), want=True) is None
             )
         )
         applied = {i: seen(i) for i, _ in effects}  # before any of this rule's effects
@@ -519,7 +531,17 @@ class _Checker:
         self.sets = sets
         self.observations = observations
         self._places: dict[str, _Place] = {}
-        self._constants: dict[int, tuple[Mapping[str, Any], bool]] = {}
+        self._constants: dict[int, tuple[Condition, bool]] = {}
+        self._trees: dict[int, tuple[Mapping[str, Any], Condition]] = {}
+
+    def tree(self, condition: Cond) -> Condition:
+        """The tree of ``condition``; a condition's JSON is parsed once (kept with it, so its id stays its own)."""
+        if not isinstance(condition, Mapping):
+            return condition
+        known = self._trees.get(id(condition))
+        if known is None:
+            known = self._trees[id(condition)] = (condition, parse(condition))
+        return known[1]
 
     def place(self, path: Any) -> _Place:
         key = path if isinstance(path, str) else repr(path)
@@ -528,13 +550,15 @@ class _Checker:
             found = self._places[key] = _place(self.initial, self.variables, path)
         return found
 
-    def constant(self, atom: Mapping[str, Any]) -> bool:
-        known = self._constants.get(id(atom))
+    def constant(self, atom: Compare | Mapping[str, Any]) -> bool:
+        """The value of comparison ``atom`` of a path no effect writes: it is the same on every state."""
+        node = self.tree(atom)
+        known = self._constants.get(id(node))
         if known is None:  # the atom is kept with its value, so its id stays its own
-            known = self._constants[id(atom)] = (atom, compile_condition(atom, set_paths=self.sets)(self.initial, {}))
+            known = self._constants[id(node)] = (node, compile_condition(node, set_paths=self.sets)(self.initial, {}))
         return known[1]
 
-    def exclude(self, on: Abstract, conditions: Iterable[Mapping[str, Any]]) -> Abstract | None:
+    def exclude(self, on: Abstract, conditions: Iterable[Cond]) -> Abstract | None:
         """``on`` where none of ``conditions`` holds."""
         current: Abstract | None = on
         for condition in conditions:
@@ -543,38 +567,41 @@ class _Checker:
             current = self.refine(current, condition, want=False)
         return current
 
-    def refine(self, on: Abstract, node: Mapping[str, Any], *, want: bool) -> Abstract | None:
-        op = node.get("op")
-        if op == "literal":
-            return on if (node.get("value") is True) == want else None
-        if op == "not":
-            child = node.get("condition")
-            return self.refine(on, child, want=not want) if isinstance(child, Mapping) else on
-        if op in ("all", "any"):
-            children = [c for c in node.get("conditions", []) if isinstance(c, Mapping)]
-            if (op == "all") == want:  # every child must be `want`
-                current: Abstract | None = on
+    def refine(self, on: Abstract, node: Cond, *, want: bool) -> Abstract | None:
+        """``on`` narrowed to where ``node`` may be ``want``; ``None`` where it cannot be."""
+        return self._refine(on, self.tree(node), want=want)
+
+    def _refine(self, on: Abstract, node: Condition, *, want: bool) -> Abstract | None:
+        match node:
+            case LiteralCond(value=value):
+                return on if (value is True) == want else None
+            case Not(condition=inner):
+                return self._refine(on, inner, want=not want)
+            case AllOf(conditions=children) | AnyOf(conditions=children):
+                if isinstance(node, AllOf) == want:  # every child must be `want`
+                    current: Abstract | None = on
+                    for child in children:
+                        current = self._refine(current, child, want=want) if current is not None else None
+                    return current
+                joined: Abstract | None = None
                 for child in children:
-                    current = self.refine(current, child, want=want) if current is not None else None
-                return current
-            joined: Abstract | None = None
-            for child in children:
-                narrowed = self.refine(on, child, want=want)
-                if narrowed is not None:
-                    joined = narrowed if joined is None else _join(joined, narrowed)
-                    if joined == on:
-                        break
-            return joined
-        if op == "observed":
-            return on if not want or self.answerable(node) else None
-        return self._comparison(on, node, want=want)
+                    narrowed = self._refine(on, child, want=want)
+                    if narrowed is not None:
+                        joined = narrowed if joined is None else _join(joined, narrowed)
+                        if joined == on:
+                            break
+                return joined
+            case Observed():
+                return on if not want or answerable(self.observations, node) else None
+            case Compare():
+                return self._comparison(on, node, want=want)
 
-    def answerable(self, node: Mapping[str, Any]) -> bool:
+    def answerable(self, node: Cond) -> bool:
         """Whether some answer to the observation makes this ``observed`` hold."""
-        return answerable(self.observations, node)
+        return answerable(self.observations, self.tree(node))
 
-    def _comparison(self, on: Abstract, node: Mapping[str, Any], *, want: bool) -> Abstract | None:
-        place = self.place(node.get("path"))
+    def _comparison(self, on: Abstract, node: Compare, *, want: bool) -> Abstract | None:
+        place = self.place(node.path)
         if isinstance(place, _Unknown):
             return on
         if isinstance(place, _Const):
@@ -593,9 +620,8 @@ class _Checker:
         return tuple(changed)
 
 
-def _int_atom(current: IntRange, node: Mapping[str, Any], *, want: bool) -> IntRange | None:
-    op: Any = node.get("op")
-    value: Any = node.get("value")
+def _int_atom(current: IntRange, node: Compare, *, want: bool) -> IntRange | None:
+    op, value = node.op, node.value
     number = float(value) if _is_number(value) else 0.0
     if op in ("eq", "ne"):
         if not _is_number(value):
@@ -624,8 +650,8 @@ def _int_atom(current: IntRange, node: Mapping[str, Any], *, want: bool) -> IntR
     return current  # an op the runtime does not know: any
 
 
-def _set_atom(current: Members, node: Mapping[str, Any], *, want: bool) -> Members | None:
-    op, value = node.get("op"), node.get("value")
+def _set_atom(current: Members, node: Compare, *, want: bool) -> Members | None:
+    op, value = node.op, node.value
     items: list[Any] = value if isinstance(value, list) else []
     if op == "contains":
         if not isinstance(value, str):
@@ -660,48 +686,44 @@ class _Explainer:
         self.analysis = analysis
         self.checker = checker
 
-    def why(self, node: Mapping[str, Any], on: Abstract, *, want: bool) -> str:
-        op = node.get("op")
-        if op == "literal":
-            return f"it is `literal {str(node.get('value') is True).lower()}`"
-        if op == "not":
-            child = node.get("condition")
-            return self.why(child, on, want=not want) if isinstance(child, Mapping) else "its `not` has no condition"
-        if op in ("all", "any"):
-            children = [c for c in node.get("conditions", []) if isinstance(c, Mapping)]
-            if (op == "all") == want:
-                for child in children:
-                    if self.checker.refine(on, child, want=want) is None:
-                        return self.why(child, on, want=want)
-                atoms = "; ".join(self._describe(a) for a in _atoms(node) if "path" in a)
-                return f"its parts cannot hold together ({atoms})" if atoms else "its parts cannot hold together"
-            reasons = [self.why(child, on, want=want) for child in children]
-            return " and ".join(dict.fromkeys(reasons)) if reasons else f"`{op}` has no conditions"
-        if op == "observed":
-            return f"observation `{node.get('id')}` cannot be answered {show(node.get('value'))}"
-        return self._atom(node, on, want=want)
+    def why(self, node: Condition, on: Abstract, *, want: bool) -> str:
+        match node:
+            case LiteralCond(value=value):
+                return f"it is `literal {str(value is True).lower()}`"
+            case Not(condition=inner):
+                return self.why(inner, on, want=not want)
+            case AllOf(conditions=children) | AnyOf(conditions=children):
+                if isinstance(node, AllOf) == want:
+                    for child in children:
+                        if self.checker.refine(on, child, want=want) is None:
+                            return self.why(child, on, want=want)
+                    atoms = "; ".join(self._describe(a) for a in leaves(node) if isinstance(a, Compare))
+                    return f"its parts cannot hold together ({atoms})" if atoms else "its parts cannot hold together"
+                reasons = [self.why(child, on, want=want) for child in children]
+                op = "all" if isinstance(node, AllOf) else "any"
+                return " and ".join(dict.fromkeys(reasons)) if reasons else f"`{op}` has no conditions"
+            case Observed(id=ident, value=value):
+                return f"observation `{ident}` cannot be answered {show(value)}"
+            case Compare():
+                return self._atom(node, on, want=want)
 
-    def where(self, node: Mapping[str, Any], on: Abstract, *, want: bool) -> tuple[str | int, ...]:
+    def where(self, node: Condition, on: Abstract, *, want: bool) -> tuple[str | int, ...]:
         """The path to the part :meth:`why` explains (it follows the same steps)."""
-        op = node.get("op")
-        if op == "not":
-            child = node.get("condition")
-            return ("condition", *self.where(child, on, want=not want)) if isinstance(child, Mapping) else ()
-        if op in ("all", "any"):
-            raw = node.get("conditions", [])
-            children = [(i, c) for i, c in enumerate(raw if isinstance(raw, list) else []) if isinstance(c, Mapping)]
-            if (op == "all") == want:
-                for i, child in children:
-                    if self.checker.refine(on, child, want=want) is None:
-                        return ("conditions", i, *self.where(child, on, want=want))
-                return ()
-            if len(children) == 1:  # every part fails: only one part is to blame when there is one
-                i, child = children[0]
-                return ("conditions", i, *self.where(child, on, want=want))
+        match node:
+            case Not(condition=inner):
+                return ("condition", *self.where(inner, on, want=not want))
+            case AllOf(conditions=children) | AnyOf(conditions=children):
+                if isinstance(node, AllOf) == want:
+                    for i, child in enumerate(children):
+                        if self.checker.refine(on, child, want=want) is None:
+                            return ("conditions", i, *self.where(child, on, want=want))
+                    return ()
+                if len(children) == 1:  # every part fails: only one part is to blame when there is one
+                    return ("conditions", 0, *self.where(children[0], on, want=want))
         return ()
 
-    def _atom(self, node: Mapping[str, Any], on: Abstract, *, want: bool) -> str:
-        path = node.get("path")
+    def _atom(self, node: Compare, on: Abstract, *, want: bool) -> str:
+        path = node.path
         place = self.checker.place(path)
         needs = self._describe(node, negate=not want)
         if isinstance(place, _Const):
@@ -721,11 +743,11 @@ class _Explainer:
             return f"`{path}` {within} in every reachable state ({how}{ended}), so {needs} never holds"
         return f"`{path}` {_held(value)} ({how}{ended}), so {needs} never holds"
 
-    def _describe(self, atom: Mapping[str, Any], *, negate: bool = False) -> str:
-        op = str(atom.get("op"))
+    def _describe(self, atom: Compare, *, negate: bool = False) -> str:
+        op: str = atom.op
         if negate:
             op = _NEGATE.get(op, "not-contains" if op == "contains" else op)
-        return f"`{atom.get('path')}` {_SYMBOLS.get(op, op)} {show(atom.get('value'))}"
+        return f"`{atom.path}` {_SYMBOLS.get(op, op)} {show(atom.value)}"
 
 
 def _held(value: Members) -> str:
@@ -745,12 +767,15 @@ def _names(rules: Sequence[str]) -> str:
     return shown + (f" and {len(rules) - 3} more" if len(rules) > 3 else "")
 
 
-def answerable(observations: Mapping[str, Mapping[str, Any]], node: Mapping[str, Any]) -> bool:
+def answerable(observations: Mapping[str, Mapping[str, Any]], node: Cond) -> bool:
     """Whether some answer to the observation an ``observed`` condition names makes it hold."""
-    observation = observations.get(str(node.get("id")))
+    node = parse(node) if isinstance(node, Mapping) else node
+    if not isinstance(node, Observed):
+        return False
+    observation = observations.get(node.id)
     if observation is None:
         return False
-    value = node.get("value")
+    value = node.value
     if observation.get("type") == "boolean":
         return isinstance(value, bool)
     if observation.get("type") == "choice":

@@ -27,7 +27,18 @@ from typing import Any, Final, TypeAlias
 
 import orjson
 
-from creatorpack.lint.reach._abstract import Abstract, Analysis, IntRange, Members, Value, checker_for, narrow
+from creatorpack.contract.conditions import AllOf, AnyOf, Compare, Condition, LiteralCond, Not, Observed, to_json
+from creatorpack.lint.reach._abstract import (
+    Abstract,
+    Analysis,
+    Cond,
+    IntRange,
+    Members,
+    Value,
+    checker_for,
+    narrow,
+    tree_of,
+)
 from creatorpack.play.conditions import MISSING, json_equal, resolve
 from creatorpack.play.state import CompiledEffect
 
@@ -154,7 +165,7 @@ class Effects:
         for rule, tracked in self.rules:
             if completed is not None and rule.id in completed:
                 continue
-            fire, uses = formulas.compile(self.analysis.program.conditions[rule.when].source)
+            fire, uses = formulas.compile(tree_of(self.analysis.program.conditions[rule.when]))
             if fire == FALSE:
                 continue
             certain = completed is not None or rule.completion is None
@@ -229,11 +240,11 @@ class Effects:
         assert isinstance(value, Members)
         return (1 if member not in value.must else 0) | (2 if member in value.may else 0)
 
-    def satisfying(self, slot: Slot, node: Mapping[str, Any]) -> int | None:
+    def satisfying(self, slot: Slot, node: Compare) -> int | None:
         """The mask of the slot's values on which comparison ``node`` holds; ``None`` if masks cannot tell."""
         i, member = slot
         if member is not None:
-            return 2 if node.get("op") == "contains" and node.get("value") == member else None
+            return 2 if node.op == "contains" and node.value == member else None
         low, high = self.domains[i]
         return sum(1 << (v - low) for v in range(low, high + 1) if narrow(IntRange(v, v), node, want=True) is not None)
 
@@ -438,7 +449,7 @@ def solve(
     effects: Effects,
     formulas: Formulas,
     writers: Mapping[Slot, Sequence[Writer]],
-    node: Mapping[str, Any],
+    node: Cond,
     on: Abstract,
     budget: int,
 ) -> tuple[dict[str, Any] | None, int]:
@@ -448,7 +459,7 @@ def solve(
     completed search found to make ``node`` true, or, where the masks cannot tell, its best guess.
     """
     goal = _Goal(effects, formulas, on)
-    code = goal.compile(node)
+    code = goal.compile(effects.checker.tree(node))
     if code == FALSE:
         return None, 0
     if code == TRUE:
@@ -502,23 +513,17 @@ class _Goal:
         self.uses: list[int] = []
         self._index = {tokens: i for i, tokens in enumerate(effects.analysis.variables)}
 
-    def compile(self, node: Any) -> int | str:
-        op = node.get("op") if isinstance(node, Mapping) else None
-        if op == "literal":
-            return TRUE if node.get("value") is True else FALSE
-        if op == "not":
-            inner = self.compile(node.get("condition"))
-            return 2 - inner if isinstance(inner, int) else f"(2-{inner})"
-        if op in ("all", "any"):
-            return _combine(op, [self.compile(child) for child in node.get("conditions", [])])
-        if op == "observed":
-            uses: list[int] = []
-            code = self.formulas.observed(node, uses)
-            self.uses.extend(uses)
-            return code
-        if not isinstance(node, Mapping):
-            return FALSE
-        place = self.effects.checker.place(node.get("path"))
+    def compile(self, node: Condition) -> int | str:
+        return _generate(node, self._compare, self._observed)
+
+    def _observed(self, node: Observed) -> int | str:
+        uses: list[int] = []
+        code = self.formulas.observed(node, uses)
+        self.uses.extend(uses)
+        return code
+
+    def _compare(self, node: Compare) -> int | str:
+        place = self.effects.checker.place(node.path)
         i = getattr(place, "index", None)
         if i is None:  # a constant, or somewhere unknown: as on the state before the turn
             return self.formulas.atom(node, self.uses)
@@ -526,9 +531,9 @@ class _Goal:
         if i in self.effects.untracked:
             return OPEN
         if isinstance(self.on[i], Members):
-            if node.get("op") != "contains" or not isinstance(node.get("value"), str):
-                return OPEN if node.get("op") in ("eq", "ne") else self.formulas.atom(node, self.uses)
-            slot = (i, node["value"])
+            if node.op != "contains" or not isinstance(node.value, str):
+                return OPEN if node.op in ("eq", "ne") else self.formulas.atom(node, self.uses)
+            slot = (i, node.value)
             if slot not in self.effects.slot_set:  # a member no effect adds or removes: as it was
                 return self.formulas.atom(node, self.uses)
         sat = self.effects.satisfying(slot, node)
@@ -537,6 +542,30 @@ class _Goal:
         if slot not in self.slots:
             self.slots.append(slot)
         return f"_m(m[{self.slots.index(slot)}], {sat})"
+
+
+def _generate(
+    node: Condition, compare: Callable[[Compare], int | str], observed: Callable[[Observed], int | str]
+) -> int | str:
+    """``node`` as a three-valued constant or the code of one (the generator both formulas share).
+
+    ``compare`` and ``observed`` give a comparison's and an observation's code; groups, ``not`` and
+    literals are the same everywhere (``not`` is ``2 - x``; constants folded).
+    """
+    match node:
+        case LiteralCond(value=value):
+            return TRUE if value is True else FALSE
+        case Not(condition=inner):
+            code = _generate(inner, compare, observed)
+            return 2 - code if isinstance(code, int) else f"(2-{code})"
+        case AllOf(conditions=children):
+            return _combine("all", [_generate(child, compare, observed) for child in children])
+        case AnyOf(conditions=children):
+            return _combine("any", [_generate(child, compare, observed) for child in children])
+        case Observed():
+            return observed(node)
+        case Compare():
+            return compare(node)
 
 
 def _combine(op: str, parts: Sequence[int | str]) -> int | str:
@@ -579,7 +608,7 @@ class Formulas:
         self._keys: dict[Any, int] = {}
         self._compiled: dict[int, tuple[Fire | int, tuple[int, ...]]] = {}
 
-    def compile(self, node: Mapping[str, Any]) -> tuple[Fire | int, tuple[int, ...]]:
+    def compile(self, node: Condition) -> tuple[Fire | int, tuple[int, ...]]:
         """``node`` as a constant, or a function of the choices with the choices it reads."""
         known = self._compiled.get(id(node))
         if known is not None:
@@ -601,36 +630,24 @@ class Formulas:
                 move[key[1]] = self.domains[k][choices[k]]
         return move
 
-    def _expr(self, node: Any, uses: list[int]) -> int | str:
-        op = node.get("op") if isinstance(node, Mapping) else None
-        if op == "literal":
-            return TRUE if node.get("value") is True else FALSE
-        if op == "not":
-            inner = self._expr(node.get("condition"), uses)
-            return 2 - inner if isinstance(inner, int) else f"(2-{inner})"
-        if op in ("all", "any"):
-            return _combine(op, [self._expr(child, uses) for child in node.get("conditions", [])])
-        if op == "observed":
-            return self.observed(node, uses)
-        if not isinstance(node, Mapping):
-            return FALSE
-        return self.atom(node, uses)
+    def _expr(self, node: Condition, uses: list[int]) -> int | str:
+        return _generate(node, lambda atom: self.atom(atom, uses), lambda test: self.observed(test, uses))
 
-    def atom(self, node: Mapping[str, Any], uses: list[int]) -> int | str:
+    def atom(self, node: Compare, uses: list[int]) -> int | str:
         """A comparison on the box: decided, or an open choice."""
         if self.checker.refine(self.on, node, want=True) is None:
             return FALSE
         if self.checker.refine(self.on, node, want=False) is None:
             return TRUE
-        k = self._choice(("atom", orjson.dumps(node, option=orjson.OPT_SORT_KEYS)), (False, True))
+        k = self._choice(("atom", orjson.dumps(to_json(node), option=orjson.OPT_SORT_KEYS)), (False, True))
         uses.append(k)
         return f"(1 if c[{k}]<0 else 2*c[{k}])"
 
-    def observed(self, node: Mapping[str, Any], uses: list[int]) -> int | str:
+    def observed(self, node: Observed, uses: list[int]) -> int | str:
         """An ``observed`` condition on this turn's choice for its observation."""
         if not self.checker.answerable(node):
             return FALSE
-        ident = str(node.get("id"))
+        ident = node.id
         spec = self.observations.get(ident, {})
         if spec.get("type") == "boolean":
             domain: tuple[Any, ...] = (MISSING, True, False)
@@ -639,7 +656,7 @@ class Formulas:
         else:
             domain = (MISSING, _OTHER)
         k = self._choice(("observed", ident), domain)
-        value = node.get("value")
+        value = node.value
         matches = [i for i, v in enumerate(self.domains[k]) if i and v is not _OTHER and _same(v, value)]
         if not matches:
             self.domains[k] = (*self.domains[k], value)  # a value of a kind that lists none

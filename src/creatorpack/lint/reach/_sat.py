@@ -15,7 +15,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final, TypeAlias
 
 from creatorpack._json import show
-from creatorpack.play.conditions import json_equal, parse_pointer
+from creatorpack.contract.conditions import AllOf, AnyOf, Compare, Condition, LiteralCond, Not, Observed
+from creatorpack.play.conditions import json_equal
 from creatorpack.play.state import schema_at
 
 __all__ = ["MAX_BRANCHES", "Checker"]
@@ -71,97 +72,90 @@ class Checker:
         self.unresolved = False
         """Whether the last :meth:`explain` found a path the state schema does not have (reported apart)."""
 
-    def why_never(self, condition: Any, path: _Path) -> tuple[_Path, str] | None:
-        """``None`` if the condition may hold; else the sub-condition that cannot, and why."""
-        return None if self.may_hold(condition) else self.explain(condition, path)
+    def why_never(self, condition: Condition) -> tuple[_Path, str] | None:
+        """``None`` if the condition may hold; else where the sub-condition that cannot stands, and why."""
+        return None if self.may_hold(condition) else self.explain(condition)
 
-    def explain(self, condition: Any, path: _Path) -> tuple[_Path, str]:
-        """For a condition that never holds: the sub-condition that cannot, and why."""
+    def explain(self, condition: Condition) -> tuple[_Path, str]:
+        """For a condition that never holds: where the sub-condition that cannot stands (its ``at``), and why."""
         self._explaining = True
         self.unresolved = False
         try:
-            return self._culprit(condition, path)
+            return self._culprit(condition)
         except (_TooManyError, RecursionError, TypeError, AttributeError):
-            return path, _UNKNOWN
+            return condition.at, _UNKNOWN
         finally:
             self._explaining = False
 
-    def _culprit(self, node: Mapping[str, Any], path: _Path) -> tuple[_Path, str]:
-        op = node.get("op")
-        children = node.get("conditions", []) if op in ("all", "any") else []
-        if op == "all":
-            facts = [_Facts()]
-            for number, child in enumerate(children):
-                self._reason = None
-                facts = self._branches(child, facts, positive=True)
-                if not facts:
-                    reason = self._reason or _UNKNOWN
-                    if not self.may_hold(child):  # this part alone cannot hold
-                        return self._culprit(child, (*path, "conditions", number))
-                    return path, f"its conditions cannot all hold at once: {reason}"
-            return path, _UNKNOWN
-        if op == "any" and len(children) == 1:
-            return self._culprit(children[0], (*path, "conditions", 0))
-        if op == "any":
-            reasons = [self._why(child, positive=True) for child in children]
-            return path, f"none of its {len(children)} conditions can hold: " + "; ".join(dict.fromkeys(reasons))
-        if op == "not":
-            return path, f"its condition always holds: {self._why(node.get('condition'), positive=False)}"
-        return path, self._why(node, positive=True)
+    def _culprit(self, node: Condition) -> tuple[_Path, str]:
+        match node:
+            case AllOf(conditions=children):
+                facts = [_Facts()]
+                for child in children:
+                    self._reason = None
+                    facts = self._branches(child, facts, positive=True)
+                    if not facts:
+                        reason = self._reason or _UNKNOWN
+                        if not self.may_hold(child):  # this part alone cannot hold
+                            return self._culprit(child)
+                        return node.at, f"its conditions cannot all hold at once: {reason}"
+                return node.at, _UNKNOWN
+            case AnyOf(conditions=(only,)):
+                return self._culprit(only)
+            case AnyOf(conditions=children):
+                reasons = [self._why(child, positive=True) for child in children]
+                joined = "; ".join(dict.fromkeys(reasons))
+                return node.at, f"none of its {len(children)} conditions can hold: {joined}"
+            case Not(condition=inner):
+                return node.at, f"its condition always holds: {self._why(inner, positive=False)}"
+            case _:
+                return node.at, self._why(node, positive=True)
 
-    def _why(self, node: Any, *, positive: bool) -> str:
+    def _why(self, node: Condition, *, positive: bool) -> str:
         self._reason = None
         self._branches(node, [_Facts()], positive=positive)
         return self._reason or _UNKNOWN
 
-    def may_hold(self, condition: Any) -> bool:
+    def may_hold(self, condition: Condition) -> bool:
         """False only when the condition provably never holds."""
         try:
             return bool(self._branches(condition, [_Facts()], positive=True))
         except (_TooManyError, RecursionError, TypeError, AttributeError):
             return True  # undecided (or a shape the contract does not show): never claim impossibility
 
-    def _branches(self, node: Any, facts: list[_Facts], *, positive: bool) -> list[_Facts]:
-        if not isinstance(node, Mapping) or not facts:
+    def _branches(self, node: Condition, facts: list[_Facts], *, positive: bool) -> list[_Facts]:
+        if not facts:
             return facts
-        op = node.get("op")
-        if op == "literal":
-            if (node.get("value") is True) == positive:
-                return facts
-            if self._explaining:
-                self._reason = f"it is literally {'false' if positive else 'true'}"
-            return []
-        if op == "not":
-            return self._branches(node.get("condition"), facts, positive=not positive)
-        if op in ("all", "any"):
-            children = node.get("conditions", [])
-            conjunctive = (op == "all") == positive
-            if conjunctive:
+        match node:
+            case LiteralCond(value=value):
+                if (value is True) == positive:
+                    return facts
+                if self._explaining:
+                    self._reason = f"it is literally {'false' if positive else 'true'}"
+                return []
+            case Not(condition=inner):
+                return self._branches(inner, facts, positive=not positive)
+            case AllOf(conditions=children) | AnyOf(conditions=children):
+                conjunctive = isinstance(node, AllOf) == positive
+                if conjunctive:
+                    for child in children:
+                        facts = self._branches(child, facts, positive=positive)
+                        if not facts:
+                            return []
+                    return facts
+                result: list[_Facts] = []
                 for child in children:
-                    facts = self._branches(child, facts, positive=positive)
-                    if not facts:
-                        return []
-                return facts
-            result: list[_Facts] = []
-            for child in children:
-                result.extend(self._branches(child, facts, positive=positive))
-                if len(result) > MAX_BRANCHES:
-                    raise _TooManyError
-            return result
-        out = []
-        for fact in facts:
-            narrowed = self._atom(node, fact, positive=positive)
-            if narrowed is not None:
-                out.append(narrowed)
-        return out
+                    result.extend(self._branches(child, facts, positive=positive))
+                    if len(result) > MAX_BRANCHES:
+                        raise _TooManyError
+                return result
+            case Observed(id=ident, value=value):
+                return [n for fact in facts if (n := self._observed(ident, value, fact, positive=positive)) is not None]
+            case Compare():
+                return [n for fact in facts if (n := self._compare(node, fact, positive=positive)) is not None]
 
-    def _atom(self, node: Mapping[str, Any], fact: _Facts, *, positive: bool) -> _Facts | None:
-        op = node.get("op")
-        value = node.get("value")
-        if op == "observed":
-            return self._observed(str(node.get("id")), value, fact, positive=positive)
-        path = node.get("path")
-        tokens = parse_pointer(path) if isinstance(path, str) else None
+    def _compare(self, node: Compare, fact: _Facts, *, positive: bool) -> _Facts | None:
+        op, path, value, tokens = node.op, node.path, node.value, node.tokens
         target = schema_at(self.schema, tokens) if tokens else None
         if tokens is not None and target is None and _under_unchecked(self.schema, tokens):
             return fact  # inside a member whose type the runtime does not know: compared on the value itself
@@ -175,7 +169,7 @@ class Checker:
         kind = target.get("type")
         key = str(path)
         if kind not in _KINDS:  # an enum, or a type the runtime does not know: compared on the value itself
-            return self._unchecked(key, target, str(op), fact, positive=positive)
+            return self._unchecked(key, target, op, fact, positive=positive)
         if op in ("eq", "ne", "gt", "gte", "lt", "lte") and kind == "integer":
             return self._integer(key, target, op if positive else _NEGATE[op], value, fact)
         if op in ("eq", "ne") and kind == "boolean":

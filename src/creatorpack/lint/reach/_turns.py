@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from creatorpack._json import pointer
-from creatorpack.lint.reach._abstract import Abstract, Analysis, IntRange, Members, Value, checker_for, widen
+from creatorpack.lint.reach._abstract import Abstract, Analysis, IntRange, Members, Value, checker_for, tree_of, widen
 from creatorpack.lint.reach._bnb import Effects, Formulas, Writer, extreme
 from creatorpack.play.conditions import resolve
 
@@ -88,7 +88,7 @@ def by_turn(analysis: Analysis, work: int = WORK) -> Trace | None:
     if not analysis.variables:
         return None
     checker = checker_for(analysis)
-    endings = [analysis.program.conditions[goal.when].source for goal in analysis.program.endings]
+    endings = [tree_of(analysis.program.conditions[goal.when]) for goal in analysis.program.endings]
     turn = _Turn(analysis, work)
     after: list[Abstract] = [_start(analysis)]
     before: list[Abstract] = []

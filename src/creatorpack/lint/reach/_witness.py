@@ -30,9 +30,10 @@ from typing import Any, Final, Literal, TypeAlias
 
 import orjson
 
-from creatorpack._json import JsonPath, parse_pointer
+from creatorpack._json import JsonPath
+from creatorpack.contract.conditions import AllOf, AnyOf, Compare, Condition, LiteralCond, Not, Observed, parse
 from creatorpack.lint.reach import _bnb
-from creatorpack.lint.reach._abstract import Analysis, answerable, holds
+from creatorpack.lint.reach._abstract import Analysis, Cond, answerable, holds, tree_of
 from creatorpack.play.conditions import MISSING, compile_condition, json_equal, resolve
 from creatorpack.play.engine import Engine, SessionState, Turn
 from creatorpack.play.state import set_paths
@@ -179,7 +180,8 @@ class Search:
         self.default = engine.entry_ids()[0] if engine.entries else ""
         self.options = _options(engine)
         self.sets = set_paths(engine.schema)
-        self._atoms: dict[int, tuple[Mapping[str, Any], Callable[[Any, Any], bool]]] = {}
+        self._atoms: dict[int, tuple[Compare, Callable[[Any, Any], bool]]] = {}
+        self._trees: dict[int, tuple[Cond, Condition]] = {}
         self._free: dict[str, Callable[[Any, Any], bool]] = {}
         self._played: dict[tuple[bytes, bytes], SessionState] = {}  # (state, move) -> the state after
         self._queue: deque[_Node] | None = None  # the sweep's frontier, kept so that it can resume
@@ -327,7 +329,8 @@ class Search:
                         self.timed_out = late
                         return
                     rule = target.kind == "rule"
-                    node = _free(target.condition, self.engine.observations, want=True) if rule else target.condition
+                    whole = self.tree(target.condition)
+                    node = _free(whole, self.engine.observations, want=True) if rule else whole
                     move, nodes = _bnb.solve(effects, formulas, writers, node, on, SOLVE_NODES)
                     work -= nodes
                     if move is None:
@@ -395,93 +398,98 @@ class Search:
         found = self._free.get(target.key)
         if found is None:
             found = self._free[target.key] = compile_condition(
-                _free(target.condition, self.engine.observations, want=True), set_paths=self.sets
+                _free(self.tree(target.condition), self.engine.observations, want=True), set_paths=self.sets
             ).evaluate
         return found
 
     # --- conditions on concrete states --------------------------------------------------------
 
-    def atom(self, node: Mapping[str, Any], state: Any) -> bool:
+    def tree(self, condition: Cond) -> Condition:
+        """The tree of ``condition``; a condition's JSON is parsed once (kept with it, so its id stays its own)."""
+        if not isinstance(condition, Mapping):
+            return condition
+        known = self._trees.get(id(condition))
+        if known is None:
+            known = self._trees[id(condition)] = (condition, parse(condition))
+        return known[1]
+
+    def atom(self, node: Compare, state: Any) -> bool:
         """The runtime's own value of a comparison on ``state``."""
         known = self._atoms.get(id(node))
         if known is None:
             known = self._atoms[id(node)] = (node, compile_condition(node, set_paths=self.sets).evaluate)
         return known[1](state, {})
 
-    def distance(self, node: Mapping[str, Any], state: Any, *, want: bool) -> float:
+    def distance(self, node: Cond, state: Any, *, want: bool) -> float:
         """How far ``state`` is from ``node`` being ``want``: 0 when answers alone can make it so."""
-        op = node.get("op")
-        if op == "literal":
-            return 0 if (node.get("value") is True) == want else _INF
-        if op == "not":
-            child = node.get("condition")
-            return self.distance(child, state, want=not want) if isinstance(child, Mapping) else 0
-        if op in ("all", "any"):
-            parts = [self.distance(c, state, want=want) for c in node.get("conditions", []) if isinstance(c, Mapping)]
-            if (op == "all") == want:
-                return sum(parts)
-            return min(parts, default=_INF)
-        if op == "observed":
-            return 0 if not want or self._answerable(node) else _INF
-        if self.atom(node, state) == want:
-            return 0
-        return _gap(node, resolve(state, _tokens(node)), want=want)
+        match self.tree(node):
+            case LiteralCond(value=value):
+                return 0 if (value is True) == want else _INF
+            case Not(condition=inner):
+                return self.distance(inner, state, want=not want)
+            case AllOf(conditions=children) if want:
+                return sum(self.distance(c, state, want=want) for c in children)
+            case AnyOf(conditions=children) if not want:
+                return sum(self.distance(c, state, want=want) for c in children)
+            case AllOf(conditions=children) | AnyOf(conditions=children):
+                return min((self.distance(c, state, want=want) for c in children), default=_INF)
+            case Observed() as observed:
+                return 0 if not want or self._answerable(observed) else _INF
+            case Compare() as atom:
+                if self.atom(atom, state) == want:
+                    return 0
+                return _gap(atom, resolve(state, _tokens(atom)), want=want)
 
-    def needs(self, node: Mapping[str, Any], state: Any, *, want: bool) -> Iterator[tuple[tuple[str, ...], Any]]:
+    def needs(self, node: Cond, state: Any, *, want: bool) -> Iterator[tuple[tuple[str, ...], Any]]:
         """The changes that would bring ``node`` closer to ``want``: ``(path, "+"|"-"|("add"|"remove", m))``."""
-        op = node.get("op")
-        if op == "not":
-            child = node.get("condition")
-            if isinstance(child, Mapping):
-                yield from self.needs(child, state, want=not want)
-            return
-        if op in ("all", "any"):
-            children = [c for c in node.get("conditions", []) if isinstance(c, Mapping)]
-            if (op == "all") == want:
-                for child in children:
-                    yield from self.needs(child, state, want=want)
-            elif children:
-                best = min(children, key=lambda c: self.distance(c, state, want=want))
-                yield from self.needs(best, state, want=want)
-            return
-        if op in ("literal", "observed") or self.atom(node, state) == want:
-            return
-        tokens = _tokens(node)
-        current = resolve(state, tokens)
-        value = node.get("value")
-        if op == "contains" and isinstance(current, list) and isinstance(value, str):
-            yield tokens, ("add" if want else "remove", value)
-        elif type(current) is int and isinstance(value, int | float) and not isinstance(value, bool):
-            yield tokens, "+" if _gap_sign(str(op), current, value, want=want) > 0 else "-"
+        match self.tree(node):
+            case Not(condition=inner):
+                yield from self.needs(inner, state, want=not want)
+            case AllOf(conditions=children) | AnyOf(conditions=children) as group:
+                if isinstance(group, AllOf) == want:
+                    for child in children:
+                        yield from self.needs(child, state, want=want)
+                elif children:
+                    best = min(children, key=lambda c: self.distance(c, state, want=want))
+                    yield from self.needs(best, state, want=want)
+            case Compare() as atom if self.atom(atom, state) != want:
+                tokens = _tokens(atom)
+                current = resolve(state, tokens)
+                value = atom.value
+                if atom.op == "contains" and isinstance(current, list) and isinstance(value, str):
+                    yield tokens, ("add" if want else "remove", value)
+                elif type(current) is int and isinstance(value, int | float) and not isinstance(value, bool):
+                    yield tokens, "+" if _gap_sign(atom.op, current, value, want=want) > 0 else "-"
+            case _:  # a literal, an observation, or a comparison that already is `want`
+                return
 
-    def satisfy(self, node: Mapping[str, Any], session: SessionState, fixed: Move, *, want: bool) -> bool:
+    def satisfy(self, node: Cond, session: SessionState, fixed: Move, *, want: bool) -> bool:
         """Extend ``fixed`` (this turn's answers) so that ``node`` is ``want`` on ``session``; False if it cannot."""
-        op = node.get("op")
-        if op == "literal":
-            return (node.get("value") is True) == want
-        if op == "not":
-            child = node.get("condition")
-            return self.satisfy(child, session, fixed, want=not want) if isinstance(child, Mapping) else want
-        if op in ("all", "any"):
-            children = [c for c in node.get("conditions", []) if isinstance(c, Mapping)]
-            if (op == "all") == want:
-                return all(self.satisfy(c, session, fixed, want=want) for c in children)
-            for child in children:
-                trial = dict(fixed)
-                if self.satisfy(child, session, trial, want=want):
-                    fixed.update(trial)
-                    return True
-            return False
-        if op == "observed":
-            return self._answer(node, session, fixed, want=want)
-        return self.atom(node, session.state) == want
+        match self.tree(node):
+            case LiteralCond(value=value):
+                return (value is True) == want
+            case Not(condition=inner):
+                return self.satisfy(inner, session, fixed, want=not want)
+            case AllOf(conditions=children) | AnyOf(conditions=children) as group:
+                if isinstance(group, AllOf) == want:
+                    return all(self.satisfy(c, session, fixed, want=want) for c in children)
+                for child in children:
+                    trial = dict(fixed)
+                    if self.satisfy(child, session, trial, want=want):
+                        fixed.update(trial)
+                        return True
+                return False
+            case Observed() as observed:
+                return self._answer(observed, session, fixed, want=want)
+            case Compare() as atom:
+                return self.atom(atom, session.state) == want
 
-    def _answer(self, node: Mapping[str, Any], session: SessionState, fixed: Move, *, want: bool) -> bool:
-        ident, value = node.get("id"), node.get("value")
-        current = fixed.get(ident, session.answers.get(ident, MISSING)) if isinstance(ident, str) else MISSING
+    def _answer(self, node: Observed, session: SessionState, fixed: Move, *, want: bool) -> bool:
+        ident, value = node.id, node.value
+        current = fixed.get(ident, session.answers.get(ident, MISSING))
         if (current is not MISSING and json_equal(current, value)) == want:
             return True
-        if not isinstance(ident, str) or ident in fixed:
+        if ident in fixed:
             return False
         observation = self.engine.observations.get(ident)
         if observation is None:
@@ -497,7 +505,7 @@ class Search:
         fixed[ident] = other
         return True
 
-    def _answerable(self, node: Mapping[str, Any]) -> bool:
+    def _answerable(self, node: Observed) -> bool:
         return answerable(self.engine.observations, node)
 
 
@@ -584,14 +592,14 @@ class Walk:
             for rule in self.helpers.get((tokens, change), ()):
                 if rule.id in self.session.completed:
                     continue
-                gap = search.distance(self.conditions[rule.when].source, state, want=True)
+                gap = search.distance(tree_of(self.conditions[rule.when]), state, want=True)
                 if 0 < gap < _INF:
                     candidates.append((gap, len(candidates), rule))
         for _, _, rule in sorted(candidates)[:PREREQUISITES]:
             if self.detours <= 0:
                 return False
             self.detours -= 1
-            when = self.conditions[rule.when].source
+            when = self.conditions[rule.when].source  # a Target holds a condition's JSON
             self.towards(Target("rule", f"~{rule.id}", (), when), depth + 1)
             if search.distance(when, self.session.state, want=True) == 0:
                 return True
@@ -619,15 +627,15 @@ class Walk:
         singles: list[Move] = []
         for rule in dict.fromkeys(helpers):
             trial = dict(combined)
-            if search.satisfy(self.conditions[rule.when].source, session, trial, want=True):
+            if search.satisfy(tree_of(self.conditions[rule.when]), session, trial, want=True):
                 combined = trial
                 if len(singles) < 3:
                     alone = dict(own)
-                    if search.satisfy(self.conditions[rule.when].source, session, alone, want=True):
+                    if search.satisfy(tree_of(self.conditions[rule.when]), session, alone, want=True):
                         singles.append(alone)
         for rule in dict.fromkeys(spoilers):
             trial = dict(combined)
-            if search.satisfy(self.conditions[rule.when].source, session, trial, want=False):
+            if search.satisfy(tree_of(self.conditions[rule.when]), session, trial, want=False):
                 combined = trial
         yielded: list[Move] = []
         for move in (combined, *singles, own):
@@ -648,34 +656,36 @@ def may_show_more(before: SessionState | None, after: SessionState) -> bool:
     return grew or rewarded or after.ending != before.ending
 
 
-def _free(node: Any, observations: Mapping[str, Mapping[str, Any]], *, want: bool) -> Mapping[str, Any]:
+def _free(node: Condition, observations: Mapping[str, Mapping[str, Any]], *, want: bool) -> Condition:
     """A condition that holds where ``node`` can be made ``want`` by this turn's answers alone."""
-    if not isinstance(node, Mapping):
-        return {"op": "literal", "value": want}
-    op = node.get("op")
-    if op == "literal":
-        return {"op": "literal", "value": (node.get("value") is True) == want}
-    if op == "not":
-        return _free(node.get("condition"), observations, want=not want)
-    if op in ("all", "any"):
-        children = [_free(c, observations, want=want) for c in node.get("conditions", []) if isinstance(c, Mapping)]
-        joined = op if want else ("any" if op == "all" else "all")
-        return {"op": joined, "conditions": children} if children else {"op": "literal", "value": (op == "all") == want}
-    if op == "observed":
-        observation = observations.get(node.get("id"))  # type: ignore[arg-type]
-        value = node.get("value")
-        if observation is None:
-            possible = not want
-        elif want:
-            possible = observation.get("type") not in ("boolean", "choice") or (
-                isinstance(value, bool)
-                if observation.get("type") == "boolean"
-                else isinstance(value, str) and value in observation.get("choices", {})
-            )
-        else:
-            possible = _another_answer(observation, value) is not MISSING
-        return {"op": "literal", "value": possible}
-    return node if want else {"op": "not", "condition": node}
+    match node:
+        case LiteralCond(value=value):
+            return LiteralCond((value is True) == want)
+        case Not(condition=inner):
+            return _free(inner, observations, want=not want)
+        case AllOf(conditions=children) | AnyOf(conditions=children):
+            freed = tuple(_free(c, observations, want=want) for c in children)
+            every = isinstance(node, AllOf)
+            if not freed:
+                return LiteralCond(every == want)
+            return AllOf(freed) if every == want else AnyOf(freed)
+        case Observed(id=ident, value=value):
+            return LiteralCond(_answers_can(observations.get(ident), value, want=want))
+        case Compare():
+            return node if want else Not(node)
+
+
+def _answers_can(observation: Mapping[str, Any] | None, value: Any, *, want: bool) -> bool:
+    """Whether some answer to ``observation`` makes its being answered ``value`` be ``want``."""
+    if observation is None:
+        return not want
+    if want:
+        return observation.get("type") not in ("boolean", "choice") or (
+            isinstance(value, bool)
+            if observation.get("type") == "boolean"
+            else isinstance(value, str) and value in observation.get("choices", {})
+        )
+    return _another_answer(observation, value) is not MISSING
 
 
 def _opposite(change: Any) -> Any:
@@ -687,10 +697,8 @@ def _opposite(change: Any) -> Any:
     return ("remove" if op == "add" else "add", member)
 
 
-def _tokens(node: Mapping[str, Any]) -> tuple[str, ...]:
-    path = node.get("path")
-    tokens = parse_pointer(path) if isinstance(path, str) else None
-    return tuple(tokens) if tokens is not None else ("\0",)
+def _tokens(node: Compare) -> tuple[str, ...]:
+    return node.tokens if node.tokens is not None else ("\0",)
 
 
 _FLIP: Final = {"gt": "lte", "gte": "lt", "lt": "gte", "lte": "gt", "eq": "ne", "ne": "eq"}
@@ -708,8 +716,9 @@ def _gap_sign(op: str, current: int, value: float, *, want: bool) -> float:
     return 1  # ne: either way
 
 
-def _gap(node: Mapping[str, Any], current: Any, *, want: bool) -> float:
-    op, value = str(node.get("op")), node.get("value")
+def _gap(node: Compare, current: Any, *, want: bool) -> float:
+    op: str = node.op
+    value = node.value
     if type(current) is not int or not isinstance(value, int | float) or isinstance(value, bool):
         return 1
     op = op if want else _FLIP.get(op, op)
