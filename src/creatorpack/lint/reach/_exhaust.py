@@ -56,6 +56,9 @@ A bigger pack's states cost more to play, so each counts as ``size / PACK_SIZE``
 bound stays a count (the same on every machine) while the time it allows stays about the same.
 """
 
+HUNT_SHARE: Final = 10
+"""When the analysis allows more states than the bound, the search only hunts for witnesses, within 1/HUNT_SHARE of it."""
+
 _OTHER: Final = object()  # the class of the answers no condition names, "unanswered" among them
 _HISTORY_KINDS: Final = ("reader_cards", "avatars", "images", "relationships", "assets")
 
@@ -521,8 +524,10 @@ def explore(
     """Every reachable state of ``engine``'s pack, breadth first, within ``max_states`` (scaled by the pack's size).
 
     ``boxed``: how many states the abstract interpretation's boxes hold (their values, answers and
-    completed rules aside). When that is more than the bound, the search does not start: it would
-    spend the whole bound and decide nothing new, as on a pack with counters over wide ranges.
+    completed rules aside). When that is more than the bound, the whole bound would likely be
+    spent deciding nothing new (as on a pack with counters over wide ranges), so the search only
+    hunts for the witnesses of achievements, endings, rules and completions a few turns away,
+    within 1/:data:`HUNT_SHARE` of the bound (it still proves, should it explore everything).
 
     A first pass leaves the sticky facts out of the state. The goals that combine them (see
     :data:`COMBINED`) and that it did not reach get a second pass, with their facts in the state,
@@ -532,9 +537,19 @@ def explore(
     size = len(program.conditions) + sum(len(rule.effects) for rule in program.rules)
     bound = max_states if size <= PACK_SIZE else max(1, max_states * PACK_SIZE // size)
     if boxed > bound:
+        # Too many states to hope to explore them all: a short hunt for the witnesses a few turns give.
+        hunt = _Fast(engine, targets, max(1, bound // HUNT_SHARE), deadline, clock, pending=pending).run()
+        why = f"the analysis allows {boxed:,} states, more than its bound of {bound:,}"
+        if hunt.skipped:
+            return Exhaustion(skipped=f"the exhaustive search did not start ({why})")
         return Exhaustion(
-            skipped=f"the exhaustive search did not start (the analysis allows {boxed:,} states, more than its bound "
-            f"of {bound:,})"
+            hunt.found,
+            hunt.artless,
+            hunt.states,
+            hunt.complete,
+            hunt.timed_out,
+            f"the exhaustive search only looked for witnesses, within {hunt.states:,} state{'' if hunt.states == 1 else 's'} ({why})",
+            hunt.turns,
         )
     wanted = {t.key for t in targets} if pending is None else pending
     fast = all(key.partition(":")[0] in FAST for key in wanted)
