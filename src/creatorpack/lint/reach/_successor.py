@@ -129,7 +129,7 @@ class Successor:
             for rid, when in self._rules
             if rid not in completed and fixed.get(when, True)
         ]
-        groups: dict[tuple[str, ...], tuple[Mapping[str, Any], list[tuple[str, str, int, Any]]]] = {}
+        groups: dict[tuple[str, ...], Any] = {}
         found: list[After] = []
         for answers, (heard, later) in zip(moves, self._answered(moves), strict=True):
             both = tuple(evaluate(state, answers) for _, evaluate in mixed) if mixed else ()
@@ -146,36 +146,45 @@ class Successor:
                     working = dict(state)
                     self._run(values, working, completed, [])  # type: ignore[arg-type]  # indexed like a tuple
                     after = working
-                # Each goal read after the turn that may hold, with how to tell whether it does.
-                settled: list[tuple[str, str, int, Any]] = []
+                # What holds after the turn whatever the answers, and, for the rest, how to tell whether it does.
+                base_done: list[str] = []
+                base_holding: list[str] = []
+                varying: list[tuple[str, str, int, Any]] = []
+                endings: list[tuple[str, int, Any]] = []  # in the order they win, up to the first that surely holds
+                ended = False
                 for kind, ident, index, evaluate, how in self._after:
-                    if kind == "completion" and ident in completed:
+                    if (kind == "completion" and ident in completed) or (kind == "ending" and ended):
                         continue
-                    if how == _FIXED:
-                        if evaluate(after, _NONE):
-                            settled.append((kind, ident, _FIXED, None))
-                    elif how == _PURE:
-                        settled.append((kind, ident, _PURE, at[index]))
+                    arg = None if how == _FIXED else at[index] if how == _PURE else evaluate
+                    if how == _FIXED and not evaluate(after, _NONE):
+                        continue
+                    if kind == "ending":
+                        endings.append((ident, how, arg))
+                        ended = how == _FIXED
+                    elif how == _FIXED:
+                        (base_done if kind == "completion" else base_holding).append(ident)
                     else:
-                        settled.append((kind, ident, _MIXED, evaluate))
-                group = groups[active] = (after, settled)
-            after, settled = group
-            done: list[str] = []
+                        varying.append((kind, ident, how, arg))
+                same: After | None = None  # the turn, when no answer can change what it reaches
+                if not varying and (not endings or endings[0][1] == _FIXED):
+                    now = completed | frozenset(base_done) if base_done else completed
+                    last = endings[0][0] if endings else None
+                    same = After(after, now, last, active, tuple(base_done), tuple(base_holding))
+                group = groups[active] = (after, base_done, base_holding, varying, endings, same)
+            after, base_done, base_holding, varying, endings, same = group
+            if same is not None:
+                found.append(same)
+                continue
+            done = list(base_done)
+            holding = list(base_holding)
+            for kind, ident, how, arg in varying:
+                if later[arg] if how == _PURE else arg(after, answers):
+                    (done if kind == "completion" else holding).append(ident)
             ending: str | None = None
-            holding: list[str] = []
-            for kind, ident, how, arg in settled:
-                if how == _PURE:
-                    if not later[arg]:
-                        continue
-                elif how == _MIXED and not arg(after, answers):
-                    continue
-                if kind == "completion":
-                    done.append(ident)
-                elif kind == "ending":
-                    if ending is None:
-                        ending = ident
-                else:
-                    holding.append(ident)
+            for ident, how, arg in endings:
+                if how == _FIXED or (later[arg] if how == _PURE else arg(after, answers)):
+                    ending = ident
+                    break
             now = completed | frozenset(done) if done else completed
             found.append(After(after, now, ending, active, tuple(done), tuple(holding)))
         return found
