@@ -57,7 +57,7 @@ bound stays a count (the same on every machine) while the time it allows stays a
 """
 
 HUNT_SHARE: Final = 10
-"""When the analysis allows more states than the bound, the search only hunts for witnesses, within 1/HUNT_SHARE of it."""
+"""When the analysis allows more states than the bound, the search hunts for witnesses only, in 1/HUNT_SHARE of it."""
 
 _OTHER: Final = object()  # the class of the answers no condition names, "unanswered" among them
 _HISTORY_KINDS: Final = ("reader_cards", "avatars", "images", "relationships", "assets")
@@ -540,6 +540,7 @@ def explore(
         # Too many states to hope to explore them all: a short hunt for the witnesses a few turns give.
         hunt = _Fast(engine, targets, max(1, bound // HUNT_SHARE), deadline, clock, pending=pending).run()
         why = f"the analysis allows {boxed:,} states, more than its bound of {bound:,}"
+        plural = "" if hunt.states == 1 else "s"
         if hunt.skipped:
             return Exhaustion(skipped=f"the exhaustive search did not start ({why})")
         return Exhaustion(
@@ -548,7 +549,7 @@ def explore(
             hunt.states,
             hunt.complete,
             hunt.timed_out,
-            f"the exhaustive search only looked for witnesses, within {hunt.states:,} state{'' if hunt.states == 1 else 's'} ({why})",
+            f"the exhaustive search only looked for witnesses, within {hunt.states:,} state{plural} ({why})",
             hunt.turns,
         )
     wanted = {t.key for t in targets} if pending is None else pending
