@@ -370,6 +370,10 @@ class _Fast(_Explorer):
         self.reveals, self.pending_reveals = False, set()
         wanted = {t.partition(":")[2] for t in self.targets if t.startswith("achievement:")}
         self.successor = Successor(self.program, wanted)
+        self.open: dict[str, set[str]] = {kind: set() for kind in FAST}
+        for target in self.targets:
+            kind, _, ident = target.partition(":")
+            self.open[kind].add(ident)
         self.light: list[_Light] = []
 
     def key_of(self, entry: str, state: Mapping[str, Any], completed: frozenset[str], fresh: frozenset[str]) -> bytes:
@@ -387,6 +391,8 @@ class _Fast(_Explorer):
                 self.found_at[key] = (entry, at, move)
                 if default:
                     self.pending.discard(key)
+                    kind, _, ident = key.partition(":")
+                    self.open[kind].discard(ident)  # its witness cannot get shorter
 
     def run(self) -> Exhaustion:
         """Breadth first until the frontier empties, the bound is reached, or every goal is."""
@@ -415,6 +421,9 @@ class _Fast(_Explorer):
                 queue.append(len(nodes) - 1)
         successor = self.successor
         answers: dict[frozenset[str], list[Move]] = {}
+        # The goals by kind still without a witness from the default entry: the only ones a turn need name.
+        rules, achievements = self.open["rule"], self.open["achievement"]
+        completions, endings = self.open["completion"], self.open["ending"]
         while queue:
             if not self.pending:
                 return self._end()
@@ -431,10 +440,12 @@ class _Fast(_Explorer):
             keyed: dict[tuple[int, frozenset[str], frozenset[str]], bytes] = {}  # each state's key, made once
             for (move, classes), after in zip(moves, successor.expand(state, completed, given), strict=True):
                 self.turns += 1
-                keys = [f"rule:{ident}" for ident in after.active]
-                keys += [f"achievement:{ident}" for ident in after.holding]
-                keys += [f"completion:{ident}" for ident in after.new_completed]
-                if after.ending is not None:
+                keys = [f"rule:{ident}" for ident in after.active if ident in rules] if rules else []
+                if achievements:
+                    keys += [f"achievement:{ident}" for ident in after.holding if ident in achievements]
+                if completions:
+                    keys += [f"completion:{ident}" for ident in after.new_completed if ident in completions]
+                if after.ending is not None and after.ending in endings:
                     keys.append(f"ending:{after.ending}")
                 if keys:
                     self.note(keys, entry, at, move)
