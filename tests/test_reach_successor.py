@@ -57,6 +57,7 @@ def test_the_specialised_turn_agrees_with_step(seed: int) -> None:
     engine = Engine(_pack(seed))
     program = engine.program
     successor = Successor(program, {g.id for g in program.achievements})
+    bare = Successor(program, ())  # no achievement searched for: fewer answers read after a turn
     moves = _moves(engine)
     for entry in engine.entry_ids():
         start, _ = engine.start(entry)
@@ -68,6 +69,15 @@ def test_the_specialised_turn_agrees_with_step(seed: int) -> None:
                     continue
                 given = [{**session.answers, **move} for move in moves]
                 expanded = successor.expand(session.state, session.completed, given)
+                for answers, alone in zip(given, bare.expand(session.state, session.completed, given), strict=True):
+                    one = bare(session.state, session.completed, answers)
+                    assert (alone.state, alone.completed, alone.ending, alone.active) == (
+                        one.state,
+                        one.completed,
+                        one.ending,
+                        one.active,
+                    ), (seed, session.state, answers)
+                    assert set(alone.new_completed) == set(one.new_completed), (seed, session.state, answers)
                 for move, answers, grouped in zip(moves, given, expanded, strict=True):
                     after, result = engine.step(session, Turn(move))
                     mine = successor(session.state, session.completed, answers)
