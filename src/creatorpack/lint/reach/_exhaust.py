@@ -27,6 +27,7 @@ What keeps the space small is what the runtime reads, and nothing more:
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 from collections import deque
@@ -58,6 +59,9 @@ bound stays a count (the same on every machine) while the time it allows stays a
 
 HUNT_SHARE: Final = 10
 """When the analysis allows more states than the bound, the search hunts for witnesses only, in 1/HUNT_SHARE of it."""
+
+BEAM: Final = 50
+"""States a turn the beam keeps (see :meth:`_Fast.beam`)."""
 
 _OTHER: Final = object()  # the class of the answers no condition names, "unanswered" among them
 _HISTORY_KINDS: Final = ("reader_cards", "avatars", "images", "relationships", "assets")
@@ -466,6 +470,59 @@ class _Fast(_Explorer):
                     queue.append(len(nodes) - 1)
         return self._end(complete=True)
 
+    def beam(self, width: int) -> Exhaustion:
+        """A beam from the default entry's start: each turn, ``width`` of the states not ended, chosen by their hash.
+
+        For witnesses deep in a space too big to explore breadth first (thirty days survived): the
+        beam keeps going where a breadth-first search runs out of states. The choice is by a hash
+        of each state's key, so the same pack gives the same beam on any machine; it proves
+        nothing. It counts the states it keeps against the bound, and stops when every goal it
+        looks for is reached, the beam is empty, or the bound is spent.
+        """
+        entry = self.default
+        try:
+            start, _ = self.engine.start(entry)
+        except Exception:  # noqa: BLE001 - an unplayable entry is reported by the other checks
+            return self._end()
+        every = frozenset(o.ident for o in self.observations if o.other is _OTHER)
+        nodes = self.light
+        nodes.append(_Light(entry, start.state, start.completed, every, -1, {}))
+        self.states += 1
+        layer = [len(nodes) - 1] if start.ending is None else []
+        seen: set[bytes] = set()
+        answers: dict[frozenset[str], list[Move]] = {}
+        while layer and self.pending and self.states < self.bound:
+            if self.clock() > self.deadline:
+                self.timed_out = True
+                break
+            following: dict[bytes, int] = {}
+            for at in layer:
+                node = nodes[at]
+                given = answers.get(node.fresh)
+                if given is None:
+                    given = answers[node.fresh] = [m for m, _ in self.moves_from(node.fresh)]
+                for move, after in zip(given, self.successor.expand(node.state, node.completed, given), strict=True):
+                    self.turns += 1
+                    keys = [f"rule:{ident}" for ident in after.active]
+                    keys += [f"achievement:{ident}" for ident in after.holding]
+                    keys += [f"completion:{ident}" for ident in after.new_completed]
+                    keys += [f"ending:{after.ending}"] if after.ending is not None else []
+                    self.note([key for key in keys if key in self.pending], entry, at, move)
+                    if after.ending is not None:
+                        continue
+                    fresh = node.fresh.difference(move) if node.fresh else node.fresh
+                    key = self.key_of(entry, after.state, after.completed, fresh)
+                    if key not in seen and key not in following:
+                        nodes.append(_Light(entry, after.state, after.completed, fresh, at, move))
+                        following[key] = len(nodes) - 1
+            chosen = sorted(following, key=lambda k: hashlib.blake2b(k, digest_size=8).digest())[
+                : min(width, self.bound - self.states)
+            ]
+            seen.update(chosen)
+            layer = [following[key] for key in chosen]
+            self.states += len(layer)
+        return self._end()
+
     def _end(self, *, complete: bool = False) -> Exhaustion:
         """The outcome, with an artless play for each goal whose witness reaches it before its artwork is served."""
         outcome = _outcome(
@@ -537,8 +594,10 @@ def explore(
     ``boxed``: how many states the abstract interpretation's boxes hold (their values, answers and
     completed rules aside). When that is more than the bound, the whole bound would likely be
     spent deciding nothing new (as on a pack with counters over wide ranges), so the search only
-    hunts for the witnesses of achievements, endings, rules and completions a few turns away,
-    within 1/:data:`HUNT_SHARE` of the bound (it still proves, should it explore everything).
+    hunts for the witnesses of achievements, endings, rules and completions: breadth first within
+    1/:data:`HUNT_SHARE` of the bound (it still proves, should it explore everything), then, for
+    what lies deeper, a beam of :data:`BEAM` states a turn (:meth:`_Fast.beam`) within another
+    1/:data:`HUNT_SHARE`.
 
     A first pass leaves the sticky facts out of the state. The goals that combine them (see
     :data:`COMBINED`) and that it did not reach get a second pass, with their facts in the state,
@@ -551,16 +610,36 @@ def explore(
         # Too many states to hope to explore them all: a short hunt for the witnesses a few turns give.
         hunt = _Fast(engine, targets, max(1, bound // HUNT_SHARE), deadline, clock, pending=pending).run()
         why = f"the analysis allows {boxed:,} states, more than its bound of {bound:,}"
-        plural = "" if hunt.states == 1 else "s"
         if hunt.skipped:
             return Exhaustion(skipped=f"the exhaustive search did not start ({why})")
+        wanted = {t.key for t in targets} if pending is None else pending
+        if not hunt.complete and wanted - set(hunt.found):
+            # What lies deeper than breadth first goes: a beam, within another share of the bound.
+            deep = _Fast(
+                engine,
+                targets,
+                hunt.states + max(1, bound // HUNT_SHARE),
+                deadline,
+                clock,
+                pending=wanted - set(hunt.found),
+            )
+            deep.states = hunt.states
+            beamed = deep.beam(BEAM)
+            hunt = Exhaustion(
+                found={**beamed.found, **hunt.found},
+                artless={**beamed.artless, **hunt.artless},
+                states=beamed.states,
+                timed_out=beamed.timed_out or hunt.timed_out,
+                turns=hunt.turns + beamed.turns,
+            )
         return Exhaustion(
             hunt.found,
             hunt.artless,
             hunt.states,
             hunt.complete,
             hunt.timed_out,
-            f"the exhaustive search only looked for witnesses, within {hunt.states:,} state{plural} ({why})",
+            f"the exhaustive search only looked for witnesses, within {hunt.states:,} "
+            f"state{'' if hunt.states == 1 else 's'} ({why})",
             hunt.turns,
         )
     wanted = {t.key for t in targets} if pending is None else pending
