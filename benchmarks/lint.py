@@ -33,6 +33,7 @@ import creatorpack
 from _packgen import make_pack, make_runtime_pack, make_shop_pack
 from creatorpack.lint import reach as _reach
 from creatorpack.lint.linter import LintConfig, lint
+from creatorpack.lint.reach import _exhaust
 from creatorpack.lint.reach._abstract import IntRange, _Checker, _Const, _Var, analyse
 from creatorpack.play.engine import Engine
 
@@ -62,6 +63,7 @@ def main() -> None:
     print(f"bar: lint of the ~10 MB pack <= 2 s: {'met' if statistics.median(lint_times) <= 2 else 'NOT met'}")
 
     _reachability(quick=quick, wide="--wide" in sys.argv)
+    _state_cost(quick=quick)
     if "--z3" in sys.argv:
         _solver_comparison(quick=quick)
     if "--spacer" in sys.argv:
@@ -182,6 +184,40 @@ def _reachability(*, quick: bool, wide: bool) -> None:
         f"bar: >= 99% of the runtime pack's 11,000 goals decided in <= 30 s: {_verdict(met)} "
         f"({share:.1%} in {measured.seconds:.1f} s)"
     )
+
+
+def _state_cost(*, quick: bool) -> None:
+    """The exhaustive search's cost per state: each turn played by the runtime's ``step``, or by the specialised turn.
+
+    Both explore every reachable state of the issue's shapes for their achievements, endings,
+    rules and completions (the goals the specialised turn decides), side by side; they count the same states.
+    """
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.test_reach_exhaust import SHAPES
+
+    repeat = 3 if quick else 7
+    print(f"\nExhaustive search, every reachable state, medians of {repeat} runs (runtime step vs specialised turn):")
+    print(f"| {'pack':<36} | {'states':>7} | {'step':>8} | {'special':>8} | {'us/state':>13} | {'ratio':>6} |")
+    print("|" + "|".join("-" * n for n in (38, 9, 10, 10, 15, 8)) + "|")
+    for name, (make, _, _) in SHAPES.items():
+        engine = Engine(make())
+        goals = [t for t in _reach.targets(engine) if t.kind in _exhaust.FAST]
+        keys = {t.key for t in goals}
+        times: dict[str, list[float]] = {"step": [], "special": []}
+        states = {}
+        for _ in range(repeat):
+            for label, explorer in (("step", _exhaust._Explorer), ("special", _exhaust._Fast)):
+                began = time.perf_counter()
+                found = explorer(engine, goals, 10**7, 1e18, time.monotonic, pending=set(keys)).run()
+                times[label].append(time.perf_counter() - began)
+                states[label] = found.states
+        assert states["step"] == states["special"], name
+        slow, fast = statistics.median(times["step"]), statistics.median(times["special"])
+        per = f"{slow / states['step'] * 1e6:.0f} / {fast / states['step'] * 1e6:.0f}"
+        print(
+            f"| {'rich 0.5 + ' + name:<36} | {states['step']:>7,} | {slow:>6.2f} s | {fast:>6.2f} s | {per:>13} "
+            f"| {slow / fast:>5.1f}x |"
+        )
 
 
 # --- the solver comparison (--z3) ------------------------------------------------------------

@@ -5,7 +5,8 @@ and proofs. Inside, in the order :func:`decide` runs them:
 
 - ``_sat``: satisfiability of one condition over the schema's bounds and enums (``never-holds``);
 - ``_abstract``: abstract interpretation of every reachable state as one box per entry;
-- ``_exhaust``: the exhaustive search over distinct states, a decision procedure where it finishes;
+- ``_exhaust``: the exhaustive search over distinct states, a decision procedure where it finishes,
+  with ``_successor``, a turn specialised for it;
 - ``_witness`` and ``_bnb``: the guided search for witnesses where it does not, with a branch and
   bound over one turn's shared answers;
 - ``_turns``: boxes turn by turn, for proofs of what the searches leave open;

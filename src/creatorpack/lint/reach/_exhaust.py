@@ -27,6 +27,7 @@ What keeps the space small is what the runtime reads, and nothing more:
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 from collections import deque
@@ -36,6 +37,7 @@ from typing import Any, Final, TypeAlias
 
 import orjson
 
+from creatorpack.lint.reach._successor import Successor
 from creatorpack.lint.reach._witness import REVEALS, Move, Reached, Target, may_show_more, mentioned
 from creatorpack.play.conditions import json_equal
 from creatorpack.play.engine import Engine, SessionState, Turn
@@ -44,6 +46,8 @@ from creatorpack.play.step import reachable_assets, reward_assets, shown
 __all__ = ["COMBINED", "PACK_SIZE", "Exhaustion", "explore"]
 
 COMBINED: Final = frozenset({"avatar", "image", "relationship", "asset"})
+FAST: Final = frozenset({"achievement", "ending", "rule", "completion"})
+"""Goal kinds a turn's state, completions, ending and active rules decide: what :class:`Successor` gives."""
 """Goal kinds whose being shown combines sticky facts from different turns (see the module docstring)."""
 
 PACK_SIZE: Final = 400
@@ -52,6 +56,12 @@ PACK_SIZE: Final = 400
 A bigger pack's states cost more to play, so each counts as ``size / PACK_SIZE`` states: the
 bound stays a count (the same on every machine) while the time it allows stays about the same.
 """
+
+HUNT_SHARE: Final = 10
+"""When the analysis allows more states than the bound, the search hunts for witnesses only, in 1/HUNT_SHARE of it."""
+
+BEAM: Final = 50
+"""States a turn the beam keeps (see :meth:`_Fast.beam`)."""
 
 _OTHER: Final = object()  # the class of the answers no condition names, "unanswered" among them
 _HISTORY_KINDS: Final = ("reader_cards", "avatars", "images", "relationships", "assets")
@@ -91,6 +101,18 @@ _Outcome: TypeAlias = tuple[SessionState, Sequence[str]]  # a turn's session aft
 class _Node:
     session: SessionState
     parent: int  # index of the node it was reached from (-1: a start)
+    move: Move
+
+
+@dataclass(frozen=True, slots=True)
+class _Light:
+    """A node of the fast search: what a state's future depends on, and how it was reached."""
+
+    entry: str
+    state: Mapping[str, Any]
+    completed: frozenset[str]
+    fresh: frozenset[str]  # the observations whose every value is named that are still unanswered
+    parent: int
     move: Move
 
 
@@ -154,7 +176,12 @@ class _Explorer:
 
     def moves(self, session: SessionState) -> list[tuple[Move, bytes]]:
         """This state's moves: one per combination of answer classes available, with the classes' key."""
-        fresh = frozenset(o.ident for o in self.observations if o.other is _OTHER and o.ident not in session.answers)
+        return self.moves_from(
+            frozenset(o.ident for o in self.observations if o.other is _OTHER and o.ident not in session.answers)
+        )
+
+    def moves_from(self, fresh: frozenset[str]) -> list[tuple[Move, bytes]]:
+        """The moves of a state whose observations ``fresh`` (every value named) are still unanswered."""
         known = self._moves.get(fresh)
         if known is not None:
             return known
@@ -327,21 +354,230 @@ class _Explorer:
 
     def _finish(self, *, complete: bool = False) -> Exhaustion:
         """The outcome: each goal's witness rebuilt from the nodes' parents."""
-        found: dict[str, Reached] = {}
-        artless: dict[str, Reached] = {}
-        for key, (entry, at, move) in self.found_at.items():
-            turns: list[Move] = [] if move is None else [move]  # ``None``: reached on arriving at node ``at``
-            node = at
-            while self.nodes[node].parent >= 0:
-                turns.append(self.nodes[node].move)
-                node = self.nodes[node].parent
-            turns.reverse()
-            reached = Reached(entry, [dict(m) for m in turns])
-            if key.startswith("artless:"):
-                artless[key.removeprefix("artless:")] = reached
-            else:
-                found[key] = reached
-        return Exhaustion(found, artless, self.states, complete, self.timed_out, "", self.turns)
+        return _outcome(
+            self.nodes, self.found_at, self.states, complete=complete, timed_out=self.timed_out, turns_played=self.turns
+        )
+
+
+class _Fast(_Explorer):
+    """The same search over :class:`_Light` nodes, each turn played by a :class:`Successor` instead of the runtime.
+
+    For the goals a turn's state, completions, ending and active rules decide (achievements,
+    endings, rules, completions): reveals need the runtime's revealed items, which it does not
+    keep. It counts the same states, in the same order, as :class:`_Explorer`.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.targets = {t for t in self.targets if t.partition(":")[0] in FAST}
+        self.pending &= self.targets
+        self.reveals, self.pending_reveals = False, set()
+        wanted = {t.partition(":")[2] for t in self.targets if t.startswith("achievement:")}
+        self.successor = Successor(self.program, wanted)
+        self.open: dict[str, set[str]] = {kind: set() for kind in FAST}
+        for target in self.targets:
+            kind, _, ident = target.partition(":")
+            self.open[kind].add(ident)
+        self.light: list[_Light] = []
+
+    def key_of(self, entry: str, state: Mapping[str, Any], completed: frozenset[str], fresh: frozenset[str]) -> bytes:
+        """:meth:`_Explorer.key` of a light node."""
+        return orjson.dumps([entry, state, sorted(completed), sorted(fresh)], option=orjson.OPT_SORT_KEYS)
+
+    def note(self, keys: Sequence[str], entry: str, at: int, move: Move) -> None:
+        """Record the goals ``keys`` reached by the turn ``move`` from node ``at`` (as :meth:`_Explorer.record`)."""
+        default = entry == self.default
+        for key in keys:
+            if key not in self.targets:
+                continue
+            known = self.found_at.get(key)
+            if known is None or (known[0] != self.default and default):
+                self.found_at[key] = (entry, at, move)
+                if default:
+                    self.pending.discard(key)
+                    kind, _, ident = key.partition(":")
+                    self.open[kind].discard(ident)  # its witness cannot get shorter
+
+    def run(self) -> Exhaustion:
+        """Breadth first until the frontier empties, the bound is reached, or every goal is."""
+        if self.branching() > self.bound:
+            return Exhaustion(
+                skipped=f"the exhaustive search did not start (one turn has {self.branching():,} combinations of "
+                f"answers, more than its bound of {self.bound:,} states)"
+            )
+        seen: set[bytes] = set()
+        tuples: set[bytes] = set()
+        queue: deque[int] = deque()
+        nodes = self.light
+        every = frozenset(o.ident for o in self.observations if o.other is _OTHER)
+        for entry in self.engine.entry_ids():
+            try:
+                start, _ = self.engine.start(entry)
+            except Exception:  # noqa: BLE001, S112 - an unplayable entry is reported by the other checks
+                continue
+            nodes.append(_Light(entry, start.state, start.completed, every, -1, {}))
+            self.nodes = nodes  # type: ignore[assignment]  # record() only indexes them
+            self.record(None, start, (), len(nodes) - 1, None)
+            self.states += 1
+            key = self.key_of(entry, start.state, start.completed, every)
+            if start.ending is None and key not in seen:
+                seen.add(key)
+                queue.append(len(nodes) - 1)
+        successor = self.successor
+        answers: dict[frozenset[str], list[Move]] = {}
+        # The goals by kind still without a witness from the default entry: the only ones a turn need name.
+        rules, achievements = self.open["rule"], self.open["achievement"]
+        completions, endings = self.open["completion"], self.open["ending"]
+        while queue:
+            if not self.pending:
+                return self._end()
+            if self.clock() > self.deadline:
+                self.timed_out = True
+                return self._end()
+            at = queue.popleft()
+            node = nodes[at]
+            entry, state, completed = node.entry, node.state, node.completed
+            moves = self.moves_from(node.fresh)
+            given = answers.get(node.fresh)
+            if given is None:
+                given = answers[node.fresh] = [m for m, _ in moves]  # one list per kind of state: see expand()
+            keyed: dict[tuple[int, frozenset[str], frozenset[str]], bytes] = {}  # each state's key, made once
+            for (move, classes), after in zip(moves, successor.expand(state, completed, given), strict=True):
+                self.turns += 1
+                keys = [f"rule:{ident}" for ident in after.active if ident in rules] if rules else []
+                if achievements:
+                    keys += [f"achievement:{ident}" for ident in after.holding if ident in achievements]
+                if completions:
+                    keys += [f"completion:{ident}" for ident in after.new_completed if ident in completions]
+                if after.ending is not None and after.ending in endings:
+                    keys.append(f"ending:{after.ending}")
+                if keys:
+                    self.note(keys, entry, at, move)
+                fresh = node.fresh.difference(move) if node.fresh else node.fresh
+                known = (id(after.state), after.completed, fresh)
+                key = keyed.get(known) or keyed.setdefault(
+                    known, self.key_of(entry, after.state, after.completed, fresh)
+                )
+                whole = key + b"\0" + classes if after.ending is None else key + b"\1" + after.ending.encode()
+                if whole not in tuples:
+                    tuples.add(whole)
+                    self.states += 1
+                    if self.states >= self.bound:
+                        return self._end()
+                if after.ending is None and key not in seen:
+                    seen.add(key)
+                    nodes.append(_Light(entry, after.state, after.completed, fresh, at, move))
+                    queue.append(len(nodes) - 1)
+        return self._end(complete=True)
+
+    def beam(self, width: int) -> Exhaustion:
+        """A beam from the default entry's start: each turn, ``width`` of the states not ended, chosen by their hash.
+
+        For witnesses deep in a space too big to explore breadth first (thirty days survived): the
+        beam keeps going where a breadth-first search runs out of states. The choice is by a hash
+        of each state's key, so the same pack gives the same beam on any machine; it proves
+        nothing. It counts the states it keeps against the bound, and stops when every goal it
+        looks for is reached, the beam is empty, or the bound is spent.
+        """
+        entry = self.default
+        try:
+            start, _ = self.engine.start(entry)
+        except Exception:  # noqa: BLE001 - an unplayable entry is reported by the other checks
+            return self._end()
+        every = frozenset(o.ident for o in self.observations if o.other is _OTHER)
+        nodes = self.light
+        nodes.append(_Light(entry, start.state, start.completed, every, -1, {}))
+        self.states += 1
+        layer = [len(nodes) - 1] if start.ending is None else []
+        seen: set[bytes] = set()
+        answers: dict[frozenset[str], list[Move]] = {}
+        while layer and self.pending and self.states < self.bound:
+            if self.clock() > self.deadline:
+                self.timed_out = True
+                break
+            following: dict[bytes, int] = {}
+            for at in layer:
+                node = nodes[at]
+                given = answers.get(node.fresh)
+                if given is None:
+                    given = answers[node.fresh] = [m for m, _ in self.moves_from(node.fresh)]
+                for move, after in zip(given, self.successor.expand(node.state, node.completed, given), strict=True):
+                    self.turns += 1
+                    keys = [f"rule:{ident}" for ident in after.active]
+                    keys += [f"achievement:{ident}" for ident in after.holding]
+                    keys += [f"completion:{ident}" for ident in after.new_completed]
+                    keys += [f"ending:{after.ending}"] if after.ending is not None else []
+                    self.note([key for key in keys if key in self.pending], entry, at, move)
+                    if after.ending is not None:
+                        continue
+                    fresh = node.fresh.difference(move) if node.fresh else node.fresh
+                    key = self.key_of(entry, after.state, after.completed, fresh)
+                    if key not in seen and key not in following:
+                        nodes.append(_Light(entry, after.state, after.completed, fresh, at, move))
+                        following[key] = len(nodes) - 1
+            chosen = sorted(following, key=lambda k: hashlib.blake2b(k, digest_size=8).digest())[
+                : min(width, self.bound - self.states)
+            ]
+            seen.update(chosen)
+            layer = [following[key] for key in chosen]
+            self.states += len(layer)
+        return self._end()
+
+    def _end(self, *, complete: bool = False) -> Exhaustion:
+        """The outcome, with an artless play for each goal whose witness reaches it before its artwork is served."""
+        outcome = _outcome(
+            self.light, self.found_at, self.states, complete=complete, timed_out=self.timed_out, turns_played=self.turns
+        )
+        artless = dict(outcome.artless)
+        for key, art in self.artworks.items():
+            reached = outcome.found.get(key)
+            if reached is not None and key not in artless and not _served(self.engine, key, reached, art):
+                artless[key] = reached
+        return Exhaustion(outcome.found, artless, *_tail(outcome))
+
+
+def _tail(outcome: Exhaustion) -> tuple[int, bool, bool, str, int]:
+    """An outcome's members after its witnesses: states, complete, timed_out, skipped, turns."""
+    return outcome.states, outcome.complete, outcome.timed_out, outcome.skipped, outcome.turns
+
+
+def _served(engine: Engine, key: str, reached: Reached, art: str) -> bool:
+    """Whether ``art`` is served when the play ``reached`` first reaches the goal ``key`` (an achievement or ending)."""
+    kind, _, ident = key.partition(":")
+    session, _ = engine.start(reached.entry)
+    for move in [{}, *reached.turns]:
+        if move:
+            session, _ = engine.advance(session, Turn(move))
+        if (ident in session.achievements) if kind == "achievement" else session.ending == ident:
+            return art in reachable_assets(engine.program, session)
+    return True
+
+
+def _outcome(
+    nodes: Sequence[_Node | _Light],
+    found_at: Mapping[str, tuple[str, int, Move | None]],
+    states: int,
+    *,
+    complete: bool,
+    timed_out: bool,
+    turns_played: int,
+) -> Exhaustion:
+    """Each goal's witness rebuilt from the nodes' parents."""
+    found: dict[str, Reached] = {}
+    artless: dict[str, Reached] = {}
+    for key, (entry, at, move) in found_at.items():
+        turns: list[Move] = [] if move is None else [move]  # ``None``: reached on arriving at node ``at``
+        node = at
+        while nodes[node].parent >= 0:
+            turns.append(nodes[node].move)
+            node = nodes[node].parent
+        turns.reverse()
+        reached = Reached(entry, [dict(m) for m in turns])
+        if key.startswith("artless:"):
+            artless[key.removeprefix("artless:")] = reached
+        else:
+            found[key] = reached
+    return Exhaustion(found, artless, states, complete, timed_out, "", turns_played)
 
 
 def explore(
@@ -356,8 +592,12 @@ def explore(
     """Every reachable state of ``engine``'s pack, breadth first, within ``max_states`` (scaled by the pack's size).
 
     ``boxed``: how many states the abstract interpretation's boxes hold (their values, answers and
-    completed rules aside). When that is more than the bound, the search does not start: it would
-    spend the whole bound and decide nothing new, as on a pack with counters over wide ranges.
+    completed rules aside). When that is more than the bound, the whole bound would likely be
+    spent deciding nothing new (as on a pack with counters over wide ranges), so the search only
+    hunts for the witnesses of achievements, endings, rules and completions: breadth first within
+    1/:data:`HUNT_SHARE` of the bound (it still proves, should it explore everything), then, for
+    what lies deeper, a beam of :data:`BEAM` states a turn (:meth:`_Fast.beam`) within another
+    1/:data:`HUNT_SHARE`.
 
     A first pass leaves the sticky facts out of the state. The goals that combine them (see
     :data:`COMBINED`) and that it did not reach get a second pass, with their facts in the state,
@@ -367,12 +607,44 @@ def explore(
     size = len(program.conditions) + sum(len(rule.effects) for rule in program.rules)
     bound = max_states if size <= PACK_SIZE else max(1, max_states * PACK_SIZE // size)
     if boxed > bound:
+        # Too many states to hope to explore them all: a short hunt for the witnesses a few turns give.
+        hunt = _Fast(engine, targets, max(1, bound // HUNT_SHARE), deadline, clock, pending=pending).run()
+        why = f"the analysis allows {boxed:,} states, more than its bound of {bound:,}"
+        if hunt.skipped:
+            return Exhaustion(skipped=f"the exhaustive search did not start ({why})")
+        wanted = {t.key for t in targets} if pending is None else pending
+        if not hunt.complete and wanted - set(hunt.found):
+            # What lies deeper than breadth first goes: a beam, within another share of the bound.
+            deep = _Fast(
+                engine,
+                targets,
+                hunt.states + max(1, bound // HUNT_SHARE),
+                deadline,
+                clock,
+                pending=wanted - set(hunt.found),
+            )
+            deep.states = hunt.states
+            beamed = deep.beam(BEAM)
+            hunt = Exhaustion(
+                found={**beamed.found, **hunt.found},
+                artless={**beamed.artless, **hunt.artless},
+                states=beamed.states,
+                timed_out=beamed.timed_out or hunt.timed_out,
+                turns=hunt.turns + beamed.turns,
+            )
         return Exhaustion(
-            skipped=f"the exhaustive search did not start (the analysis allows {boxed:,} states, more than its bound "
-            f"of {bound:,})"
+            hunt.found,
+            hunt.artless,
+            hunt.states,
+            hunt.complete,
+            hunt.timed_out,
+            f"the exhaustive search only looked for witnesses, within {hunt.states:,} "
+            f"state{'' if hunt.states == 1 else 's'} ({why})",
+            hunt.turns,
         )
-    first = _Explorer(engine, targets, bound, deadline, clock, pending=pending).run()
     wanted = {t.key for t in targets} if pending is None else pending
+    fast = all(key.partition(":")[0] in FAST for key in wanted)
+    first = (_Fast if fast else _Explorer)(engine, targets, bound, deadline, clock, pending=pending).run()
     left = [t for t in targets if t.kind in COMBINED and t.key not in first.found and t.key in wanted]
     if not first.complete or not left:
         return first
