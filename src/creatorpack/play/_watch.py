@@ -80,8 +80,8 @@ UNANSWERED: Final = object()
 """What :meth:`Heard.stale` takes for an observation not answered yet."""
 
 
-def heard(sources: Sequence[Condition | Mapping[str, Any]]) -> dict[str, Heard]:
-    """The :class:`Heard` of every observation some condition (a tree, or its JSON) reads."""
+def heard(sources: Sequence[Condition | Mapping[str, Any] | tuple[Leaf, ...]]) -> dict[str, Heard]:
+    """The :class:`Heard` of every observation some condition (a tree, its JSON or its leaves) reads."""
     found: dict[str, dict[int, set[tuple[bool, Any]] | None]] = {}
     for index, source in enumerate(sources):
         for node in _leaves(source):
@@ -118,8 +118,8 @@ def _answer_key(value: Any) -> tuple[bool, Any] | None:
     return None
 
 
-def watches(sources: Sequence[Condition | Mapping[str, Any]]) -> dict[str, Watch]:
-    """The :class:`Watch` of every top-level member some condition (a tree, or its JSON) reads with a one-token path."""
+def watches(sources: Sequence[Condition | Mapping[str, Any] | tuple[Leaf, ...]]) -> dict[str, Watch]:
+    """The :class:`Watch` of every top-level member some condition (a tree, its JSON or its leaves) reads with a one-token path."""
     found: dict[str, dict[int, list[Any] | None]] = {}  # key -> condition -> its tests, or None: any change
     for index, source in enumerate(sources):
         for atom in _leaves(source):
@@ -181,8 +181,10 @@ def _test(atom: Compare) -> tuple[int, ...] | str | None:
     return (floor, floor + 1) if floor == ceil else ()  # eq/ne: only an integral value is ever equal
 
 
-def _leaves(source: Condition | Mapping[str, Any]) -> list[Leaf]:
-    """The leaves of a condition given as a tree or as its JSON (what does not parse has none)."""
+def _leaves(source: Condition | Mapping[str, Any] | tuple[Leaf, ...]) -> Sequence[Leaf]:
+    """The leaves of a condition given as a tree, as its JSON (what does not parse has none) or as its leaves."""
+    if isinstance(source, tuple):
+        return source
     if isinstance(source, Mapping):
         try:
             source = parse(source)

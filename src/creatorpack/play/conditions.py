@@ -37,6 +37,7 @@ from creatorpack.contract.conditions import (
     ComparisonOp,
     Condition,
     ConditionOp,
+    Leaf,
     LiteralCond,
     Not,
     Observed,
@@ -67,6 +68,7 @@ __all__ = [
     "generate_all",
     "generate_function",
     "json_equal",
+    "make_evaluator",
     "parse_pointer",
     "resolve",
     "sub_condition",
@@ -152,6 +154,7 @@ class CompiledCondition:
     observations: frozenset[str]
     whole_state: bool = False  # a comparison on path "" reads the whole state: any change may flip it
     tree: Condition | None = None
+    leaves: tuple[Leaf, ...] = ()  # the tree's leaves, in document order (walked once, for what indexes them)
 
     def __call__(self, state: State, answers: Answers) -> bool:
         """Evaluate on a state and the narrator's latest answers."""
@@ -164,6 +167,7 @@ def compile_condition(
     set_paths: frozenset[str] = frozenset(),
     generate: bool = True,
     shared: dict[str, Evaluator] | None = None,
+    evaluate: Evaluator | None = None,
 ) -> CompiledCondition:
     """Compile a contract-valid condition (its JSON, or its parsed tree) into a function of ``(state, answers)``.
 
@@ -173,7 +177,9 @@ def compile_condition(
     ``set_paths`` names the state paths (JSON Pointers) that hold sets, so that ``eq``/``ne``
     compare them without regard to order. ``generate=False`` keeps the closures (for testing
     that both agree). ``shared`` maps generated code to its function, so that conditions with the
-    same code (a pack repeats many) share one function. What is no condition raises :class:`ConditionError`.
+    same code (a pack repeats many) share one function. ``evaluate``, when given, is the function
+    to use instead of generating one (a stand-in that makes it on first call: :func:`make_evaluator`).
+    What is no condition raises :class:`ConditionError`.
     """
     if isinstance(condition, Mapping):
         tree, source = parse(condition), condition
@@ -182,7 +188,8 @@ def compile_condition(
     keys: set[str] = set()
     observations: set[str] = set()
     whole = False
-    for leaf in leaves(tree):
+    found = tuple(leaves(tree))
+    for leaf in found:
         if isinstance(leaf, Compare) and leaf.tokens is not None:
             if leaf.tokens:
                 keys.add(leaf.tokens[0])
@@ -190,15 +197,19 @@ def compile_condition(
                 whole = True
         elif isinstance(leaf, Observed):
             observations.add(leaf.id)
-    evaluate: Evaluator | None = None
-    if generate:
-        try:
-            evaluate = generate_function(tree, set_paths, shared)
-        except (SyntaxError, RecursionError, MemoryError):
-            evaluate = None  # too deep for Python's parser: closures
     if evaluate is None:
-        evaluate = _compile(tree, set_paths)
-    return CompiledCondition(source, evaluate, frozenset(keys), frozenset(observations), whole, tree)
+        evaluate = make_evaluator(tree, set_paths, shared) if generate else _compile(tree, set_paths)
+    return CompiledCondition(source, evaluate, frozenset(keys), frozenset(observations), whole, tree, found)
+
+
+def make_evaluator(
+    tree: Condition, set_paths: frozenset[str] = frozenset(), shared: dict[str, Evaluator] | None = None
+) -> Evaluator:
+    """The condition's generated function (:func:`generate_function`), or closures when it is too deep to generate."""
+    try:
+        return generate_function(tree, set_paths, shared)
+    except (SyntaxError, RecursionError, MemoryError):
+        return _compile(tree, set_paths)  # too deep for Python's parser: closures
 
 
 def generate_function(

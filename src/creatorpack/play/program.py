@@ -21,7 +21,15 @@ from creatorpack.errors import ConditionError, NotPlayableError
 from creatorpack.play._effects import EffectRunner, compile_effects, effect_rules, plain_runner, written
 from creatorpack.play._open import OpenRules, open_rules, picker
 from creatorpack.play._watch import Heard, Watch, heard, watches
-from creatorpack.play.conditions import AllValues, CompiledCondition, compile_condition, generate_all, sub_condition
+from creatorpack.play.conditions import (
+    AllValues,
+    CompiledCondition,
+    Evaluator,
+    compile_condition,
+    generate_all,
+    make_evaluator,
+    sub_condition,
+)
 from creatorpack.play.state import CompiledEffect, set_paths
 from creatorpack.play.views import RevealKind
 
@@ -145,7 +153,8 @@ class Program:
     entries: tuple[Mapping[str, Any], ...]
     observations: Mapping[str, Mapping[str, Any]]
     conditions: tuple[CompiledCondition, ...]
-    evaluators: tuple[Callable[[Any, Any], bool], ...] = field(repr=False)
+    evaluators: Sequence[Callable[[Any, Any], bool]] = field(repr=False, compare=False)
+    """Each condition's function, by index (generated on its first call: see ``_Conditions``)."""
     readers: Mapping[Read, tuple[int, ...]] = field(repr=False)
     watches: Mapping[str, Watch] = field(repr=False)  # finer than ``readers``, for state members
     heard: Mapping[str, Heard] = field(repr=False)  # finer than ``readers``, for observations
@@ -269,20 +278,44 @@ def is_condition(value: Any) -> bool:
 
 
 class _Conditions:
-    """The condition table being built: each added condition gets the next index."""
+    """The condition table being built: each added condition gets the next index.
+
+    A condition's function is generated on its first call, not here: generating and compiling
+    Python code is most of what compiling a pack would cost (0.68 s of 1.3 s on the runtime
+    benchmark pack), and many users of a program (lint, a reader view, a session that never
+    reaches most of a pack) call few of its conditions. Until then ``functions[i]`` and the
+    condition's ``evaluate`` are a stand-in that makes the function, puts it in both places and calls it.
+    """
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
         self.sets = set_paths(schema)
         self.compiled: list[CompiledCondition] = []
+        self.functions: list[Evaluator] = []
         self.readers: dict[Read, list[int]] = {}
         self.shared: dict[str, Any] = {}  # generated code -> its function, shared by conditions with the same code
+
+    def make(self, index: int) -> Evaluator:
+        """Generate condition ``index``'s function and put it where its stand-in was."""
+        compiled = self.compiled[index]
+        made = make_evaluator(compiled.tree or parse(compiled.source), self.sets, self.shared)
+        object.__setattr__(compiled, "evaluate", made)  # frozen for its users: this replaces a stand-in by its equal
+        self.functions[index] = made
+        return made
+
+    def _stand_in(self, index: int) -> Evaluator:
+        def first_call(state: Mapping[str, Any], answers: Mapping[str, Any]) -> bool:
+            return self.make(index)(state, answers)
+
+        return first_call
 
     def add(self, condition: Any) -> int:
         if not isinstance(condition, Mapping):
             condition = ALWAYS  # an absent `when` always holds
-        compiled = compile_condition(condition, set_paths=self.sets, shared=self.shared)
         index = len(self.compiled)
+        stand_in = self._stand_in(index)
+        compiled = compile_condition(condition, set_paths=self.sets, evaluate=stand_in)
         self.compiled.append(compiled)
+        self.functions.append(stand_in)
         for key in compiled.state_keys:
             self.readers.setdefault(Read(ReadKind.STATE, key), []).append(index)
         for observation in compiled.observations:
@@ -486,10 +519,10 @@ def _compile_program(pack: Mapping[str, Any]) -> Program:
         entries=entries,
         observations={o["id"]: o for o in runtime.get("observations", [])},
         conditions=tuple(table.compiled),
-        evaluators=tuple(c.evaluate for c in table.compiled),
+        evaluators=table.functions,
         readers={read: tuple(indices) for read, indices in table.readers.items()},
-        watches=watches([c.tree or c.source for c in table.compiled]),
-        heard=heard([c.tree or c.source for c in table.compiled]),
+        watches=watches([c.leaves for c in table.compiled]),
+        heard=heard([c.leaves for c in table.compiled]),
         rules=rules,
         rule_whens=picker([rule.when for rule in rules]),
         completable=completable,
