@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from creatorpack.errors import EffectError
+from creatorpack.play._paused import collector_paused
 from creatorpack.play.state import CompiledEffect
 
 __all__ = ["EffectRule", "EffectRunner", "apply_rule", "compile_effects", "effect_rules", "plain_runner", "written"]
@@ -66,9 +67,12 @@ def compile_effects(rules: Sequence[EffectRule]) -> EffectRunner:
     """
     made: list[EffectRunner] = []
 
-    def run(values: Sequence[bool], working: dict[str, Any], done: frozenset[str], rejected: list[dict[str, Any]]) -> None:
+    def run(
+        values: Sequence[bool], working: dict[str, Any], done: frozenset[str], rejected: list[dict[str, Any]]
+    ) -> None:
         if not made:
-            made.append(_generate(rules))
+            with collector_paused():
+                made.append(_generate(rules))
         made[0](values, working, done, rejected)
 
     return run

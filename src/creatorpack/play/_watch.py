@@ -119,7 +119,10 @@ def _answer_key(value: Any) -> tuple[bool, Any] | None:
 
 
 def watches(sources: Sequence[Condition | Mapping[str, Any] | tuple[Leaf, ...]]) -> dict[str, Watch]:
-    """The :class:`Watch` of every top-level member some condition (a tree, its JSON or its leaves) reads with a one-token path."""
+    """The :class:`Watch` of every top-level member some condition reads with a one-token path.
+
+    A condition is given as a tree, as its JSON or as its leaves.
+    """
     found: dict[str, dict[int, list[Any] | None]] = {}  # key -> condition -> its tests, or None: any change
     for index, source in enumerate(sources):
         for atom in _leaves(source):

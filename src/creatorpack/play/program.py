@@ -8,7 +8,6 @@ it reads (:attr:`Program.readers`) changed.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -20,6 +19,7 @@ from creatorpack.contract.schema import as_declared
 from creatorpack.errors import ConditionError, NotPlayableError
 from creatorpack.play._effects import EffectRunner, compile_effects, effect_rules, plain_runner, written
 from creatorpack.play._open import OpenRules, open_rules, picker
+from creatorpack.play._paused import collector_paused
 from creatorpack.play._watch import Heard, Watch, heard, watches
 from creatorpack.play.conditions import (
     AllValues,
@@ -207,10 +207,12 @@ class Program:
         """
         if not self.every and make:
             trees = [c.tree if c.tree is not None else parse(c.source) for c in self.conditions]
-            self.every.append(generate_all(trees, set_paths(self.schema)))
+            with collector_paused():
+                self.every.append(generate_all(trees, set_paths(self.schema)))
         if self.every:
             return self.every[0](state, answers)
-        return tuple(evaluate(state, answers) for evaluate in self.evaluators)
+        with collector_paused():  # the first call of each condition generates its function
+            return tuple(evaluate(state, answers) for evaluate in self.evaluators)
 
     def open_rules(self, completed: frozenset[str]) -> OpenRules:
         """The rules a session that completed ``completed`` has not completed (see :mod:`~creatorpack.play._open`).
@@ -448,14 +450,8 @@ def compile_program(pack: Mapping[str, Any]) -> Program:
     hundreds of thousands of objects that all live on, and each collection it triggered walked
     them all again, which took more than half of the compile time on the runtime benchmark pack.
     """
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
-    try:
+    with collector_paused():
         return _compile_program(pack)
-    finally:
-        if paused:
-            gc.enable()
 
 
 def _compile_program(pack: Mapping[str, Any]) -> Program:
