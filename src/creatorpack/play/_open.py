@@ -17,7 +17,7 @@ from itertools import compress
 from operator import itemgetter
 from typing import Any
 
-__all__ = ["OpenRules", "open_rules", "picker"]
+__all__ = ["Held", "OpenRules", "open_rules", "picker"]
 
 
 def picker(indices: Sequence[int]) -> Callable[[Sequence[bool]], Sequence[bool]]:
@@ -133,3 +133,76 @@ def open_rules(
         _Open(tuple(told), _take(instructions, told), told_whens, picker(told_whens)),
         tuple(compress(completable, map(completed.__contains__, completable))) if completed else (),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """Which rules are active on a session's values: a byte per rule, and a byte per rule with an instruction.
+
+    ``rules[p]`` is 1 when rule ``p`` (document order) is open and its ``when`` holds;
+    ``told[i]`` the same for the ``i``-th rule with an instruction. A turn changes only the bytes
+    of the rules whose ``when`` flipped or that completed (:meth:`after`), so the active rules are
+    one ``itertools.compress`` over the rule ids, not a look at every rule's ``when``.
+    """
+
+    rules: bytes
+    told: bytes
+    basis: tuple[Any, Any] = (None, None)
+    """The values and the completed set these bytes are of (compared by identity: see :meth:`fits`)."""
+
+    def fits(self, values: Any, completed: Any) -> bool:
+        """Whether these are the bytes of ``values`` and ``completed`` (the very objects they were made of)."""
+        return self.basis[0] is values and self.basis[1] is completed
+
+    @classmethod
+    def of(
+        cls,
+        values: Sequence[bool],
+        pick: Callable[[Sequence[bool]], Sequence[bool]],
+        closed: Iterable[int],
+        told: Sequence[int],
+        basis: tuple[Any, Any],
+    ) -> Held:
+        """The bytes of ``values``: ``pick`` gives each rule's ``when``; ``closed`` are the completed rules' positions.
+
+        ``told`` are the positions of the rules with an instruction; ``basis`` the values and completed set.
+        """
+        rules = bytearray(pick(values))
+        for position in closed:
+            rules[position] = 0
+        return cls(bytes(rules), bytes(_take(rules, told)) if told else b"", basis)
+
+    def after(
+        self,
+        values: Sequence[bool],
+        flipped: Iterable[int],
+        by_when: Mapping[int, Sequence[int]],
+        told_at: Mapping[int, int],
+        is_open: Callable[[int], bool],
+        basis: tuple[Any, Any],
+        closed: Iterable[int] = (),
+    ) -> Held:
+        """These bytes once the conditions ``flipped`` took their ``values`` and the rules at ``closed`` completed.
+
+        ``by_when`` maps a condition to the rules whose ``when`` it is, ``told_at`` a rule with an
+        instruction to its place among them, and ``is_open`` tells whether a rule is not completed.
+        """
+        rules: bytearray | None = None
+        told: bytearray | None = None
+        for index in flipped:
+            for position in by_when.get(index, ()):
+                if rules is None:
+                    rules, told = bytearray(self.rules), bytearray(self.told)
+                value = 1 if values[index] and is_open(position) else 0
+                rules[position] = value
+                if (at := told_at.get(position)) is not None and told is not None:
+                    told[at] = value
+        for position in closed:
+            if rules is None:
+                rules, told = bytearray(self.rules), bytearray(self.told)
+            rules[position] = 0
+            if (at := told_at.get(position)) is not None and told is not None:
+                told[at] = 0
+        if rules is None or told is None:
+            return Held(self.rules, self.told, basis)
+        return Held(bytes(rules), bytes(told), basis)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from itertools import compress
 from typing import Any
 
 from creatorpack._json import JsonPath, whole_number
@@ -18,7 +19,7 @@ from creatorpack.contract.conditions import parse
 from creatorpack.contract.schema import as_declared
 from creatorpack.errors import ConditionError, NotPlayableError
 from creatorpack.play._effects import EffectRunner, compile_effects, effect_rules, plain_runner, written
-from creatorpack.play._open import OpenRules, open_rules, picker
+from creatorpack.play._open import Held, OpenRules, open_rules, picker
 from creatorpack.play._paused import collector_paused
 from creatorpack.play._watch import Heard, Watch, heard, watches
 from creatorpack.play.conditions import (
@@ -224,6 +225,16 @@ class Program:
         table = self.rule_table or RuleTable.of(self.rules)
         return table.open(completed, self.completable_ids, self.rule_positions)
 
+    def held(self, values: tuple[bool, ...], completed: frozenset[str]) -> Held:
+        """Which rules are active on ``values`` for a session that completed ``completed`` (built afresh).
+
+        A turn carries them to the next (:meth:`~creatorpack.play._open.Held.after`); a session
+        loaded from a save, or built by hand, gets them so on its first turn.
+        """
+        table = self.rule_table or RuleTable.of(self.rules)
+        closed = (p for ident in completed for p in self.rule_positions.get(ident, ()))
+        return Held.of(values, self.rule_whens, closed, table.told, (values, completed))
+
     def in_scope(self, entries: frozenset[str] | None, entry: str) -> bool:
         """Whether an item scoped to ``entries`` (its ``entry_ids``; None: every entry) belongs to entry ``entry``."""
         return entries is None or not entries.isdisjoint(self.scopes.get(entry, (entry,)))
@@ -240,23 +251,48 @@ class Program:
 
 @dataclass(frozen=True, slots=True)
 class RuleTable:
-    """The rules as parallel tuples (ids, ``when`` indices, instructions), for :class:`OpenRules`."""
+    """The rules as parallel tuples (ids, ``when`` indices, instructions), for :class:`OpenRules` and :class:`Held`."""
 
     ids: tuple[Any, ...]
     whens: tuple[int, ...]
     instructions: tuple[str | None, ...]
     instructed: frozenset[int]
+    told: tuple[int, ...] = ()
+    """The positions of the rules with an instruction, in order."""
+    told_texts: tuple[str, ...] = ()
+    """Their instructions, in the same order."""
+    told_at: Mapping[int, int] = field(default_factory=dict)
+    """A rule with an instruction -> its place in :attr:`told`."""
+    by_when: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
+    """A condition -> the rules whose ``when`` it is."""
 
     @classmethod
     def of(cls, rules: Sequence[Rule]) -> RuleTable:
         """The table of ``rules``."""
         told = tuple(r.instruction for r in rules)
         instructed = frozenset(p for p, text in enumerate(told) if text is not None)
-        return cls(tuple(r.id for r in rules), tuple(r.when for r in rules), told, instructed)
+        positions = tuple(sorted(instructed))
+        by_when: dict[int, list[int]] = {}
+        for position, rule in enumerate(rules):
+            by_when.setdefault(rule.when, []).append(position)
+        return cls(
+            tuple(r.id for r in rules),
+            tuple(r.when for r in rules),
+            told,
+            instructed,
+            positions,
+            tuple(text for text in told if text is not None),
+            {position: at for at, position in enumerate(positions)},
+            {cond: tuple(found) for cond, found in by_when.items()},
+        )
 
     def open(self, completed: frozenset[str], completable: Sequence[str], at: Mapping[Any, Sequence[int]]) -> OpenRules:
         """The rules not in ``completed`` (see :func:`~creatorpack.play._open.open_rules`)."""
         return open_rules(completed, self.ids, self.whens, self.instructions, completable, at, self.instructed)
+
+    def active(self, held: Held) -> tuple[tuple[Any, ...], tuple[str, ...]]:
+        """The ids of the active rules and the instructions among them, in document order."""
+        return tuple(compress(self.ids, held.rules)), tuple(compress(self.told_texts, held.told))
 
 
 def entry_id(item: Mapping[str, Any]) -> str | None:

@@ -18,18 +18,18 @@ given or changed (:mod:`creatorpack.play._watch`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import compress
 from typing import Any, Final
 
 from creatorpack._json import a_python_type, copy_json, show
 from creatorpack.contract import suggest
 from creatorpack.errors import SessionOverError, TurnError
-from creatorpack.play._open import OpenRules
+from creatorpack.play._open import Held, OpenRules
 from creatorpack.play._watch import UNANSWERED, Heard, Watch
 from creatorpack.play.conditions import json_equal
 from creatorpack.play.model import REVEAL_KINDS, Requirement, SessionState, Turn, TurnResult
-from creatorpack.play.program import Goal, Program, Read, ReadKind
+from creatorpack.play.program import Goal, Program, Read, ReadKind, RuleTable
 
 __all__ = [
     "Applied",
@@ -211,12 +211,14 @@ def apply_rules(
     *,
     plain: bool = False,
     opened: OpenRules | None = None,
+    chosen: tuple[tuple[str, ...], tuple[str, ...]] | None = None,
 ) -> Applied:
     """Phase 3: active rules in document order; a rule's effects apply all or none.
 
     The active rules come from ``opened`` (the rules not in ``completed``; built when not given)
     and the effects run as the program's generated straight-line code. With ``plain``, rules are
     looked at one by one and effects applied one by one: the reference the fast path is tested against.
+    ``chosen``, when given, are the active rules and their instructions, found already (from a :class:`Held`).
     """
     if plain:
         active_list: list[str] = []
@@ -227,6 +229,8 @@ def apply_rules(
                 if rule.instruction is not None:
                     instruction_list.append(rule.instruction)
         active, instructions = tuple(active_list), tuple(instruction_list)
+    elif chosen is not None:
+        active, instructions = chosen
     else:
         if opened is None or not opened.fits(completed):
             opened = program.open_rules(completed)
@@ -424,13 +428,30 @@ def step(
         opened = session.open_rules
         if not isinstance(opened, OpenRules) or not opened.fits(session.completed):
             opened = program.open_rules(session.completed)
-        applied = apply_rules(program, values, session.state, session.completed, opened=opened)
+        table = program.rule_table or RuleTable.of(program.rules)
+        completed = session.completed
+        held = session.held
+        if not isinstance(held, Held) or not held.fits(session.values, completed):
+            held = program.held(session.values, completed)
+        ids = table.ids
+        held = held.after(
+            values, flipped, table.by_when, table.told_at, lambda p: ids[p] not in completed, (values, completed)
+        )
+        first = len(flipped)
+        applied = apply_rules(program, values, session.state, completed, opened=opened, chosen=table.active(held))
         changed_state = [Read(ReadKind.STATE, k) for k in applied.changed]
         if changed_state:
             changed_state.append(Read(ReadKind.WHOLE_STATE, ""))
         values = refresh(program, values, applied.state, answers, changed_state, (session.state, answers), flipped)
         turned = session.turn + 1
         after, new_completed = settle(program, session, turned, applied.state, answers, values, flipped, opened)
+        done = after.completed
+        closed = [p for ident in new_completed for p in program.rule_positions.get(ident, ())]
+        later = flipped[first:]
+        held = held.after(
+            values, later, table.by_when, table.told_at, lambda p: ids[p] not in done, (values, done), closed
+        )
+        after = replace(after, held=held)
     illustration = choose_illustration(program, eligible & set(turn.illustration_matches), session.entry)
     return after, applied, new_completed, illustration
 
