@@ -137,21 +137,23 @@ def open_rules(
 
 @dataclass(frozen=True, slots=True)
 class Held:
-    """Which rules are active on a session's values: a byte per rule, and a byte per rule with an instruction.
+    """The active rules on a session's values: their positions and ids, and those with an instruction.
 
-    ``rules[p]`` is 1 when rule ``p`` (document order) is open and its ``when`` holds;
-    ``told[i]`` the same for the ``i``-th rule with an instruction. A turn changes only the bytes
-    of the rules whose ``when`` flipped or that completed (:meth:`after`), so the active rules are
-    one ``itertools.compress`` over the rule ids, not a look at every rule's ``when``.
+    ``positions`` are the open rules whose ``when`` holds (document order) and ``ids`` their ids;
+    ``told`` and ``texts`` the same for the rules with an instruction. A turn changes only the
+    rules whose ``when`` flipped or that completed (:meth:`after`): the new tuples are the old
+    ones spliced where those rules stand (slices copied whole), not a look at every rule's ``when``.
     """
 
-    rules: bytes
-    told: bytes
+    positions: tuple[int, ...]
+    ids: tuple[Any, ...]
+    told: tuple[int, ...]
+    texts: tuple[str, ...]
     basis: tuple[Any, Any] = (None, None)
-    """The values and the completed set these bytes are of (compared by identity: see :meth:`fits`)."""
+    """The values and the completed set these are of (compared by identity: see :meth:`fits`)."""
 
     def fits(self, values: Any, completed: Any) -> bool:
-        """Whether these are the bytes of ``values`` and ``completed`` (the very objects they were made of)."""
+        """Whether these are the active rules of ``values`` and ``completed`` (the very objects they were made of)."""
         return self.basis[0] is values and self.basis[1] is completed
 
     @classmethod
@@ -160,49 +162,79 @@ class Held:
         values: Sequence[bool],
         pick: Callable[[Sequence[bool]], Sequence[bool]],
         closed: Iterable[int],
-        told: Sequence[int],
+        table: Sequence[Any],
+        instructions: Sequence[str | None],
         basis: tuple[Any, Any],
     ) -> Held:
-        """The bytes of ``values``: ``pick`` gives each rule's ``when``; ``closed`` are the completed rules' positions.
+        """The active rules on ``values``: ``pick`` gives each rule's ``when``; ``closed``, the completed ones.
 
-        ``told`` are the positions of the rules with an instruction; ``basis`` the values and completed set.
+        ``table`` are the rules' ids and ``instructions`` their instructions (None: none), by position;
+        ``basis`` the values and completed set.
         """
-        rules = bytearray(pick(values))
+        mask = bytearray(pick(values))
         for position in closed:
-            rules[position] = 0
-        return cls(bytes(rules), bytes(_take(rules, told)) if told else b"", basis)
+            mask[position] = 0
+        positions = tuple(compress(range(len(mask)), mask))
+        told = tuple(p for p in positions if instructions[p] is not None)
+        ids = _take(table, positions)
+        texts: tuple[str, ...] = _take(instructions, told)
+        return cls(positions, ids, told, texts, basis)
 
     def after(
         self,
         values: Sequence[bool],
         flipped: Iterable[int],
         by_when: Mapping[int, Sequence[int]],
-        told_at: Mapping[int, int],
+        table: Sequence[Any],
+        instructions: Sequence[str | None],
         is_open: Callable[[int], bool],
         basis: tuple[Any, Any],
         closed: Iterable[int] = (),
     ) -> Held:
-        """These bytes once the conditions ``flipped`` took their ``values`` and the rules at ``closed`` completed.
+        """These once the conditions ``flipped`` took their ``values`` and the rules at ``closed`` completed.
 
-        ``by_when`` maps a condition to the rules whose ``when`` it is, ``told_at`` a rule with an
-        instruction to its place among them, and ``is_open`` tells whether a rule is not completed.
+        ``by_when`` maps a condition to the rules whose ``when`` it is, ``table`` and
+        ``instructions`` are the rules' ids and instructions by position, and ``is_open`` tells
+        whether a rule is not completed.
         """
-        rules: bytearray | None = None
-        told: bytearray | None = None
+        now: dict[int, bool] = {}
         for index in flipped:
             for position in by_when.get(index, ()):
-                if rules is None:
-                    rules, told = bytearray(self.rules), bytearray(self.told)
-                value = 1 if values[index] and is_open(position) else 0
-                rules[position] = value
-                if (at := told_at.get(position)) is not None and told is not None:
-                    told[at] = value
+                now[position] = bool(values[index]) and is_open(position)
         for position in closed:
-            if rules is None:
-                rules, told = bytearray(self.rules), bytearray(self.told)
-            rules[position] = 0
-            if (at := told_at.get(position)) is not None and told is not None:
-                told[at] = 0
-        if rules is None or told is None:
-            return Held(self.rules, self.told, basis)
-        return Held(bytes(rules), bytes(told), basis)
+            now[position] = False
+        if not now:
+            return Held(self.positions, self.ids, self.told, self.texts, basis)
+        positions, ids = _spliced_by(self.positions, self.ids, now, table)
+        told = {p: held for p, held in now.items() if instructions[p] is not None}
+        if told:
+            kept, texts = _spliced_by(self.told, self.texts, told, instructions)
+            return Held(positions, ids, kept, texts, basis)
+        return Held(positions, ids, self.told, self.texts, basis)
+
+
+def _spliced_by(
+    positions: tuple[int, ...], items: tuple[Any, ...], now: Mapping[int, bool], table: Sequence[Any]
+) -> tuple[tuple[int, ...], tuple[Any, ...]]:
+    """``positions`` and their ``items``, each position of ``now`` put in (True) or out; ``table[p]``: its item."""
+    new_positions: list[int] = []
+    new_items: list[Any] = []
+    start = 0
+    for position in sorted(now):
+        at = bisect_left(positions, position, start)
+        present = at < len(positions) and positions[at] == position
+        if present is now[position]:
+            continue
+        new_positions.extend(positions[start:at])
+        new_items.extend(items[start:at])
+        if now[position]:
+            new_positions.append(position)
+            new_items.append(table[position])
+            start = at
+        else:
+            start = at + 1
+    if not new_positions and start == 0:
+        return positions, items
+    new_positions.extend(positions[start:])
+    new_items.extend(items[start:])
+    return tuple(new_positions), tuple(new_items)

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from itertools import compress
 from typing import Any
 
 from creatorpack._json import JsonPath, whole_number
@@ -233,7 +232,7 @@ class Program:
         """
         table = self.rule_table or RuleTable.of(self.rules)
         closed = (p for ident in completed for p in self.rule_positions.get(ident, ()))
-        return Held.of(values, self.rule_whens, closed, table.told, (values, completed))
+        return Held.of(values, self.rule_whens, closed, table.ids, table.instructions, (values, completed))
 
     def in_scope(self, entries: frozenset[str] | None, entry: str) -> bool:
         """Whether an item scoped to ``entries`` (its ``entry_ids``; None: every entry) belongs to entry ``entry``."""
@@ -257,12 +256,6 @@ class RuleTable:
     whens: tuple[int, ...]
     instructions: tuple[str | None, ...]
     instructed: frozenset[int]
-    told: tuple[int, ...] = ()
-    """The positions of the rules with an instruction, in order."""
-    told_texts: tuple[str, ...] = ()
-    """Their instructions, in the same order."""
-    told_at: Mapping[int, int] = field(default_factory=dict)
-    """A rule with an instruction -> its place in :attr:`told`."""
     by_when: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
     """A condition -> the rules whose ``when`` it is."""
 
@@ -271,7 +264,6 @@ class RuleTable:
         """The table of ``rules``."""
         told = tuple(r.instruction for r in rules)
         instructed = frozenset(p for p, text in enumerate(told) if text is not None)
-        positions = tuple(sorted(instructed))
         by_when: dict[int, list[int]] = {}
         for position, rule in enumerate(rules):
             by_when.setdefault(rule.when, []).append(position)
@@ -280,19 +272,12 @@ class RuleTable:
             tuple(r.when for r in rules),
             told,
             instructed,
-            positions,
-            tuple(text for text in told if text is not None),
-            {position: at for at, position in enumerate(positions)},
             {cond: tuple(found) for cond, found in by_when.items()},
         )
 
     def open(self, completed: frozenset[str], completable: Sequence[str], at: Mapping[Any, Sequence[int]]) -> OpenRules:
         """The rules not in ``completed`` (see :func:`~creatorpack.play._open.open_rules`)."""
         return open_rules(completed, self.ids, self.whens, self.instructions, completable, at, self.instructed)
-
-    def active(self, held: Held) -> tuple[tuple[Any, ...], tuple[str, ...]]:
-        """The ids of the active rules and the instructions among them, in document order."""
-        return tuple(compress(self.ids, held.rules)), tuple(compress(self.told_texts, held.told))
 
 
 def entry_id(item: Mapping[str, Any]) -> str | None:

@@ -433,12 +433,12 @@ def step(
         held = session.held
         if not isinstance(held, Held) or not held.fits(session.values, completed):
             held = program.held(session.values, completed)
-        ids = table.ids
+        ids, told = table.ids, table.instructions
         held = held.after(
-            values, flipped, table.by_when, table.told_at, lambda p: ids[p] not in completed, (values, completed)
+            values, flipped, table.by_when, ids, told, lambda p: ids[p] not in completed, (values, completed)
         )
         first = len(flipped)
-        applied = apply_rules(program, values, session.state, completed, opened=opened, chosen=table.active(held))
+        applied = apply_rules(program, values, session.state, completed, opened=opened, chosen=(held.ids, held.texts))
         changed_state = [Read(ReadKind.STATE, k) for k in applied.changed]
         if changed_state:
             changed_state.append(Read(ReadKind.WHOLE_STATE, ""))
@@ -448,9 +448,7 @@ def step(
         done = after.completed
         closed = [p for ident in new_completed for p in program.rule_positions.get(ident, ())]
         later = flipped[first:]
-        held = held.after(
-            values, later, table.by_when, table.told_at, lambda p: ids[p] not in done, (values, done), closed
-        )
+        held = held.after(values, later, table.by_when, ids, told, lambda p: ids[p] not in done, (values, done), closed)
         after = replace(after, held=held)
     illustration = choose_illustration(program, eligible & set(turn.illustration_matches), session.entry)
     return after, applied, new_completed, illustration
