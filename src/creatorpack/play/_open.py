@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import compress
 from operator import itemgetter
 from typing import Any
@@ -151,6 +151,8 @@ class Held:
     texts: tuple[str, ...]
     basis: tuple[Any, Any] = (None, None)
     """The values and the completed set these are of (compared by identity: see :meth:`fits`)."""
+    pending: Mapping[int, bool] = field(default_factory=dict)
+    """Rules (by position) put in (True) or out of the tuples by a deferred :meth:`after`, not spliced in yet."""
 
     def fits(self, values: Any, completed: Any) -> bool:
         """Whether these are the active rules of ``values`` and ``completed`` (the very objects they were made of)."""
@@ -190,21 +192,25 @@ class Held:
         is_open: Callable[[int], bool],
         basis: tuple[Any, Any],
         closed: Iterable[int] = (),
+        *,
+        defer: bool = False,
     ) -> Held:
         """These once the conditions ``flipped`` took their ``values`` and the rules at ``closed`` completed.
 
         ``by_when`` maps a condition to the rules whose ``when`` it is, ``table`` and
         ``instructions`` are the rules' ids and instructions by position, and ``is_open`` tells
-        whether a rule is not completed.
+        whether a rule is not completed. With ``defer``, the changes are kept in :attr:`pending`
+        and spliced in by the next ``after`` without it, together with its own (a turn ends with
+        one and starts with another: one splice a turn instead of two).
         """
-        now: dict[int, bool] = {}
+        now: dict[int, bool] = dict(self.pending)
         for index in flipped:
             for position in by_when.get(index, ()):
                 now[position] = bool(values[index]) and is_open(position)
         for position in closed:
             now[position] = False
-        if not now:
-            return Held(self.positions, self.ids, self.told, self.texts, basis)
+        if defer or not now:
+            return Held(self.positions, self.ids, self.told, self.texts, basis, now)
         positions, ids = _spliced_by(self.positions, self.ids, now, table)
         told = {p: held for p, held in now.items() if instructions[p] is not None}
         if told:

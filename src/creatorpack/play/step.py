@@ -448,7 +448,9 @@ def step(
         done = after.completed
         closed = [p for ident in new_completed for p in program.rule_positions.get(ident, ())]
         later = flipped[first:]
-        held = held.after(values, later, table.by_when, ids, told, lambda p: ids[p] not in done, (values, done), closed)
+        held = held.after(
+            values, later, table.by_when, ids, told, lambda p: ids[p] not in done, (values, done), closed, defer=True
+        )
         after = replace(after, held=held)
     illustration = choose_illustration(program, eligible & set(turn.illustration_matches), session.entry)
     return after, applied, new_completed, illustration
