@@ -42,7 +42,6 @@ from creatorpack.contract.conditions import (
     Not,
     Observed,
     OrderOp,
-    leaves,
     parse,
     to_json,
 )
@@ -71,6 +70,7 @@ __all__ = [
     "make_evaluator",
     "parse_pointer",
     "resolve",
+    "signed_leaves",
     "sub_condition",
 ]
 
@@ -155,6 +155,7 @@ class CompiledCondition:
     whole_state: bool = False  # a comparison on path "" reads the whole state: any change may flip it
     tree: Condition | None = None
     leaves: tuple[Leaf, ...] = ()  # the tree's leaves, in document order (walked once, for what indexes them)
+    signs: tuple[int, ...] = ()  # each leaf's sign: 1 under an even number of `not`s, -1 under an odd number
 
     def __call__(self, state: State, answers: Answers) -> bool:
         """Evaluate on a state and the narrator's latest answers."""
@@ -188,7 +189,7 @@ def compile_condition(
     keys: set[str] = set()
     observations: set[str] = set()
     whole = False
-    found = tuple(leaves(tree))
+    found, signs = signed_leaves(tree)
     for leaf in found:
         if isinstance(leaf, Compare) and leaf.tokens is not None:
             if leaf.tokens:
@@ -199,7 +200,28 @@ def compile_condition(
             observations.add(leaf.id)
     if evaluate is None:
         evaluate = make_evaluator(tree, set_paths, shared) if generate else _compile(tree, set_paths)
-    return CompiledCondition(source, evaluate, frozenset(keys), frozenset(observations), whole, tree, found)
+    return CompiledCondition(source, evaluate, frozenset(keys), frozenset(observations), whole, tree, found, signs)
+
+
+def signed_leaves(tree: Condition) -> tuple[tuple[Leaf, ...], tuple[int, ...]]:
+    """The leaves of ``tree`` in document order, and each one's sign (-1 under an odd number of ``not``s, else 1).
+
+    A condition is monotone in each leaf: true going to false in a leaf of sign 1 can only turn
+    the condition false (``all``, ``any`` and ``not`` of it), what the runtime's refresh uses.
+    """
+    found: list[Leaf] = []
+    signs: list[int] = []
+    stack: list[tuple[Condition, int]] = [(tree, 1)]
+    while stack:
+        top, sign = stack.pop()
+        if isinstance(top, AllOf | AnyOf):
+            stack.extend((child, sign) for child in reversed(top.conditions))
+        elif isinstance(top, Not):
+            stack.append((top.condition, -sign))
+        else:
+            found.append(top)
+            signs.append(sign)
+    return tuple(found), tuple(signs)
 
 
 def make_evaluator(

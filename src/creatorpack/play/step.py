@@ -26,7 +26,7 @@ from creatorpack._json import a_python_type, copy_json, show
 from creatorpack.contract import suggest
 from creatorpack.errors import SessionOverError, TurnError
 from creatorpack.play._open import Held, OpenRules
-from creatorpack.play._watch import UNANSWERED, Heard, Watch
+from creatorpack.play._watch import UNANSWERED
 from creatorpack.play.conditions import json_equal
 from creatorpack.play.model import REVEAL_KINDS, Requirement, SessionState, Turn, TurnResult
 from creatorpack.play.program import Goal, Program, Read, ReadKind, RuleTable
@@ -159,20 +159,21 @@ def refresh(
 
     With ``before``, the state and answers the values were computed on, a condition that reads
     a changed member or answer only through thresholds, members or answers that did not change
-    is kept too (:mod:`creatorpack.play._watch`). The conditions whose value changed are added
-    to ``flipped``, when given.
+    is kept too (:mod:`creatorpack.play._watch`), and so is one whose changed tests all push it
+    towards the value it has (a condition is monotone in each test). The conditions whose value
+    changed are added to ``flipped``, when given.
     """
     stale: set[int] = set()
     readers = program.readers
     for read in changed:
-        finer: Watch | Heard | None = None
-        if before is not None and read.kind is ReadKind.STATE:
-            finer = program.watches.get(read.name)
+        if before is not None and read.kind is ReadKind.STATE and (watch := program.watches.get(read.name)):
             old, new = before[0].get(read.name, _ABSENT), state.get(read.name, _ABSENT)
-        elif before is not None and read.kind is ReadKind.OBSERVATION:
-            finer = program.heard.get(read.name)
+            stale.update(watch.stale(old, new, values))
+        elif before is not None and read.kind is ReadKind.OBSERVATION and (heard := program.heard.get(read.name)):
             old, new = before[1].get(read.name, UNANSWERED), answers.get(read.name, UNANSWERED)
-        stale.update(readers.get(read, ()) if finer is None else finer.stale(old, new))
+            stale.update(heard.stale(old, new, values))
+        else:
+            stale.update(readers.get(read, ()))
     if not stale:
         return values
     updated = list(values)
