@@ -21,7 +21,7 @@ from creatorpack.contract.conditions import parse
 from creatorpack.play import _effects
 from creatorpack.play.conditions import compile_condition, generate_all
 from creatorpack.play.engine import Engine, Turn
-from creatorpack.play.state import CompiledEffect
+from creatorpack.play.state import CompiledEffect, set_paths
 from creatorpack.play.step import describe, evaluate_all, step
 from tests.random_packs import random_condition, random_pack
 
@@ -248,3 +248,16 @@ def test_an_increment_that_makes_a_float_is_applied_the_plain_way(effects: list[
     _effects.plain_runner([rule])([True], slow_state, frozenset(), slow_rejected)
     assert slow_rejected, "the plain path refuses the second increment"
     assert (fast_state, fast_rejected) == (slow_state, slow_rejected)
+
+
+def test_condition_functions_are_generated_on_first_call() -> None:
+    """Compiling a pack generates no condition code; each condition's first call makes its function, once."""
+    engine = Engine(random_pack(3))
+    program = engine.program
+    assert {function.__name__ for function in program.evaluators} == {"first_call"}
+    session, _ = engine.start()  # the start evaluates every condition
+    assert "first_call" not in {function.__name__ for function in program.evaluators}
+    for condition, function in zip(program.conditions, program.evaluators, strict=True):
+        assert condition.evaluate is function
+        fresh = compile_condition(condition.source, set_paths=set_paths(program.schema), generate=False)
+        assert function(session.state, session.answers) is fresh(session.state, session.answers)

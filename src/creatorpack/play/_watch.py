@@ -198,7 +198,7 @@ def watches(
 def _watch(tests: Mapping[int, list[Any] | None]) -> Watch:
     every: list[int] = []
     numeric: list[int] = []
-    pairs: list[tuple[int, int]] = []
+    pairs: list[tuple[int, int, int]] = []
     members: dict[str, list[int]] = {}
     membership: list[int] = []
     for index, kept in tests.items():
