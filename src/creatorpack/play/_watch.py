@@ -16,7 +16,7 @@ import math
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, filterfalse
 from typing import Any, Final, NamedTuple
 
 from creatorpack.contract.conditions import Compare, Condition, Leaf, Observed, leaves, parse
@@ -43,29 +43,36 @@ class Watch:
     numeric: tuple[int, ...]
     members: Mapping[str, tuple[int, ...]]
     membership: tuple[int, ...]
-    pushes: tuple[int, ...] = ()
-    """Parallel to ``at``: 1 when the member going up across the point can only make the condition
-    true (an order test outside a ``not``, or a ``lt``/``lte`` inside one), -1 only false, 0 either."""
+    signed: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = ()
+    """``points`` and ``at`` split three ways: the thresholds the member going up across can only
+    make their condition true (an order test outside a ``not``, a ``lt``/``lte`` inside one), only
+    false, or either (``eq``, ``ne``, a test read both ways); empty when signs were not given."""
 
     def stale(self, old: Any, new: Any, values: Sequence[bool] | None = None) -> Iterable[int]:
         """The conditions that may have changed value when the member went from ``old`` to ``new``.
 
         With ``values``, the conditions' values before, a condition whose crossed thresholds all
-        push it towards the value it has is left out (see :meth:`Heard.stale`).
+        push it towards the value it has is left out (see :meth:`Heard.stale`): the tests run in C
+        (``filter`` on ``values.__getitem__``), not in a Python loop, or they would cost what they save.
         """
         if type(old) is int and type(new) is int:
             low, high = (old, new) if old < new else (new, old)
-            start, stop = bisect_right(self.points, low), bisect_right(self.points, high)
-            if values is None or not self.pushes:
-                return chain(self.every, self.membership, self.at[start:stop])
-            up = 1 if new > old else -1
-            pushes: dict[int, int] = {}
-            for index, sign in zip(self.at[start:stop], self.pushes[start:stop], strict=True):
-                push = up * sign
-                pushes[index] = push if pushes.get(index, push) == push else 0
-            stale = [*self.every, *self.membership]
-            stale.extend(i for i, push in pushes.items() if push == 0 or values[i] is not (push > 0))
-            return stale
+            if values is None or not self.signed:
+                crossed = self.at[bisect_right(self.points, low) : bisect_right(self.points, high)]
+                return chain(self.every, self.membership, crossed)
+            (up_points, up), (down_points, down), (either_points, either) = self.signed
+            rising = up[bisect_right(up_points, low) : bisect_right(up_points, high)]
+            falling = down[bisect_right(down_points, low) : bisect_right(down_points, high)]
+            if new < old:
+                rising, falling = falling, rising
+            held = values.__getitem__
+            return chain(
+                self.every,
+                self.membership,
+                either[bisect_right(either_points, low) : bisect_right(either_points, high)],
+                filterfalse(held, rising),
+                filter(held, falling),
+            )
         if type(old) is list and type(new) is list and all(type(m) is str for m in chain(old, new)):
             moved = set(old).symmetric_difference(new)
             return chain(self.every, self.numeric, *(self.members.get(m, ()) for m in moved))
@@ -83,9 +90,11 @@ class Heard:
     readers: tuple[int, ...]
     every: tuple[int, ...]
     by_answer: Mapping[tuple[bool, Any], tuple[int, ...]]
-    signs: Mapping[tuple[bool, Any], tuple[int, ...]] = field(default_factory=dict)
-    """Parallel to ``by_answer``: 1 when the condition reads that test only outside a ``not`` (or
-    under an even number of them), -1 only inside, 0 both ways or unknown."""
+    signed: Mapping[tuple[bool, Any], tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = field(
+        default_factory=dict
+    )
+    """``by_answer`` split three ways: the conditions that read that test only outside a ``not``
+    (or under an even number of them), only inside, or both ways; empty when signs were not given."""
 
     def stale(self, old: Any, new: Any, values: Sequence[bool] | None = None) -> Iterable[int]:
         """The conditions that may have changed value when the answer went from ``old`` to ``new``.
@@ -94,23 +103,24 @@ class Heard:
         that changed pushes it towards the value it has: a condition is monotone in a test it reads
         with one sign (``all``, ``any`` and ``not`` are), so the test of the old answer going false
         cannot make true a condition that reads it only outside a ``not`` and is false, and the
-        test of the new answer going true cannot make it false.
+        test of the new answer going true cannot make it false. A condition pushed both ways is
+        kept by one of the two filters, whatever its value.
         """
         keys = [_answer_key(value) for value in (old, new) if value is not UNANSWERED]
         if any(key is None for key in keys):
             return iter(self.readers)
-        if values is None or not self.signs:
+        if values is None or not self.signed:
             return chain(self.every, *(self.by_answer.get(key, ()) for key in keys if key is not None))
-        pushes: dict[int, int] = {}
-        for key, rising in ((_answer_key(old), -1), (_answer_key(new), 1)):
-            if key is None or key not in self.by_answer:
+        held = values.__getitem__
+        parts: list[Iterable[int]] = [self.every]
+        for key, rising in ((_answer_key(old), False), (_answer_key(new), True)):
+            if key is None or (split := self.signed.get(key)) is None:
                 continue
-            for index, sign in zip(self.by_answer[key], self.signs[key], strict=True):
-                push = rising * sign
-                pushes[index] = push if pushes.get(index, push) == push else 0
-        stale = list(self.every)
-        stale.extend(i for i, push in pushes.items() if push == 0 or values[i] is not (push > 0))
-        return stale
+            positive, negative, both = split
+            parts.append(both)
+            parts.append(filterfalse(held, positive) if rising else filter(held, positive))
+            parts.append(filter(held, negative) if rising else filterfalse(held, negative))
+        return chain.from_iterable(parts)
 
 
 UNANSWERED: Final = object()
@@ -153,9 +163,14 @@ def heard(
             tuple(tests),
             tuple(i for i, keys in tests.items() if keys is None),
             {key: tuple(indices) for key, indices in by_answer.items()},
-            {key: tuple(found_signs) for key, found_signs in by_sign.items()} if signs is not None else {},
+            {key: _split(by_answer[key], found) for key, found in by_sign.items()} if signs is not None else {},
         )
     return built
+
+
+def _split(indices: Sequence[int], signs: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """``indices`` split by their ``signs``: 1, -1, and 0 (both ways)."""
+    return tuple(tuple(i for i, sign in zip(indices, signs, strict=True) if sign == wanted) for wanted in (1, -1, 0))  # type: ignore[return-value]
 
 
 def _answer_key(value: Any) -> tuple[bool, Any] | None:
@@ -224,7 +239,10 @@ def _watch(tests: Mapping[int, list[Any] | None]) -> Watch:
         numeric=tuple(numeric),
         members={m: tuple(indices) for m, indices in members.items()},
         membership=tuple(membership),
-        pushes=tuple(push for _, _, push in pairs),
+        signed=tuple(
+            (tuple(p for p, _, push in pairs if push == wanted), tuple(i for _, i, push in pairs if push == wanted))
+            for wanted in (1, -1, 0)
+        ),
     )
 
 
