@@ -8,6 +8,7 @@ reveal and achievement. Both must give the same session, the same rule activity 
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 from typing import Any
@@ -261,3 +262,21 @@ def test_condition_functions_are_generated_on_first_call() -> None:
         assert condition.evaluate is function
         fresh = compile_condition(condition.source, set_paths=set_paths(program.schema), generate=False)
         assert function(session.state, session.answers) is fresh(session.state, session.answers)
+
+
+def test_a_program_dropped_before_its_conditions_were_called_is_freed_at_once() -> None:
+    """Stand-ins hold their table weakly: no reference cycles are left for the collector (the LSP compiles often)."""
+    pack = random_pack(3)
+    gc.collect()
+    engine = Engine(pack)
+    del engine
+    assert gc.collect() == 0
+
+
+def test_a_stand_in_kept_past_its_program_still_answers() -> None:
+    pack = random_pack(3)
+    engine = Engine(pack)
+    state = engine.start()[0].state
+    conditions = engine.program.conditions  # called at the start: generated
+    kept = Engine(pack).program.conditions  # its program is gone, its stand-ins uncalled
+    assert [c(state, {}) for c in kept] == [c(state, {}) for c in conditions]

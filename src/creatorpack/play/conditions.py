@@ -168,7 +168,7 @@ def compile_condition(
     set_paths: frozenset[str] = frozenset(),
     generate: bool = True,
     shared: dict[str, Evaluator] | None = None,
-    evaluate: Evaluator | None = None,
+    stand_in: Callable[[Condition], Evaluator] | None = None,
 ) -> CompiledCondition:
     """Compile a contract-valid condition (its JSON, or its parsed tree) into a function of ``(state, answers)``.
 
@@ -178,8 +178,9 @@ def compile_condition(
     ``set_paths`` names the state paths (JSON Pointers) that hold sets, so that ``eq``/``ne``
     compare them without regard to order. ``generate=False`` keeps the closures (for testing
     that both agree). ``shared`` maps generated code to its function, so that conditions with the
-    same code (a pack repeats many) share one function. ``evaluate``, when given, is the function
-    to use instead of generating one (a stand-in that makes it on first call: :func:`make_evaluator`).
+    same code (a pack repeats many) share one function. ``stand_in``, when given, makes from the
+    parsed tree the function to use instead of generating one now (one that generates it on first
+    call, with :func:`make_evaluator`).
     What is no condition raises :class:`ConditionError`.
     """
     if isinstance(condition, Mapping):
@@ -198,7 +199,9 @@ def compile_condition(
                 whole = True
         elif isinstance(leaf, Observed):
             observations.add(leaf.id)
-    if evaluate is None:
+    if stand_in is not None:
+        evaluate = stand_in(tree)
+    else:
         evaluate = make_evaluator(tree, set_paths, shared) if generate else _compile(tree, set_paths)
     return CompiledCondition(source, evaluate, frozenset(keys), frozenset(observations), whole, tree, found, signs)
 

@@ -8,13 +8,14 @@ it reads (:attr:`Program.readers`) changed.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from creatorpack._json import JsonPath, whole_number
-from creatorpack.contract.conditions import parse
+from creatorpack.contract.conditions import Condition, parse
 from creatorpack.contract.schema import as_declared
 from creatorpack.errors import ConditionError, NotPlayableError
 from creatorpack.play._effects import EffectRunner, compile_effects, effect_rules, plain_runner, written
@@ -191,6 +192,8 @@ class Program:
     rule_positions: Mapping[Any, tuple[int, ...]] = field(default_factory=dict, repr=False)
     """A rule id -> the positions of the rules with that id."""
 
+    generator: Any = field(default=None, repr=False, compare=False)
+    """What generates each condition's function on its first call (held here: its stand-ins hold it weakly)."""
     every: list[AllValues] = field(default_factory=list, repr=False, compare=False)
     """:meth:`values`' generated function, once made (a holder: the program itself stays frozen)."""
     rule_table: RuleTable | None = field(default=None, repr=False)
@@ -325,9 +328,19 @@ class _Conditions:
         self.functions[index] = made
         return made
 
-    def _stand_in(self, index: int) -> Evaluator:
+    def _stand_in(self, index: int, tree: Condition) -> Evaluator:
+        """A function that generates condition ``index``'s on its first call and puts it in its place.
+
+        It holds the table weakly (the program holds it), so that a program dropped before its
+        conditions were all called is freed at once, not left in reference cycles for the collector;
+        a stand-in called after its program is gone generates a function for the call.
+        """
+        table, sets = weakref.ref(self), self.sets
+
         def first_call(state: Mapping[str, Any], answers: Mapping[str, Any]) -> bool:
-            return self.make(index)(state, answers)
+            owner = table()
+            made = owner.make(index) if owner is not None else make_evaluator(tree, sets)
+            return made(state, answers)
 
         return first_call
 
@@ -335,10 +348,9 @@ class _Conditions:
         if not isinstance(condition, Mapping):
             condition = ALWAYS  # an absent `when` always holds
         index = len(self.compiled)
-        stand_in = self._stand_in(index)
-        compiled = compile_condition(condition, set_paths=self.sets, evaluate=stand_in)
+        compiled = compile_condition(condition, set_paths=self.sets, stand_in=lambda tree: self._stand_in(index, tree))
         self.compiled.append(compiled)
-        self.functions.append(stand_in)
+        self.functions.append(compiled.evaluate)
         for key in compiled.state_keys:
             self.readers.setdefault(Read(ReadKind.STATE, key), []).append(index)
         for observation in compiled.observations:
@@ -537,6 +549,7 @@ def _compile_program(pack: Mapping[str, Any]) -> Program:
         observations={o["id"]: o for o in runtime.get("observations", [])},
         conditions=tuple(table.compiled),
         evaluators=table.functions,
+        generator=table,
         readers={read: tuple(indices) for read, indices in table.readers.items()},
         watches=watches([c.leaves for c in table.compiled], [c.signs for c in table.compiled]),
         heard=heard([c.leaves for c in table.compiled], [c.signs for c in table.compiled]),
