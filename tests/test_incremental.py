@@ -8,6 +8,7 @@ reveal and achievement. Both must give the same session, the same rule activity 
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 from typing import Any
@@ -21,7 +22,7 @@ from creatorpack.contract.conditions import parse
 from creatorpack.play import _effects
 from creatorpack.play.conditions import compile_condition, generate_all
 from creatorpack.play.engine import Engine, Turn
-from creatorpack.play.state import CompiledEffect
+from creatorpack.play.state import CompiledEffect, set_paths
 from creatorpack.play.step import describe, evaluate_all, step
 from tests.random_packs import random_condition, random_pack
 
@@ -248,3 +249,34 @@ def test_an_increment_that_makes_a_float_is_applied_the_plain_way(effects: list[
     _effects.plain_runner([rule])([True], slow_state, frozenset(), slow_rejected)
     assert slow_rejected, "the plain path refuses the second increment"
     assert (fast_state, fast_rejected) == (slow_state, slow_rejected)
+
+
+def test_condition_functions_are_generated_on_first_call() -> None:
+    """Compiling a pack generates no condition code; each condition's first call makes its function, once."""
+    engine = Engine(random_pack(3))
+    program = engine.program
+    assert {function.__name__ for function in program.evaluators} == {"first_call"}
+    session, _ = engine.start()  # the start evaluates every condition
+    assert "first_call" not in {function.__name__ for function in program.evaluators}
+    for condition, function in zip(program.conditions, program.evaluators, strict=True):
+        assert condition.evaluate is function
+        fresh = compile_condition(condition.source, set_paths=set_paths(program.schema), generate=False)
+        assert function(session.state, session.answers) is fresh(session.state, session.answers)
+
+
+def test_a_program_dropped_before_its_conditions_were_called_is_freed_at_once() -> None:
+    """Stand-ins hold their table weakly: no reference cycles are left for the collector (the LSP compiles often)."""
+    pack = random_pack(3)
+    gc.collect()
+    engine = Engine(pack)
+    del engine
+    assert gc.collect() == 0
+
+
+def test_a_stand_in_kept_past_its_program_still_answers() -> None:
+    pack = random_pack(3)
+    engine = Engine(pack)
+    state = engine.start()[0].state
+    conditions = engine.program.conditions  # called at the start: generated
+    kept = Engine(pack).program.conditions  # its program is gone, its stand-ins uncalled
+    assert [c(state, {}) for c in kept] == [c(state, {}) for c in conditions]

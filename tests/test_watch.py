@@ -97,6 +97,57 @@ def test_every_condition_an_answer_change_flips_is_stale(groups: list[Any], old:
             assert index in stale, (conditions[index], old, new)
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_conditions, min_size=1, max_size=6), _values, _values)
+def test_a_condition_left_out_for_its_value_keeps_it(conditions: list[Any], old: Any, new: Any) -> None:
+    """With the values before, a condition whose crossed thresholds all push it towards its value is left out."""
+    compiled = [compile_condition(c, set_paths=frozenset({"/k"})) for c in conditions]
+    watch = watches([c.leaves for c in compiled], [c.signs for c in compiled]).get("k")
+    rest = {"n": {"deep": 3}, "other": 6}
+    before = [condition({**rest, "k": old}, {}) for condition in compiled]
+    stale = set(watch.stale(old, new, before)) if watch is not None else set()
+    for index, condition in enumerate(compiled):
+        if condition({**rest, "k": new}, {}) != before[index]:
+            assert index in stale, (conditions[index], old, new)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.tuples(st.lists(_observed, min_size=1, max_size=3), st.booleans()), min_size=1, max_size=5),
+    _answers,
+    _answers,
+)
+def test_a_condition_left_out_for_its_answer_keeps_it(groups: list[Any], old: Any, new: Any) -> None:
+    """The same for answers, with tests inside and outside a ``not``."""
+    conditions = []
+    for group, negated in groups:
+        both = [{"op": "not", "condition": group[0]}, *group[1:]] if negated else group
+        conditions.append({"op": "all" if negated else "any", "conditions": both})
+    compiled = [compile_condition(c) for c in conditions]
+    told = heard([c.leaves for c in compiled], [c.signs for c in compiled]).get("o")
+
+    def answers(value: Any) -> dict[str, Any]:
+        return {"p": "y"} if value is UNANSWERED else {"o": value, "p": "y"}
+
+    before = [condition({}, answers(old)) for condition in compiled]
+    stale = set(told.stale(old, new, before)) if told is not None else set()
+    for index, condition in enumerate(compiled):
+        if condition({}, answers(new)) != before[index]:
+            assert index in stale, (conditions[index], old, new)
+
+
+def test_a_change_towards_a_condition_s_value_skips_it() -> None:
+    """The gain: a member going up past ``gt`` thresholds leaves out a condition that holds already."""
+    compiled = [
+        compile_condition({"op": "gt", "path": "/k", "value": 3}),
+        compile_condition({"op": "not", "condition": {"op": "gt", "path": "/k", "value": 3}}),
+    ]
+    watch = watches([c.leaves for c in compiled], [c.signs for c in compiled])["k"]
+    assert set(watch.stale(2, 5)) == {0, 1}
+    assert set(watch.stale(2, 5, [True, True])) == {1}  # 0 holds already and can only come to hold
+    assert set(watch.stale(2, 5, [False, False])) == {0}
+
+
 def test_a_move_that_crosses_no_threshold_or_member_is_skipped() -> None:
     conditions: list[dict[str, Any]] = [
         {"op": "gte", "path": "/k", "value": 15},

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import compress
 from operator import itemgetter
 from typing import Any
 
-__all__ = ["OpenRules", "open_rules", "picker"]
+__all__ = ["Held", "OpenRules", "open_rules", "picker"]
 
 
 def picker(indices: Sequence[int]) -> Callable[[Sequence[bool]], Sequence[bool]]:
@@ -133,3 +133,114 @@ def open_rules(
         _Open(tuple(told), _take(instructions, told), told_whens, picker(told_whens)),
         tuple(compress(completable, map(completed.__contains__, completable))) if completed else (),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """The active rules on a session's values: their positions and ids, and those with an instruction.
+
+    ``positions`` are the open rules whose ``when`` holds (document order) and ``ids`` their ids;
+    ``told`` and ``texts`` the same for the rules with an instruction. A turn changes only the
+    rules whose ``when`` flipped or that completed (:meth:`after`): the new tuples are the old
+    ones spliced where those rules stand (slices copied whole), not a look at every rule's ``when``.
+    """
+
+    positions: tuple[int, ...]
+    ids: tuple[Any, ...]
+    told: tuple[int, ...]
+    texts: tuple[str, ...]
+    basis: tuple[Any, Any] = (None, None)
+    """The values and the completed set these are of (compared by identity: see :meth:`fits`)."""
+    pending: Mapping[int, bool] = field(default_factory=dict)
+    """Rules (by position) put in (True) or out of the tuples by a deferred :meth:`after`, not spliced in yet."""
+
+    def fits(self, values: Any, completed: Any) -> bool:
+        """Whether these are the active rules of ``values`` and ``completed`` (the very objects they were made of)."""
+        return self.basis[0] is values and self.basis[1] is completed
+
+    @classmethod
+    def of(
+        cls,
+        values: Sequence[bool],
+        pick: Callable[[Sequence[bool]], Sequence[bool]],
+        closed: Iterable[int],
+        table: Sequence[Any],
+        instructions: Sequence[str | None],
+        basis: tuple[Any, Any],
+    ) -> Held:
+        """The active rules on ``values``: ``pick`` gives each rule's ``when``; ``closed``, the completed ones.
+
+        ``table`` are the rules' ids and ``instructions`` their instructions (None: none), by position;
+        ``basis`` the values and completed set.
+        """
+        mask = bytearray(pick(values))
+        for position in closed:
+            mask[position] = 0
+        positions = tuple(compress(range(len(mask)), mask))
+        told = tuple(p for p in positions if instructions[p] is not None)
+        ids = _take(table, positions)
+        texts: tuple[str, ...] = _take(instructions, told)
+        return cls(positions, ids, told, texts, basis)
+
+    def after(
+        self,
+        values: Sequence[bool],
+        flipped: Iterable[int],
+        by_when: Mapping[int, Sequence[int]],
+        table: Sequence[Any],
+        instructions: Sequence[str | None],
+        is_open: Callable[[int], bool],
+        basis: tuple[Any, Any],
+        closed: Iterable[int] = (),
+        *,
+        defer: bool = False,
+    ) -> Held:
+        """These once the conditions ``flipped`` took their ``values`` and the rules at ``closed`` completed.
+
+        ``by_when`` maps a condition to the rules whose ``when`` it is, ``table`` and
+        ``instructions`` are the rules' ids and instructions by position, and ``is_open`` tells
+        whether a rule is not completed. With ``defer``, the changes are kept in :attr:`pending`
+        and spliced in by the next ``after`` without it, together with its own (a turn ends with
+        one and starts with another: one splice a turn instead of two).
+        """
+        now: dict[int, bool] = dict(self.pending)
+        for index in flipped:
+            for position in by_when.get(index, ()):
+                now[position] = bool(values[index]) and is_open(position)
+        for position in closed:
+            now[position] = False
+        if defer or not now:
+            return Held(self.positions, self.ids, self.told, self.texts, basis, now)
+        positions, ids = _spliced_by(self.positions, self.ids, now, table)
+        told = {p: held for p, held in now.items() if instructions[p] is not None}
+        if told:
+            kept, texts = _spliced_by(self.told, self.texts, told, instructions)
+            return Held(positions, ids, kept, texts, basis)
+        return Held(positions, ids, self.told, self.texts, basis)
+
+
+def _spliced_by(
+    positions: tuple[int, ...], items: tuple[Any, ...], now: Mapping[int, bool], table: Sequence[Any]
+) -> tuple[tuple[int, ...], tuple[Any, ...]]:
+    """``positions`` and their ``items``, each position of ``now`` put in (True) or out; ``table[p]``: its item."""
+    new_positions: list[int] = []
+    new_items: list[Any] = []
+    start = 0
+    for position in sorted(now):
+        at = bisect_left(positions, position, start)
+        present = at < len(positions) and positions[at] == position
+        if present is now[position]:
+            continue
+        new_positions.extend(positions[start:at])
+        new_items.extend(items[start:at])
+        if now[position]:
+            new_positions.append(position)
+            new_items.append(table[position])
+            start = at
+        else:
+            start = at + 1
+    if not new_positions and start == 0:
+        return positions, items
+    new_positions.extend(positions[start:])
+    new_items.extend(items[start:])
+    return tuple(new_positions), tuple(new_items)

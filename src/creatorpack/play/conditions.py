@@ -37,11 +37,11 @@ from creatorpack.contract.conditions import (
     ComparisonOp,
     Condition,
     ConditionOp,
+    Leaf,
     LiteralCond,
     Not,
     Observed,
     OrderOp,
-    leaves,
     parse,
     to_json,
 )
@@ -67,8 +67,10 @@ __all__ = [
     "generate_all",
     "generate_function",
     "json_equal",
+    "make_evaluator",
     "parse_pointer",
     "resolve",
+    "signed_leaves",
     "sub_condition",
 ]
 
@@ -152,6 +154,8 @@ class CompiledCondition:
     observations: frozenset[str]
     whole_state: bool = False  # a comparison on path "" reads the whole state: any change may flip it
     tree: Condition | None = None
+    leaves: tuple[Leaf, ...] = ()  # the tree's leaves, in document order (walked once, for what indexes them)
+    signs: tuple[int, ...] = ()  # each leaf's sign: 1 under an even number of `not`s, -1 under an odd number
 
     def __call__(self, state: State, answers: Answers) -> bool:
         """Evaluate on a state and the narrator's latest answers."""
@@ -164,6 +168,7 @@ def compile_condition(
     set_paths: frozenset[str] = frozenset(),
     generate: bool = True,
     shared: dict[str, Evaluator] | None = None,
+    stand_in: Callable[[Condition], Evaluator] | None = None,
 ) -> CompiledCondition:
     """Compile a contract-valid condition (its JSON, or its parsed tree) into a function of ``(state, answers)``.
 
@@ -173,7 +178,10 @@ def compile_condition(
     ``set_paths`` names the state paths (JSON Pointers) that hold sets, so that ``eq``/``ne``
     compare them without regard to order. ``generate=False`` keeps the closures (for testing
     that both agree). ``shared`` maps generated code to its function, so that conditions with the
-    same code (a pack repeats many) share one function. What is no condition raises :class:`ConditionError`.
+    same code (a pack repeats many) share one function. ``stand_in``, when given, makes from the
+    parsed tree the function to use instead of generating one now (one that generates it on first
+    call, with :func:`make_evaluator`).
+    What is no condition raises :class:`ConditionError`.
     """
     if isinstance(condition, Mapping):
         tree, source = parse(condition), condition
@@ -182,7 +190,8 @@ def compile_condition(
     keys: set[str] = set()
     observations: set[str] = set()
     whole = False
-    for leaf in leaves(tree):
+    found, signs = signed_leaves(tree)
+    for leaf in found:
         if isinstance(leaf, Compare) and leaf.tokens is not None:
             if leaf.tokens:
                 keys.add(leaf.tokens[0])
@@ -190,15 +199,42 @@ def compile_condition(
                 whole = True
         elif isinstance(leaf, Observed):
             observations.add(leaf.id)
-    evaluate: Evaluator | None = None
-    if generate:
-        try:
-            evaluate = generate_function(tree, set_paths, shared)
-        except (SyntaxError, RecursionError, MemoryError):
-            evaluate = None  # too deep for Python's parser: closures
-    if evaluate is None:
-        evaluate = _compile(tree, set_paths)
-    return CompiledCondition(source, evaluate, frozenset(keys), frozenset(observations), whole, tree)
+    if stand_in is not None:
+        evaluate = stand_in(tree)
+    else:
+        evaluate = make_evaluator(tree, set_paths, shared) if generate else _compile(tree, set_paths)
+    return CompiledCondition(source, evaluate, frozenset(keys), frozenset(observations), whole, tree, found, signs)
+
+
+def signed_leaves(tree: Condition) -> tuple[tuple[Leaf, ...], tuple[int, ...]]:
+    """The leaves of ``tree`` in document order, and each one's sign (-1 under an odd number of ``not``s, else 1).
+
+    A condition is monotone in each leaf: true going to false in a leaf of sign 1 can only turn
+    the condition false (``all``, ``any`` and ``not`` of it), what the runtime's refresh uses.
+    """
+    found: list[Leaf] = []
+    signs: list[int] = []
+    stack: list[tuple[Condition, int]] = [(tree, 1)]
+    while stack:
+        top, sign = stack.pop()
+        if isinstance(top, AllOf | AnyOf):
+            stack.extend((child, sign) for child in reversed(top.conditions))
+        elif isinstance(top, Not):
+            stack.append((top.condition, -sign))
+        else:
+            found.append(top)
+            signs.append(sign)
+    return tuple(found), tuple(signs)
+
+
+def make_evaluator(
+    tree: Condition, set_paths: frozenset[str] = frozenset(), shared: dict[str, Evaluator] | None = None
+) -> Evaluator:
+    """The condition's generated function (:func:`generate_function`), or closures when it is too deep to generate."""
+    try:
+        return generate_function(tree, set_paths, shared)
+    except (SyntaxError, RecursionError, MemoryError):
+        return _compile(tree, set_paths)  # too deep for Python's parser: closures
 
 
 def generate_function(
@@ -236,6 +272,14 @@ def generate_all(trees: Sequence[Condition], set_paths: frozenset[str] = frozens
     constants: list[Any] = []
     names: dict[str, str] = {}
     lines: list[str] = []
+    members: dict[str, str] = {}  # a top-level member -> the local holding it (its number test: n<local>)
+
+    def member(key: str) -> str:
+        if (local := members.get(key)) is None:
+            local = members[key] = f"m{len(members)}"
+            lines.append(f"    {local} = s.get({key!r}, _M)")
+            lines.append(f"    n{local} = type({local}) in (int, float)")
+        return local
 
     def formula(node: Condition) -> str:
         match node:
@@ -248,7 +292,7 @@ def generate_all(trees: Sequence[Condition], set_paths: frozenset[str] = frozens
             case LiteralCond():
                 return expression(node, set_paths, constants)
             case Compare() | Observed():
-                code = expression(node, set_paths, constants)
+                code = _member_test(node, set_paths, member) or expression(node, set_paths, constants)
                 if (name := names.get(code)) is None:
                     name = names[code] = f"l{len(names)}"
                     lines.append(f"    {name} = {code}")
@@ -264,6 +308,29 @@ def generate_all(trees: Sequence[Condition], set_paths: frozenset[str] = frozens
         return lambda state, answers: tuple(evaluate(state, answers) for evaluate in evaluators)
     every: AllValues = namespace["every"]
     return every
+
+
+def _member_test(node: Condition, set_paths: frozenset[str], member: Callable[[str], str]) -> str | None:
+    """A comparison of a top-level member with a plain scalar, over the member read once into a local.
+
+    The same test as :func:`expression`'s, shorter: the pack's many thresholds on a few counters
+    read each counter (and whether it is a number) once, and the source to compile shrinks.
+    ``None`` for what this does not cover.
+    """
+    if not isinstance(node, Compare) or node.tokens is None or len(node.tokens) != 1 or node.path in set_paths:
+        return None
+    op, expected = node.op, node.value
+    local = member(node.tokens[0])
+    if _is_number(expected) and (not isinstance(expected, float) or math.isfinite(expected)) and op != "contains":
+        symbol = "==" if op in ("eq", "ne") else _SYMBOLS[op]  # type: ignore[index]
+        test = f"(n{local} and {local} {symbol} {expected!r})"
+    elif isinstance(expected, bool) and op in ("eq", "ne"):
+        test = f"({local} is {expected!r})"
+    elif isinstance(expected, str) and op in ("eq", "ne"):
+        test = f"(type({local}) is str and {local} == {expected!r})"
+    else:
+        return None
+    return f"({local} is not _M and not {test})" if op == "ne" else test
 
 
 def _contains(actual: Any, expected: Any) -> bool:

@@ -104,6 +104,8 @@ class SessionState:
     values: tuple[bool, ...] = field(repr=False, compare=False)
     open_rules: Any = field(default=None, repr=False, compare=False)
     """The rules not completed, for finding the active ones fast (:class:`~creatorpack.play._open.OpenRules`)."""
+    held: Any = field(default=None, repr=False, compare=False)
+    """Which rules are active on ``values`` (:class:`~creatorpack.play._open.Held`), carried from turn to turn."""
     settled: bool = field(default=False, repr=False, compare=False)
     """Whether a turn's settling made it (nothing whose condition holds is left unrevealed, uncompleted or locked).
 

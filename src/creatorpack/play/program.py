@@ -8,20 +8,29 @@ it reads (:attr:`Program.readers`) changed.
 
 from __future__ import annotations
 
-import gc
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from creatorpack._json import JsonPath, whole_number
-from creatorpack.contract.conditions import parse
+from creatorpack.contract.conditions import Condition, parse
 from creatorpack.contract.schema import as_declared
 from creatorpack.errors import ConditionError, NotPlayableError
 from creatorpack.play._effects import EffectRunner, compile_effects, effect_rules, plain_runner, written
-from creatorpack.play._open import OpenRules, open_rules, picker
+from creatorpack.play._open import Held, OpenRules, open_rules, picker
+from creatorpack.play._paused import collector_paused
 from creatorpack.play._watch import Heard, Watch, heard, watches
-from creatorpack.play.conditions import AllValues, CompiledCondition, compile_condition, generate_all, sub_condition
+from creatorpack.play.conditions import (
+    AllValues,
+    CompiledCondition,
+    Evaluator,
+    compile_condition,
+    generate_all,
+    make_evaluator,
+    sub_condition,
+)
 from creatorpack.play.state import CompiledEffect, set_paths
 from creatorpack.play.views import RevealKind
 
@@ -145,7 +154,8 @@ class Program:
     entries: tuple[Mapping[str, Any], ...]
     observations: Mapping[str, Mapping[str, Any]]
     conditions: tuple[CompiledCondition, ...]
-    evaluators: tuple[Callable[[Any, Any], bool], ...] = field(repr=False)
+    evaluators: Sequence[Callable[[Any, Any], bool]] = field(repr=False, compare=False)
+    """Each condition's function, by index (generated on its first call: see ``_Conditions``)."""
     readers: Mapping[Read, tuple[int, ...]] = field(repr=False)
     watches: Mapping[str, Watch] = field(repr=False)  # finer than ``readers``, for state members
     heard: Mapping[str, Heard] = field(repr=False)  # finer than ``readers``, for observations
@@ -182,6 +192,8 @@ class Program:
     rule_positions: Mapping[Any, tuple[int, ...]] = field(default_factory=dict, repr=False)
     """A rule id -> the positions of the rules with that id."""
 
+    generator: Any = field(default=None, repr=False, compare=False)
+    """What generates each condition's function on its first call (held here: its stand-ins hold it weakly)."""
     every: list[AllValues] = field(default_factory=list, repr=False, compare=False)
     """:meth:`values`' generated function, once made (a holder: the program itself stays frozen)."""
     rule_table: RuleTable | None = field(default=None, repr=False)
@@ -198,10 +210,12 @@ class Program:
         """
         if not self.every and make:
             trees = [c.tree if c.tree is not None else parse(c.source) for c in self.conditions]
-            self.every.append(generate_all(trees, set_paths(self.schema)))
+            with collector_paused():
+                self.every.append(generate_all(trees, set_paths(self.schema)))
         if self.every:
             return self.every[0](state, answers)
-        return tuple(evaluate(state, answers) for evaluate in self.evaluators)
+        with collector_paused():  # the first call of each condition generates its function
+            return tuple(evaluate(state, answers) for evaluate in self.evaluators)
 
     def open_rules(self, completed: frozenset[str]) -> OpenRules:
         """The rules a session that completed ``completed`` has not completed (see :mod:`~creatorpack.play._open`).
@@ -212,6 +226,16 @@ class Program:
             return self.all_open
         table = self.rule_table or RuleTable.of(self.rules)
         return table.open(completed, self.completable_ids, self.rule_positions)
+
+    def held(self, values: tuple[bool, ...], completed: frozenset[str]) -> Held:
+        """Which rules are active on ``values`` for a session that completed ``completed`` (built afresh).
+
+        A turn carries them to the next (:meth:`~creatorpack.play._open.Held.after`); a session
+        loaded from a save, or built by hand, gets them so on its first turn.
+        """
+        table = self.rule_table or RuleTable.of(self.rules)
+        closed = (p for ident in completed for p in self.rule_positions.get(ident, ()))
+        return Held.of(values, self.rule_whens, closed, table.ids, table.instructions, (values, completed))
 
     def in_scope(self, entries: frozenset[str] | None, entry: str) -> bool:
         """Whether an item scoped to ``entries`` (its ``entry_ids``; None: every entry) belongs to entry ``entry``."""
@@ -229,19 +253,30 @@ class Program:
 
 @dataclass(frozen=True, slots=True)
 class RuleTable:
-    """The rules as parallel tuples (ids, ``when`` indices, instructions), for :class:`OpenRules`."""
+    """The rules as parallel tuples (ids, ``when`` indices, instructions), for :class:`OpenRules` and :class:`Held`."""
 
     ids: tuple[Any, ...]
     whens: tuple[int, ...]
     instructions: tuple[str | None, ...]
     instructed: frozenset[int]
+    by_when: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
+    """A condition -> the rules whose ``when`` it is."""
 
     @classmethod
     def of(cls, rules: Sequence[Rule]) -> RuleTable:
         """The table of ``rules``."""
         told = tuple(r.instruction for r in rules)
         instructed = frozenset(p for p, text in enumerate(told) if text is not None)
-        return cls(tuple(r.id for r in rules), tuple(r.when for r in rules), told, instructed)
+        by_when: dict[int, list[int]] = {}
+        for position, rule in enumerate(rules):
+            by_when.setdefault(rule.when, []).append(position)
+        return cls(
+            tuple(r.id for r in rules),
+            tuple(r.when for r in rules),
+            told,
+            instructed,
+            {cond: tuple(found) for cond, found in by_when.items()},
+        )
 
     def open(self, completed: frozenset[str], completable: Sequence[str], at: Mapping[Any, Sequence[int]]) -> OpenRules:
         """The rules not in ``completed`` (see :func:`~creatorpack.play._open.open_rules`)."""
@@ -269,20 +304,53 @@ def is_condition(value: Any) -> bool:
 
 
 class _Conditions:
-    """The condition table being built: each added condition gets the next index."""
+    """The condition table being built: each added condition gets the next index.
+
+    A condition's function is generated on its first call, not here: generating and compiling
+    Python code is most of what compiling a pack would cost (0.68 s of 1.3 s on the runtime
+    benchmark pack), and many users of a program (lint, a reader view, a session that never
+    reaches most of a pack) call few of its conditions. Until then ``functions[i]`` and the
+    condition's ``evaluate`` are a stand-in that makes the function, puts it in both places and calls it.
+    """
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
         self.sets = set_paths(schema)
         self.compiled: list[CompiledCondition] = []
+        self.functions: list[Evaluator] = []
         self.readers: dict[Read, list[int]] = {}
         self.shared: dict[str, Any] = {}  # generated code -> its function, shared by conditions with the same code
+
+    def make(self, index: int) -> Evaluator:
+        """Generate condition ``index``'s function and put it where its stand-in was."""
+        compiled = self.compiled[index]
+        made = make_evaluator(compiled.tree or parse(compiled.source), self.sets, self.shared)
+        object.__setattr__(compiled, "evaluate", made)  # frozen for its users: this replaces a stand-in by its equal
+        self.functions[index] = made
+        return made
+
+    def _stand_in(self, index: int, tree: Condition) -> Evaluator:
+        """A function that generates condition ``index``'s on its first call and puts it in its place.
+
+        It holds the table weakly (the program holds it), so that a program dropped before its
+        conditions were all called is freed at once, not left in reference cycles for the collector;
+        a stand-in called after its program is gone generates a function for the call.
+        """
+        table, sets = weakref.ref(self), self.sets
+
+        def first_call(state: Mapping[str, Any], answers: Mapping[str, Any]) -> bool:
+            owner = table()
+            made = owner.make(index) if owner is not None else make_evaluator(tree, sets)
+            return made(state, answers)
+
+        return first_call
 
     def add(self, condition: Any) -> int:
         if not isinstance(condition, Mapping):
             condition = ALWAYS  # an absent `when` always holds
-        compiled = compile_condition(condition, set_paths=self.sets, shared=self.shared)
         index = len(self.compiled)
+        compiled = compile_condition(condition, set_paths=self.sets, stand_in=lambda tree: self._stand_in(index, tree))
         self.compiled.append(compiled)
+        self.functions.append(compiled.evaluate)
         for key in compiled.state_keys:
             self.readers.setdefault(Read(ReadKind.STATE, key), []).append(index)
         for observation in compiled.observations:
@@ -415,14 +483,8 @@ def compile_program(pack: Mapping[str, Any]) -> Program:
     hundreds of thousands of objects that all live on, and each collection it triggered walked
     them all again, which took more than half of the compile time on the runtime benchmark pack.
     """
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
-    try:
+    with collector_paused():
         return _compile_program(pack)
-    finally:
-        if paused:
-            gc.enable()
 
 
 def _compile_program(pack: Mapping[str, Any]) -> Program:
@@ -486,10 +548,11 @@ def _compile_program(pack: Mapping[str, Any]) -> Program:
         entries=entries,
         observations={o["id"]: o for o in runtime.get("observations", [])},
         conditions=tuple(table.compiled),
-        evaluators=tuple(c.evaluate for c in table.compiled),
+        evaluators=table.functions,
+        generator=table,
         readers={read: tuple(indices) for read, indices in table.readers.items()},
-        watches=watches([c.tree or c.source for c in table.compiled]),
-        heard=heard([c.tree or c.source for c in table.compiled]),
+        watches=watches([c.leaves for c in table.compiled], [c.signs for c in table.compiled]),
+        heard=heard([c.leaves for c in table.compiled], [c.signs for c in table.compiled]),
         rules=rules,
         rule_whens=picker([rule.when for rule in rules]),
         completable=completable,

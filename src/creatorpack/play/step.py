@@ -18,18 +18,18 @@ given or changed (:mod:`creatorpack.play._watch`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import compress
 from typing import Any, Final
 
 from creatorpack._json import a_python_type, copy_json, show
 from creatorpack.contract import suggest
 from creatorpack.errors import SessionOverError, TurnError
-from creatorpack.play._open import OpenRules
-from creatorpack.play._watch import UNANSWERED, Heard, Watch
+from creatorpack.play._open import Held, OpenRules
+from creatorpack.play._watch import UNANSWERED
 from creatorpack.play.conditions import json_equal
 from creatorpack.play.model import REVEAL_KINDS, Requirement, SessionState, Turn, TurnResult
-from creatorpack.play.program import Goal, Program, Read, ReadKind
+from creatorpack.play.program import Goal, Program, Read, ReadKind, RuleTable
 
 __all__ = [
     "Applied",
@@ -159,20 +159,21 @@ def refresh(
 
     With ``before``, the state and answers the values were computed on, a condition that reads
     a changed member or answer only through thresholds, members or answers that did not change
-    is kept too (:mod:`creatorpack.play._watch`). The conditions whose value changed are added
-    to ``flipped``, when given.
+    is kept too (:mod:`creatorpack.play._watch`), and so is one whose changed tests all push it
+    towards the value it has (a condition is monotone in each test). The conditions whose value
+    changed are added to ``flipped``, when given.
     """
     stale: set[int] = set()
     readers = program.readers
     for read in changed:
-        finer: Watch | Heard | None = None
-        if before is not None and read.kind is ReadKind.STATE:
-            finer = program.watches.get(read.name)
+        if before is not None and read.kind is ReadKind.STATE and (watch := program.watches.get(read.name)):
             old, new = before[0].get(read.name, _ABSENT), state.get(read.name, _ABSENT)
-        elif before is not None and read.kind is ReadKind.OBSERVATION:
-            finer = program.heard.get(read.name)
+            stale.update(watch.stale(old, new, values))
+        elif before is not None and read.kind is ReadKind.OBSERVATION and (heard := program.heard.get(read.name)):
             old, new = before[1].get(read.name, UNANSWERED), answers.get(read.name, UNANSWERED)
-        stale.update(readers.get(read, ()) if finer is None else finer.stale(old, new))
+            stale.update(heard.stale(old, new, values))
+        else:
+            stale.update(readers.get(read, ()))
     if not stale:
         return values
     updated = list(values)
@@ -211,12 +212,14 @@ def apply_rules(
     *,
     plain: bool = False,
     opened: OpenRules | None = None,
+    chosen: tuple[tuple[str, ...], tuple[str, ...]] | None = None,
 ) -> Applied:
     """Phase 3: active rules in document order; a rule's effects apply all or none.
 
     The active rules come from ``opened`` (the rules not in ``completed``; built when not given)
     and the effects run as the program's generated straight-line code. With ``plain``, rules are
     looked at one by one and effects applied one by one: the reference the fast path is tested against.
+    ``chosen``, when given, are the active rules and their instructions, found already (from a :class:`Held`).
     """
     if plain:
         active_list: list[str] = []
@@ -227,6 +230,8 @@ def apply_rules(
                 if rule.instruction is not None:
                     instruction_list.append(rule.instruction)
         active, instructions = tuple(active_list), tuple(instruction_list)
+    elif chosen is not None:
+        active, instructions = chosen
     else:
         if opened is None or not opened.fits(completed):
             opened = program.open_rules(completed)
@@ -424,13 +429,30 @@ def step(
         opened = session.open_rules
         if not isinstance(opened, OpenRules) or not opened.fits(session.completed):
             opened = program.open_rules(session.completed)
-        applied = apply_rules(program, values, session.state, session.completed, opened=opened)
+        table = program.rule_table or RuleTable.of(program.rules)
+        completed = session.completed
+        held = session.held
+        if not isinstance(held, Held) or not held.fits(session.values, completed):
+            held = program.held(session.values, completed)
+        ids, told = table.ids, table.instructions
+        held = held.after(
+            values, flipped, table.by_when, ids, told, lambda p: ids[p] not in completed, (values, completed)
+        )
+        first = len(flipped)
+        applied = apply_rules(program, values, session.state, completed, opened=opened, chosen=(held.ids, held.texts))
         changed_state = [Read(ReadKind.STATE, k) for k in applied.changed]
         if changed_state:
             changed_state.append(Read(ReadKind.WHOLE_STATE, ""))
         values = refresh(program, values, applied.state, answers, changed_state, (session.state, answers), flipped)
         turned = session.turn + 1
         after, new_completed = settle(program, session, turned, applied.state, answers, values, flipped, opened)
+        done = after.completed
+        closed = [p for ident in new_completed for p in program.rule_positions.get(ident, ())]
+        later = flipped[first:]
+        held = held.after(
+            values, later, table.by_when, ids, told, lambda p: ids[p] not in done, (values, done), closed, defer=True
+        )
+        after = replace(after, held=held)
     illustration = choose_illustration(program, eligible & set(turn.illustration_matches), session.entry)
     return after, applied, new_completed, illustration
 
