@@ -19,6 +19,7 @@ from creatorpack.lint import Witness, lint
 from creatorpack.lint.reach import _decide as _reach
 from creatorpack.lint.reach import _exhaust
 from creatorpack.play.engine import Engine, Turn
+from creatorpack.play.step import shown
 from creatorpack.scaffold import files
 
 Doc = dict[str, Any]
@@ -178,6 +179,28 @@ def test_the_beam_reaches_the_end_of_thirty_days_survived() -> None:
     for move in witness.turns:
         session, _ = engine.step(session, Turn(move))
     assert session.ending == "endured"
+
+
+def test_the_art_the_thirty_days_ending_reveals_is_witnessed_by_the_beam_s_play() -> None:
+    """The hunt follows no reveal; replaying the plays it found shows `endured_art` once `endured` is reached."""
+    pack = json.loads((Path(__file__).resolve().parent / "packs" / "survival.json").read_text())
+    outcome = _reach.decide(pack, 100_000, 1e9, time.monotonic)
+    witness = outcome.witnesses["asset:endured_art"]
+    assert witness.turns == outcome.witnesses["ending:endured"].turns  # the ending's play, cut where the art shows
+    engine = Engine(pack)
+    session, _ = engine.start(witness.entry)
+    for turn, move in enumerate(witness.turns, 1):
+        assert "endured_art" not in shown(engine.program, session)["assets"], turn
+        session, _ = engine.step(session, Turn(move))
+    assert "endured_art" in shown(engine.program, session)["assets"]
+    assert not [f for f in outcome.findings if f.code == "reachability-bound"]
+    again = _reach.decide(pack, 100_000, 1e9, time.monotonic)
+    assert again.witnesses["asset:endured_art"] == witness  # the same on every run
+    # The replays are bounded by a count of turns: a play longer than what is left is not replayed.
+    (art,) = [t for t in outcome.targets if t.key == "asset:endured_art"]
+    ending = outcome.witnesses["ending:endured"]
+    assert _exhaust.revealed_along(engine, [ending], [art], 30) == {"asset:endured_art": witness}
+    assert _exhaust.revealed_along(engine, [ending], [art], 29) == {}
 
 
 def test_a_search_that_stops_at_its_bound_says_how_many_states_and_turns_it_took() -> None:

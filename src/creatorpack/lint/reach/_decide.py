@@ -28,7 +28,7 @@ from typing import Any, Final
 from creatorpack._json import JsonPath
 from creatorpack.contract.findings import RawFinding
 from creatorpack.lint.reach._abstract import Abstract, Analysis, IntRange, analyse, failing_part, holds, why_not
-from creatorpack.lint.reach._exhaust import Exhaustion, explore
+from creatorpack.lint.reach._exhaust import Exhaustion, explore, revealed_along
 from creatorpack.lint.reach._turns import WORK, Trace, by_turn
 from creatorpack.lint.reach._witness import REVEALS, GoalKind, Reached, Search, Target
 from creatorpack.play.conditions import compile_condition
@@ -168,6 +168,12 @@ def decide(
         # A goal that some play reaches before its artwork is served is witnessed by that play (the
         # one `artwork-not-revealed` names).
         found.update({**exhaustion.found, **exhaustion.artless})
+        hidden = [t for t in left if t.kind in REVEAL_KINDS and t.key not in found]
+        if hidden and exhaustion.found and not exhaustion.complete:
+            # The hunt for witnesses follows no reveal: the plays it found may show one on the way (the
+            # guided search's plays were watched for reveals as they were played).
+            plays = list(exhaustion.found.values())
+            found.update(revealed_along(engine, plays, hidden, min(max_states, WALK_TURNS)))
         if exhaustion.complete:
             explored = f"no play reaches it: all {exhaustion.states:,} reachable states were explored"
             proofs.update({t.key: explored for t in left if t.key not in found})

@@ -43,7 +43,7 @@ from creatorpack.play.conditions import json_equal
 from creatorpack.play.engine import Engine, SessionState, Turn
 from creatorpack.play.step import reachable_assets, reward_assets, shown
 
-__all__ = ["COMBINED", "PACK_SIZE", "Exhaustion", "explore"]
+__all__ = ["COMBINED", "PACK_SIZE", "Exhaustion", "explore", "revealed_along"]
 
 COMBINED: Final = frozenset({"avatar", "image", "relationship", "asset"})
 FAST: Final = frozenset({"achievement", "ending", "rule", "completion"})
@@ -658,6 +658,48 @@ def explore(
         second.skipped,
         first.turns + second.turns,
     )
+
+
+def revealed_along(
+    engine: Engine, witnesses: Sequence[Reached], targets: Sequence[Target], budget: int
+) -> dict[str, Reached]:
+    """The reveal goals among ``targets`` that some play of ``witnesses`` shows on the way, each with a prefix of it.
+
+    The hunt for witnesses (breadth first, then a beam) follows achievements, endings, rules and
+    completions only, whose turns a :class:`Successor` plays without the runtime's revealed items;
+    a reveal that combines sticky facts from deep in such a play (the artwork of an ending thirty
+    days in) is found by replaying those plays in the runtime, which is what makes each prefix a
+    witness that replays. The plays are replayed shortest first (at the same length, in
+    ``witnesses``' order) until every goal is shown; a goal's witness is the first play that shows
+    it, cut where it does, so the result is deterministic. At most ``budget`` turns are replayed
+    (a count, like every bound of the search): a play that does not fit is left out.
+    """
+    wanted = {t.key: t for t in targets if t.kind in REVEALS.values()}
+    found: dict[str, Reached] = {}
+    for witness in sorted(witnesses, key=lambda w: len(w.turns)):
+        if len(found) == len(wanted) or len(witness.turns) > budget:
+            break
+        budget -= len(witness.turns)
+        try:
+            session, _ = engine.start(witness.entry)
+        except Exception:  # noqa: BLE001, S112 - an unplayable entry is reported by the other checks
+            continue
+        before: SessionState | None = None
+        for turn in range(len(witness.turns) + 1):
+            if turn:
+                before = session
+                session, _ = engine.advance(session, Turn(witness.turns[turn - 1]))
+            if not may_show_more(before, session):
+                continue
+            now = shown(engine.program, session)
+            for kind, goal in REVEALS.items():
+                for ident in sorted(now.get(kind, frozenset())):
+                    target = wanted.get(f"{goal}:{ident}")
+                    if target is None or (target.entries is not None and witness.entry not in target.entries):
+                        continue
+                    if target.key not in found:
+                        found[target.key] = Reached(witness.entry, [dict(m) for m in witness.turns[:turn]])
+    return found
 
 
 def _facts(program: Any, targets: Sequence[Target]) -> tuple[dict[str, frozenset[str]], frozenset[str]]:
