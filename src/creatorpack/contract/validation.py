@@ -23,7 +23,7 @@ from typing import Any, Final
 import jsonschema_rs
 
 from creatorpack._json import a_python_type, json_type, pointer, show
-from creatorpack.contract import _messages, _parse, suggest
+from creatorpack.contract import _fastschema, _messages, _parse, suggest
 from creatorpack.contract._schemaindex import SchemaIndex
 from creatorpack.contract._source import Source, read, read_file
 from creatorpack.contract.findings import RawFinding, Target, locate_and_sort
@@ -128,7 +128,7 @@ class Validator:
         if not 1 <= max_bytes <= sys.maxsize - 1:
             raise ValueError(f"max_bytes must be from 1 to {sys.maxsize - 1:,}, not {max_bytes:,}")
         self.max_bytes = max_bytes
-        self._compiled: dict[str, Any] = {}
+        self._compiled: dict[str, tuple[Any, Any]] = {}
         self._lock = threading.Lock()
 
     @functools.cached_property
@@ -137,16 +137,23 @@ class Validator:
         return SchemaIndex({name: document(name) for name in names})
 
     def _schema_validator(self, version: Version) -> Any:
+        """The compiled shipped schema of ``version``: its errors are the ones reported."""
+        return self._validators(version)[1]
+
+    def _validators(self, version: Version) -> tuple[Any, Any]:
+        """A quick validator for the yes/no question (:mod:`._fastschema`) and the shipped schema's."""
         compiled = self._compiled.get(version)
         if compiled is None:
             with self._lock:
                 compiled = self._compiled.get(version)
                 if compiled is None:
                     # The regex crate: linear time (no ReDoS), and the patterns need no lookaround.
-                    compiled = jsonschema_rs.validator_for(
-                        bundle(version), pattern_options=jsonschema_rs.RegexOptions()
-                    )
-                    self._compiled[version] = compiled
+                    options = jsonschema_rs.RegexOptions()
+                    shipped = bundle(version)
+                    full = jsonschema_rs.validator_for(shipped, pattern_options=options)
+                    fast = _fastschema.for_is_valid(shipped)
+                    quick = full if fast is shipped else jsonschema_rs.validator_for(fast, pattern_options=options)
+                    compiled = self._compiled[version] = (quick, full)
         return compiled
 
     def validate(self, source: Source) -> Report:
@@ -217,8 +224,8 @@ class Validator:
                     )
                 )
         else:
-            validator = self._schema_validator(version)
-            if not validator.is_valid(pack):
+            quick, validator = self._validators(version)
+            if not quick.is_valid(pack):
                 try:
                     raw.extend(_messages.convert(validator.iter_errors(pack), self._index, version))
                 except ValueError:  # jsonschema-rs reports errors only up to MAX_DEPTH levels
