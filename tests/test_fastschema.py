@@ -33,7 +33,8 @@ def _validators() -> tuple[Any, Any]:
 
 _OPS = st.sampled_from(["eq", "ne", "gt", "gte", "lt", "lte", "contains", "all", "any", "observed", "not", "literal"])
 _ODD_OPS = st.sampled_from(["", "and", "EQ", 1, None, ["eq"]])
-_VALUES = st.none() | st.booleans() | st.integers(-2, 2) | st.sampled_from(["", "x", "a.b"]) | st.just([])
+_SCALARS: st.SearchStrategy[Any] = st.none() | st.booleans() | st.integers(-2, 2)
+_VALUES: st.SearchStrategy[Any] = _SCALARS | st.sampled_from(["", "x", "a.b"]) | st.just([])
 _EXTRA = st.sampled_from(["value", "path", "id", "conditions", "condition", "note"])
 
 

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -297,7 +298,5 @@ def test_the_canonical_form_shortcut_finds_every_duplicate_the_exact_reader_find
     assert _parse.parse(text).duplicates == exact
     assert _parse.may_repeat_keys(text) or not exact
     if not exact:  # duplicate-free text in this form takes the one-comparison path
-        assert text == _parse.orjson.dumps(
-            _parse.orjson.loads(text),
-            option=_parse.orjson.OPT_INDENT_2 | (_parse.orjson.OPT_APPEND_NEWLINE if newline else 0),
-        )
+        option = orjson.OPT_INDENT_2 | (orjson.OPT_APPEND_NEWLINE if newline else 0)
+        assert text == orjson.dumps(orjson.loads(text), option=option)

@@ -198,9 +198,9 @@ def _may_have_duplicates(data: bytes | str, value: Any) -> bool:
     # Text that is exactly orjson's own form of the value (as the CLI writes packs: two-space
     # indent and a final newline) cannot have lost a member, so one comparison at memcmp speed
     # replaces both colon counts; the indent is chosen from the text's first bytes.
-    option = _CANONICAL_INDENT if isinstance(data, bytes) and data.startswith(b'{\n  "') else 0
-    if option and data.endswith(b"\n"):
-        option |= orjson.OPT_APPEND_NEWLINE
+    option = 0
+    if isinstance(data, bytes) and data.startswith(b'{\n  "'):
+        option = _CANONICAL_INDENT | (orjson.OPT_APPEND_NEWLINE if data.endswith(b"\n") else 0)
     try:
         serialised = orjson.dumps(value, option=option)
     except TypeError:  # orjson.dumps stops past MAX_DEPTH levels
