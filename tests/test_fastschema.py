@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import functools
+from pathlib import Path
 from typing import Any
 
 import jsonschema_rs
@@ -12,6 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from creatorpack.contract import _fastschema, schema
+from creatorpack.contract.validation import Validator
+
+_EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 _CONDITION = {"$ref": "https://creatorpack.dev/schema/common.json#/$defs/Condition"}
 
@@ -115,3 +119,14 @@ def test_a_chain_an_any_of_would_not_match_is_left_as_shipped(change: Any) -> No
     shipped = copy.deepcopy(schema.bundle("0.5"))
     change(shipped["$defs"]["common.json"]["$defs"])
     assert _fastschema.for_is_valid(shipped) is shipped
+
+
+def test_a_valid_pack_is_answered_by_the_quick_schema_and_compiles_only_that() -> None:
+    validator = Validator()
+    text = (_EXAMPLES / "0.5" / "minimal.json").read_bytes()
+    assert validator.validate(text).valid
+    assert set(validator._compiled) == {("0.5", False)}
+    broken = text.replace(b'"revision": 1', b'"revision": "one"', 1)
+    assert broken != text
+    assert [v.code for v in validator.validate(broken).violations]
+    assert set(validator._compiled) == {("0.5", False), ("0.5", True)}

@@ -128,7 +128,7 @@ class Validator:
         if not 1 <= max_bytes <= sys.maxsize - 1:
             raise ValueError(f"max_bytes must be from 1 to {sys.maxsize - 1:,}, not {max_bytes:,}")
         self.max_bytes = max_bytes
-        self._compiled: dict[str, tuple[Any, Any]] = {}
+        self._compiled: dict[tuple[str, bool], Any] = {}
         self._lock = threading.Lock()
 
     @functools.cached_property
@@ -138,22 +138,24 @@ class Validator:
 
     def _schema_validator(self, version: Version) -> Any:
         """The compiled shipped schema of ``version``: its errors are the ones reported."""
-        return self._validators(version)[1]
+        return self._compile(version, shipped=True)
 
-    def _validators(self, version: Version) -> tuple[Any, Any]:
-        """A quick validator for the yes/no question (:mod:`._fastschema`) and the shipped schema's."""
-        compiled = self._compiled.get(version)
+    def _quick_validator(self, version: Version) -> Any:
+        """A validator with the shipped schema's verdicts that answers a valid pack sooner (:mod:`._fastschema`)."""
+        return self._compile(version, shipped=False)
+
+    def _compile(self, version: Version, *, shipped: bool) -> Any:
+        key = (version, shipped)
+        compiled = self._compiled.get(key)
         if compiled is None:
             with self._lock:
-                compiled = self._compiled.get(version)
+                compiled = self._compiled.get(key)
                 if compiled is None:
+                    # Each is compiled on first use: a run that meets only valid packs compiles one.
+                    document = bundle(version) if shipped else _fastschema.for_is_valid(bundle(version))
                     # The regex crate: linear time (no ReDoS), and the patterns need no lookaround.
-                    options = jsonschema_rs.RegexOptions()
-                    shipped = bundle(version)
-                    full = jsonschema_rs.validator_for(shipped, pattern_options=options)
-                    fast = _fastschema.for_is_valid(shipped)
-                    quick = full if fast is shipped else jsonschema_rs.validator_for(fast, pattern_options=options)
-                    compiled = self._compiled[version] = (quick, full)
+                    compiled = jsonschema_rs.validator_for(document, pattern_options=jsonschema_rs.RegexOptions())
+                    self._compiled[key] = compiled
         return compiled
 
     def validate(self, source: Source) -> Report:
@@ -223,13 +225,12 @@ class Validator:
                         f"protocol_version: {show(declared)} is not a supported version; use one of {supported}",
                     )
                 )
-        else:
-            quick, validator = self._validators(version)
-            if not quick.is_valid(pack):
-                try:
-                    raw.extend(_messages.convert(validator.iter_errors(pack), self._index, version))
-                except ValueError:  # jsonschema-rs reports errors only up to MAX_DEPTH levels
-                    raise _parse.too_deep() from None
+        elif not self._quick_validator(version).is_valid(pack):
+            validator = self._schema_validator(version)
+            try:
+                raw.extend(_messages.convert(validator.iter_errors(pack), self._index, version))
+            except ValueError:  # jsonschema-rs reports errors only up to MAX_DEPTH levels
+                raise _parse.too_deep() from None
         return version, raw
 
 
