@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -258,3 +259,44 @@ def test_empty_file_says_so(tmp_path: Path) -> None:
     path.write_bytes(b"\n")
     with pytest.raises(NotJSONError, match=r"^invalid JSON: empty file$"):
         creatorpack.validate(path)
+
+
+class _Members(list[tuple[str, Any]]):
+    """An object's members in order, repeats allowed (a dict would drop them)."""
+
+
+_KEYS = st.sampled_from(["a", "b", "c", ":", "a:b", "\\u003a", 'q"'])
+_SCALARS = st.none() | st.booleans() | st.integers(-5, 5) | st.sampled_from(["", "x", ":", '":', "é"])
+_TREES = st.recursive(
+    _SCALARS,
+    lambda children: st.lists(children, max_size=3) | st.lists(st.tuples(_KEYS, children), max_size=4).map(_Members),
+    max_leaves=12,
+)
+
+
+def _indented(node: object, depth: int = 1) -> str:
+    """JSON text in orjson's two-space indented form (how the CLI writes packs), repeated members kept."""
+    pad, end = "\n" + "  " * depth, "\n" + "  " * (depth - 1)
+    if isinstance(node, _Members):
+        if not node:
+            return "{}"
+        members = [f"{json.dumps(key, ensure_ascii=False)}: {_indented(value, depth + 1)}" for key, value in node]
+        return "{" + pad + ("," + pad).join(members) + end + "}"
+    if isinstance(node, list):
+        return "[" + pad + ("," + pad).join(_indented(item, depth + 1) for item in node) + end + "]" if node else "[]"
+    return json.dumps(node, ensure_ascii=False)
+
+
+@given(members=st.lists(st.tuples(_KEYS, _TREES), max_size=4).map(_Members), newline=st.booleans())
+def test_the_canonical_form_shortcut_finds_every_duplicate_the_exact_reader_finds(
+    members: _Members, newline: bool
+) -> None:
+    from creatorpack.contract import _parse
+
+    text = (_indented(members) + ("\n" if newline else "")).encode()
+    exact = _parse.duplicate_keys(text)
+    assert _parse.parse(text).duplicates == exact
+    assert _parse.may_repeat_keys(text) or not exact
+    if not exact:  # duplicate-free text in this form takes the one-comparison path
+        option = orjson.OPT_INDENT_2 | (orjson.OPT_APPEND_NEWLINE if newline else 0)
+        assert text == orjson.dumps(orjson.loads(text), option=option)

@@ -24,6 +24,7 @@ jsonschema-rs reports errors for. Deeper documents are refused, not half-checked
 # A number of 19 or more digits may be outside the 64-bit range that orjson keeps exact.
 _LONG_DIGITS: Final = re.compile(rb"[0-9]{19,}")
 _BOM: Final = b"\xef\xbb\xbf"
+_CANONICAL_INDENT: Final = orjson.OPT_INDENT_2
 _WIDE_BOMS: Final = (
     (b"\x00\x00\xfe\xff", "UTF-32BE"),
     (b"\xff\xfe\x00\x00", "UTF-32LE"),
@@ -194,11 +195,19 @@ def _may_have_duplicates(data: bytes | str, value: Any) -> bool:
     # Every member contributes one ':' outside strings. If the text holds no escaped colon, its
     # colons equal the re-serialised document's exactly when no member was dropped as a duplicate.
     # (A lone backslash test runs at memchr speed and spares most documents the escape search.)
+    # Text that is exactly orjson's own form of the value (as the CLI writes packs: two-space
+    # indent and a final newline) cannot have lost a member, so one comparison at memcmp speed
+    # replaces both colon counts; the indent is chosen from the text's first bytes.
+    option = 0
+    if isinstance(data, bytes) and data.startswith(b'{\n  "'):
+        option = _CANONICAL_INDENT | (orjson.OPT_APPEND_NEWLINE if data.endswith(b"\n") else 0)
     try:
-        serialised = orjson.dumps(value)
+        serialised = orjson.dumps(value, option=option)
     except TypeError:  # orjson.dumps stops past MAX_DEPTH levels
         raise too_deep() from None
     if isinstance(data, bytes):
+        if serialised == data:
+            return False
         if b"\\" in data and b"\\u003" in data:
             return True
         return data.count(b":") != serialised.count(b":")

@@ -23,7 +23,7 @@ from typing import Any, Final
 import jsonschema_rs
 
 from creatorpack._json import a_python_type, json_type, pointer, show
-from creatorpack.contract import _messages, _parse, suggest
+from creatorpack.contract import _fastschema, _messages, _parse, suggest
 from creatorpack.contract._schemaindex import SchemaIndex
 from creatorpack.contract._source import Source, read, read_file
 from creatorpack.contract.findings import RawFinding, Target, locate_and_sort
@@ -128,7 +128,7 @@ class Validator:
         if not 1 <= max_bytes <= sys.maxsize - 1:
             raise ValueError(f"max_bytes must be from 1 to {sys.maxsize - 1:,}, not {max_bytes:,}")
         self.max_bytes = max_bytes
-        self._compiled: dict[str, Any] = {}
+        self._compiled: dict[tuple[str, bool], Any] = {}
         self._lock = threading.Lock()
 
     @functools.cached_property
@@ -137,16 +137,25 @@ class Validator:
         return SchemaIndex({name: document(name) for name in names})
 
     def _schema_validator(self, version: Version) -> Any:
-        compiled = self._compiled.get(version)
+        """The compiled shipped schema of ``version``: its errors are the ones reported."""
+        return self._compile(version, shipped=True)
+
+    def _quick_validator(self, version: Version) -> Any:
+        """A validator with the shipped schema's verdicts that answers a valid pack sooner (:mod:`._fastschema`)."""
+        return self._compile(version, shipped=False)
+
+    def _compile(self, version: Version, *, shipped: bool) -> Any:
+        key = (version, shipped)
+        compiled = self._compiled.get(key)
         if compiled is None:
             with self._lock:
-                compiled = self._compiled.get(version)
+                compiled = self._compiled.get(key)
                 if compiled is None:
+                    # Each is compiled on first use: a run that meets only valid packs compiles one.
+                    document = bundle(version) if shipped else _fastschema.for_is_valid(bundle(version))
                     # The regex crate: linear time (no ReDoS), and the patterns need no lookaround.
-                    compiled = jsonschema_rs.validator_for(
-                        bundle(version), pattern_options=jsonschema_rs.RegexOptions()
-                    )
-                    self._compiled[version] = compiled
+                    compiled = jsonschema_rs.validator_for(document, pattern_options=jsonschema_rs.RegexOptions())
+                    self._compiled[key] = compiled
         return compiled
 
     def validate(self, source: Source) -> Report:
@@ -216,13 +225,12 @@ class Validator:
                         f"protocol_version: {show(declared)} is not a supported version; use one of {supported}",
                     )
                 )
-        else:
+        elif not self._quick_validator(version).is_valid(pack):
             validator = self._schema_validator(version)
-            if not validator.is_valid(pack):
-                try:
-                    raw.extend(_messages.convert(validator.iter_errors(pack), self._index, version))
-                except ValueError:  # jsonschema-rs reports errors only up to MAX_DEPTH levels
-                    raise _parse.too_deep() from None
+            try:
+                raw.extend(_messages.convert(validator.iter_errors(pack), self._index, version))
+            except ValueError:  # jsonschema-rs reports errors only up to MAX_DEPTH levels
+                raise _parse.too_deep() from None
         return version, raw
 
 
