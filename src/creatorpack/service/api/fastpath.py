@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Final
 
@@ -30,6 +29,7 @@ from creatorpack.service.api._forget import pass_on_then_forget
 from creatorpack.service.api.errors import problem_response
 from creatorpack.service.auth import Auth
 from creatorpack.service.errors import StorageInconsistentError
+from creatorpack.service.lru import SizedCache
 from creatorpack.service.packs import Packs
 
 __all__ = ["RevisionFastPath"]
@@ -66,8 +66,7 @@ class RevisionFastPath:
         self.ttl = ttl_seconds
         self.max_bytes = max_bytes
         self.max_entry_bytes = max_entry_bytes
-        self._entries: OrderedDict[tuple[str, int], _Entry] = OrderedDict()
-        self._size = 0
+        self._entries: SizedCache[tuple[str, int], _Entry] = SizedCache(max_bytes)
         self._generation = 0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -138,23 +137,13 @@ class RevisionFastPath:
         entry = _Entry(account, f'"{record.sha256}"'.encode(), data, time.monotonic() + self.ttl)
         if generation != self._generation:
             return entry
-        self._drop(key)
-        self._entries[key] = entry
-        self._size += len(data)
-        while self._size > self.max_bytes and self._entries:
-            _, evicted = self._entries.popitem(last=False)
-            self._size -= len(evicted.data)
+        self._entries.put(key, entry, len(data))
         return entry
 
     def _forget(self, key: tuple[str, int]) -> None:
         """Drop the revision and make every load in flight discard what it read."""
         self._generation += 1
-        self._drop(key)
-
-    def _drop(self, key: tuple[str, int]) -> None:
-        gone = self._entries.pop(key, None)
-        if gone is not None:
-            self._size -= len(gone.data)
+        self._entries.pop(key)
 
 
 async def _nothing() -> Message:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Final
 
@@ -30,6 +29,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from creatorpack.service.api._forget import pass_on_then_forget
 from creatorpack.service.auth import Auth
+from creatorpack.service.lru import SizedCache
 from creatorpack.service.packs import Packs, ReaderDocument
 
 __all__ = ["ReaderFastPath"]
@@ -67,8 +67,7 @@ class ReaderFastPath:
         self.packs = packs
         self.ttl = ttl_seconds
         self.max_bytes = max_bytes
-        self._entries: OrderedDict[str, _Entry] = OrderedDict()
-        self._size = 0
+        self._entries: SizedCache[str, _Entry] = SizedCache(max_bytes)
         self._version: int | None = None
         self._checked = 0.0
         self._generation = 0
@@ -141,7 +140,6 @@ class ReaderFastPath:
             version = None
         if version is None or version != self._version:
             self._entries.clear()
-            self._size = 0
             self._generation += 1
         self._version = version
 
@@ -159,29 +157,18 @@ class ReaderFastPath:
         entry = _Entry(found.owner, listed, document.public, document.etag.encode(), document.data)
         if generation != self._generation:
             return entry
-        self._drop(pack_id)
-        self._entries[pack_id] = entry
-        self._size += len(entry.data)
-        while self._size > self.max_bytes and self._entries:
-            _, evicted = self._entries.popitem(last=False)
-            self._size -= len(evicted.data)
+        self._entries.put(pack_id, entry, len(entry.data))
         return entry
 
     def _forget(self, pack_id: str) -> None:
         """Drop the pack and make every load in flight discard what it read."""
         self._generation += 1
-        self._drop(pack_id)
+        self._entries.pop(pack_id)
 
     def _forget_all(self) -> None:
         """Drop every pack and make every load in flight discard what it read."""
         self._generation += 1
         self._entries.clear()
-        self._size = 0
-
-    def _drop(self, pack_id: str) -> None:
-        gone = self._entries.pop(pack_id, None)
-        if gone is not None:
-            self._size -= len(gone.data)
 
 
 def _tags(header: bytes) -> set[bytes]:

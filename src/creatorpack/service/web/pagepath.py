@@ -26,7 +26,6 @@ import functools
 import re
 import secrets
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Final
 
@@ -35,6 +34,7 @@ from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from creatorpack.service.api._forget import pass_on_then_forget
+from creatorpack.service.lru import SizedCache
 from creatorpack.service.packs import Packs
 from creatorpack.service.web.catalog import pack_context
 from creatorpack.service.web.cookies import CSRF_COOKIE, SESSION_COOKIE, Cookies
@@ -87,8 +87,7 @@ class PackPageFastPath:
         self.ttl = ttl_seconds
         self.max_bytes = max_bytes
         self._marker = "csrf" + secrets.token_hex(16)  # no pack can contain it: it is never sent
-        self._entries: OrderedDict[str, _Entry] = OrderedDict()
-        self._size = 0
+        self._entries: SizedCache[str, _Entry] = SizedCache(max_bytes)
         self._version: int | None = None
         self._checked = 0.0
         self._generation = 0
@@ -167,12 +166,7 @@ class PackPageFastPath:
         entry = _Entry(parts, sum(map(len, parts)))
         if generation != self._generation:
             return entry
-        self._drop(pack_id)
-        self._entries[pack_id] = entry
-        self._size += entry.size
-        while self._size > self.max_bytes and self._entries:
-            _, evicted = self._entries.popitem(last=False)
-            self._size -= evicted.size
+        self._entries.put(pack_id, entry, entry.size)
         return entry
 
     def _render(self, pack_id: str, path: str) -> str:
@@ -183,18 +177,12 @@ class PackPageFastPath:
     def _forget(self, pack_id: str) -> None:
         """Drop the pack and make every load in flight discard what it read."""
         self._generation += 1
-        self._drop(pack_id)
+        self._entries.pop(pack_id)
 
     def _forget_all(self) -> None:
         """Drop every pack and make every load in flight discard what it read."""
         self._generation += 1
         self._entries.clear()
-        self._size = 0
-
-    def _drop(self, pack_id: str) -> None:
-        gone = self._entries.pop(pack_id, None)
-        if gone is not None:
-            self._size -= gone.size
 
 
 def _route_headers(*, secure: bool) -> _Headers:
