@@ -107,3 +107,13 @@ def test_a_report_is_addressed_by_its_key_for_an_hour_only(client: TestClient, m
     gone = client.get(second)
     assert gone.status_code == 404
     assert "validate the pack again" in gone.text
+
+
+def test_binary_junk_shows_its_control_characters_as_pictures(client: TestClient) -> None:
+    """A pasted binary file is reported as not a pack; its source lines show control characters, not send them raw."""
+    junk = "\x00\x01\x1b[31m{\x7f\x0c"
+    page = form_post(client, "/validate", {"pack": junk})
+    assert page.status_code == 200
+    source = page.text.split('<ol class="source"', 1)[1].split("</ol>", 1)[0]  # the textarea echoes the paste as sent
+    assert "␀␁␛[31m{␡␌" in source
+    assert not re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", source)

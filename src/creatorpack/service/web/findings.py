@@ -155,6 +155,10 @@ def _cut(text: str, column: int | None) -> str:
     return ("…" if start > 0 else "") + shown + ("…" if start + LINE_CHARS < len(text) else "")
 
 
+_PICTURES: Final = {code: 0x2400 + code for code in range(32) if code != 9} | {127: 0x2421}
+"""Control characters as their Control Pictures (NUL as ␀): shown, one character for one, so columns hold."""
+
+
 def report_of(report: Mapping[str, Any], source: bytes, name: str) -> Kept:
     """What to keep of the linter's JSON ``report`` of ``source``: its findings sorted, the lines near them."""
     findings = sorted((finding(f) for f in report["errors"]), key=lambda f: (f["line"] or 0, f["column"] or 0))
@@ -171,7 +175,7 @@ def report_of(report: Mapping[str, Any], source: bytes, name: str) -> Kept:
         for line in columns:
             near.update(range(max(1, line - CONTEXT), min(total, line + CONTEXT) + 1))
         wanted = sorted(near)
-    lines = {n: _cut(text[n - 1].rstrip("\r"), columns.get(n)) for n in wanted}
+    lines = {n: _cut(text[n - 1].rstrip("\r").translate(_PICTURES), columns.get(n)) for n in wanted}
     version = report.get("version")
     return Kept(
         name, bool(report["valid"]), str(version) if version else None, tuple(findings), lines, total, time.time()
