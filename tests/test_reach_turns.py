@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from creatorpack.contract.conditions import parse
 from creatorpack.lint.reach import _bnb, _exhaust, _witness
 from creatorpack.lint.reach import _decide as _reach
 from creatorpack.lint.reach._abstract import Abstract, Analysis, IntRange, Members, analyse
@@ -376,13 +377,13 @@ def test_the_solver_finds_the_one_combination_of_answers_and_the_engine_agrees()
     on = effects.box(start.state)
     formulas = _bnb.Formulas(analysis, on, start.answers)
     writers = effects.writers(formulas, start.completed)
-    goal = binary()["progression"]["achievements"][0]["when"]
+    goal = parse(binary()["progression"]["achievements"][0]["when"])
     move, _ = _bnb.solve(effects, formulas, writers, goal, on, 300)
     assert move == {"o0": True, "o1": True, "o3": True}
     after, _ = engine.step(start, Turn(move))
     assert after.state["n"] == 11
     assert "eleven" in after.achievements
-    assert _bnb.solve(effects, formulas, writers, {"op": "eq", "path": "/n", "value": 16}, on, 300)[0] is None
+    assert _bnb.solve(effects, formulas, writers, parse({"op": "eq", "path": "/n", "value": 16}), on, 300)[0] is None
 
 
 def test_the_extremes_of_a_turn_are_exact_with_shared_answers() -> None:
