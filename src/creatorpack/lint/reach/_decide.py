@@ -109,7 +109,8 @@ def targets(engine: Engine) -> list[Target]:
         items = progression.get(name)
         for position, item in enumerate(items if isinstance(items, list) else []):
             if isinstance(item, Mapping) and isinstance(item.get("id"), str) and isinstance(item.get("when"), Mapping):
-                found.append(Target(kind, item["id"], ("progression", name, position), parse(item["when"])))  # type: ignore[arg-type]
+                at: JsonPath = ("progression", name, position)
+                found.append(Target(kind, item["id"], at, parse(item["when"], (*at, "when"))))  # type: ignore[arg-type]
     rules = pack["runtime"].get("rules", [])
     compiled = iter(program.rules)
     for position, raw in enumerate(rules):

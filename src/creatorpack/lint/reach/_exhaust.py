@@ -724,6 +724,7 @@ def _facts(program: Any, targets: Sequence[Target]) -> tuple[dict[str, frozenset
 
 
 def _reads_answers(node: Condition) -> bool:
+    """Whether ``node`` reads the narrator's answers: an ``observed`` test somewhere in it."""
     return any(isinstance(leaf, Observed) for leaf in leaves(node))
 
 
