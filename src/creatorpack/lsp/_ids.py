@@ -4,8 +4,9 @@ Built from a text that parses as a JSON object (the last good version is kept wh
 types); items are found as lint finds them (:class:`~creatorpack.lint.index.PackIndex`), and
 their places in one pass over the text (:meth:`~creatorpack.lsp._text.Text.strings`). A state
 path (``/harbour/storm_level``) is defined by its member of the runtime's state schema and used by
-the ``path`` of a comparison or an effect. Conditions are read as the lint index parsed them (its
-``trees``): one that does not parse yet, being typed, names nothing until it does.
+the ``path`` of a comparison or an effect. The ``observed`` ids are read from the conditions as the
+lint index parsed them (its ``trees``): one that does not parse yet, being typed, names nothing
+until it does.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any, Final
 import orjson
 
 from creatorpack._json import JsonPath
-from creatorpack.contract.conditions import Compare, Observed, leaves
+from creatorpack.contract.conditions import Observed, leaves
 from creatorpack.lint.index import PackIndex, get
 from creatorpack.lsp._text import Text
 
@@ -96,7 +97,7 @@ class PackIds:
                 if key is not None:
                     places.append(("definition", ident, (*where, key)))
         places += [("reference", ident, path) for ident, path in _references(index)]
-        places += [("use", state_path, where) for state_path, where in _path_uses(index)]
+        places += [("use", state_path, where) for state_path, where in _path_uses(index.pack)]
         values, names = text.strings()  # one pass over the text: a 1 MB pack in well under a second
         tables = {
             "definition": found.definitions,
@@ -147,17 +148,21 @@ def _escape(name: str) -> str:
     return name.replace("~", "~0").replace("/", "~1")
 
 
-def _path_uses(index: PackIndex) -> Iterator[tuple[str, JsonPath]]:
-    """``(state path, where)`` of every ``path`` string of a comparison and of a rule's effect."""
-    for _, tree in index.trees:
-        for leaf in leaves(tree):
-            if isinstance(leaf, Compare) and isinstance(leaf.path, str):
-                yield leaf.path, (*leaf.at, "path")
-    for number, rule in index.items("runtime", "rules"):
-        effects = rule.get("effects")
-        for position, effect in enumerate(effects if isinstance(effects, list) else []):
-            if isinstance(effect, Mapping) and "op" in effect and isinstance(effect.get("path"), str):
-                yield effect["path"], ("runtime", "rules", number, "effects", position, "path")
+def _path_uses(pack: Mapping[str, Any]) -> Iterator[tuple[str, JsonPath]]:
+    """``(state path, where)`` of every ``path`` string of an object with an ``op`` (a comparison or an effect).
+
+    A walk over the JSON's shape, not the condition grammar: it also finds the paths of effects, of
+    the conditions of a 0.2 pack (which the grammar does not read) and of a condition being typed.
+    """
+    stack: list[tuple[JsonPath, Any]] = [((), pack)]
+    while stack:
+        where, value = stack.pop()
+        if type(value) is dict:
+            if "op" in value and isinstance(value.get("path"), str):
+                yield value["path"], (*where, "path")
+            stack.extend(((*where, key), child) for key, child in value.items() if type(child) in (dict, list))
+        elif type(value) is list:
+            stack.extend(((*where, at), child) for at, child in enumerate(value) if type(child) in (dict, list))
 
 
 def _references(index: PackIndex) -> Iterator[tuple[str, JsonPath]]:
