@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from creatorpack.contract.conditions import (
     Observed,
     describe,
     leaves,
+    outline,
     parse,
     to_json,
 )
@@ -118,6 +120,63 @@ def test_a_parsed_condition_has_typed_nodes() -> None:
     )
     assert tree.conditions[0].tokens == ("trust",)  # type: ignore[union-attr]
     assert str(tree) == '/trust is at least 3 and not (helped was answered false) and (/clues contains "key" or always)'
+
+
+@given(conditions)
+def test_the_outline_nests_the_groups_and_says_the_rest_as_describe_does(raw: dict[str, Any]) -> None:
+    tree = parse(raw)
+    lines = outline(tree)
+    assert lines[0][0] == 0
+    heads = {"all of these hold:", "any of these holds:", "this does not hold:"}
+    for (depth, words), (below, _) in itertools.pairwise(lines):
+        assert below <= depth + 1
+        assert (below == depth + 1) == (words in heads)  # only a head opens a list, and it always does
+    assert lines[-1][1] not in heads
+    told = " ".join(words for _, words in lines)
+    for leaf in leaves(tree):
+        assert describe(leaf) in told
+
+
+def test_an_outline_and_the_words_quote_the_packs_questions_and_answers() -> None:
+    observations: dict[str, dict[str, Any]] = {
+        "lamp": {"type": "choice", "question": "What about the lamp?", "choices": {"relit": "Relit it"}},
+        "helped": {"type": "boolean", "question": "Did they help?"},
+    }
+    tree = parse(
+        {
+            "op": "any",
+            "conditions": [
+                {"op": "observed", "id": "lamp", "value": "relit"},
+                {"op": "not", "condition": {"op": "gte", "path": "/trust", "value": 3}},
+                {
+                    "op": "not",
+                    "condition": {
+                        "op": "all",
+                        "conditions": [{"op": "literal", "value": False}, {"op": "eq", "path": "", "value": {}}],
+                    },
+                },
+                {"op": "all", "conditions": [{"op": "observed", "id": "helped", "value": True}]},
+                {"op": "observed", "id": "unknown", "value": "x"},
+            ],
+        }
+    )
+    assert outline(tree, observations) == [
+        (0, "any of these holds:"),
+        (1, 'lamp (What about the lamp?) was answered "relit" (Relit it)'),
+        (1, "not (/trust is at least 3)"),
+        (1, "this does not hold:"),
+        (2, "all of these hold:"),
+        (3, "never"),
+        (3, "the whole state is {}"),
+        (1, "helped (Did they help?) was answered true"),
+        (1, 'unknown was answered "x"'),
+    ]
+    assert describe(tree, observations) == (
+        'lamp (What about the lamp?) was answered "relit" (Relit it) or not (/trust is at least 3)'
+        " or not (never and the whole state is {}) or helped (Did they help?) was answered true"
+        ' or unknown was answered "x"'
+    )
+    assert str(tree) == describe(tree) != describe(tree, observations)  # without them: the ids alone
 
 
 @pytest.mark.parametrize(

@@ -15,9 +15,12 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 import creatorpack
 from creatorpack.contract import RawFinding, Target, locate_and_sort
-from creatorpack.lsp._reading import CONDITION_OPS, EFFECT_OPS, reading
+from creatorpack.contract.conditions import CONDITION_OPS
+from creatorpack.lsp._hover import condition_at
+from creatorpack.lsp._ids import PackIds
 from creatorpack.lsp._text import Text
 from creatorpack.lsp.server import BIG_BYTES, ID_PATTERN, RenameRefusedError
+from creatorpack.play.state import EFFECT_OPS
 
 from .conftest import EXAMPLES, example
 
@@ -310,7 +313,7 @@ async def test_hover_shows_an_asset_a_state_member_and_a_conditions_reading(clie
     shown = await _hover(client, uri, _inside(text, '"/trust"'))
     assert shown.startswith("**state `/trust`**: integer, at least `0`, at most `10`")
     assert "initial: `0` (entry `opening`), `3` (entry `return_visit`)" in shown
-    assert "the state's `/trust` is less than `2`" in shown  # the condition it is in
+    assert shown.endswith("**condition**: holds when\n\n- /trust is less than 2")  # the condition it is in
     shown = await _hover(client, uri, _inside(text, '"trust": {'))  # the member in the state schema
     assert shown.startswith("**state `/trust`**")
     # The condition under the cursor: the whole group when on its op.
@@ -320,12 +323,23 @@ async def test_hover_shows_an_asset_a_state_member_and_a_conditions_reading(clie
             "**condition**: holds when",
             "",
             "- all of these hold:",
-            "  - the state's `/trust` is less than `2`",
-            "  - the state's `/lamp_lit` is `false`",
+            "  - /trust is less than 2",
+            "  - /lamp\\_lit is false",
         ]
     )
     shown = await _hover(client, uri, _inside(text, '"not"'))
-    assert 'the state\'s `/inventory` does not contain `"logbook_page"`' in shown
+    assert shown.endswith('- not (/inventory contains "logbook\\_page")')
+    # A condition being typed (an op the grammar does not know yet) reads as nothing, and neither
+    # does its group; the server goes on answering.
+    typing = text.replace('"op": "lt"', '"op": "l"', 1)
+    uri = await _open(client, typing, "typing.json")
+    shown = await _hover(client, uri, _inside(typing, '"/trust"'))
+    assert shown.startswith("**state `/trust`**")
+    assert "**condition**" not in shown
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=_document(uri), position=_inside(typing, '"all"'))
+    )
+    assert hover is None
 
 
 @pytest.mark.asyncio
@@ -404,28 +418,35 @@ def test_the_servers_id_pattern_and_ops_are_the_contracts() -> None:
     assert sorted(EFFECT_OPS) == sorted(effect_ops)
 
 
-def test_a_condition_reads_in_plain_language() -> None:
-    observations = {"lamp": {"question": "What about the lamp?", "choices": {"relit": "Relit it"}}}
-    condition = {
+def test_a_condition_reads_in_the_contracts_words_with_the_questions_and_answers() -> None:
+    pack = example("0.5", "rich")
+    pack["progression"]["achievements"][0]["when"] = {
         "op": "any",
         "conditions": [
-            {"op": "observed", "id": "lamp", "value": "relit"},
+            {"op": "observed", "id": "helped_stranger", "value": True},
             {"op": "not", "condition": {"op": "gte", "path": "/trust", "value": 3}},
-            {"op": "not", "condition": {"op": "all", "conditions": [{"op": "literal", "value": False}]}},
-            {"op": "not", "condition": {"op": "observed", "id": "helped", "value": True}},
+            {"op": "not", "condition": {"op": "all", "conditions": [{"op": "literal", "value": False}] * 2}},
+            {"op": "contains", "path": "/inventory", "value": "a*b_c"},
         ],
     }
-    assert reading(condition, observations) == [
+    text = Text(json.dumps(pack, indent=2))
+    ids = PackIds.of(text)
+    assert ids is not None
+    where = ("progression", "achievements", 0, "when", "conditions", 3, "value")
+    assert condition_at(ids, where) == ["**condition**: holds when", "", '- /inventory contains "a\\*b\\_c"']
+    assert condition_at(ids, where[:4]) == [
+        "**condition**: holds when",
+        "",
         "- any of these holds:",
-        '  - the narrator\'s latest answer to `lamp` (What about the lamp?) is `"relit"` (Relit it)',
-        "  - the state's `/trust` is less than `3`",
+        "  - helped\\_stranger (Did the reader help the shivering stranger on the quay this turn?) was answered true",
+        "  - not (/trust is at least 3)",
         "  - this does not hold:",
         "    - all of these hold:",
         "      - never",
-        "  - the narrator's latest answer to `helped` is not yes",
+        "      - never",
+        '  - /inventory contains "a\\*b\\_c"',
     ]
-    assert reading({"op": "all", "conditions": []}, {}) == ["- always (all of nothing)"]
-    assert reading({"op": "bogus"}, {}) == ['- `{"op":"bogus"}`']
+    assert condition_at(ids, ("runtime", "rules", 3, "effects", 0, "path")) == []  # an effect: no condition
 
 
 @pytest.mark.asyncio

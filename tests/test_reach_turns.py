@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from creatorpack.contract.conditions import parse
 from creatorpack.lint.reach import _bnb, _exhaust, _witness
 from creatorpack.lint.reach import _decide as _reach
 from creatorpack.lint.reach._abstract import Abstract, Analysis, IntRange, Members, analyse
@@ -27,6 +28,8 @@ from creatorpack.play.conditions import resolve
 from creatorpack.play.engine import Engine, SessionState, Turn, TurnResult
 from creatorpack.play.step import shown
 from creatorpack.scaffold import files
+from tests import random_packs
+from tests.random_packs import random_condition
 
 Doc = dict[str, Any]
 SEEDS = range(48)
@@ -34,98 +37,17 @@ SHORT = 12
 """Turns of search too few to explore a random pack: the goals left open go to the boxes turn by turn."""
 
 
-def _condition(rng: random.Random, depth: int) -> Doc:
-    if depth == 0 or rng.random() < 0.35:
-        pick = rng.random()
-        if pick < 0.45:
-            path = rng.choice(["/i0", "/i1"])
-            return {"op": rng.choice(["eq", "ne", "lt", "lte", "gt", "gte"]), "path": path, "value": rng.randint(0, 5)}
-        if pick < 0.65:
-            return {"op": "contains", "path": "/s", "value": rng.choice("abc")}
-        if pick < 0.8:
-            return {"op": "observed", "id": "o1", "value": rng.random() < 0.5}
-        if pick < 0.95:
-            return {"op": "observed", "id": "o2", "value": rng.choice("xyz")}
-        return {"op": "literal", "value": rng.random() < 0.7}
-    if rng.random() < 0.2:
-        return {"op": "not", "condition": _condition(rng, depth - 1)}
-    parts = [_condition(rng, depth - 1) for _ in range(rng.randint(1, 3))]
-    return {"op": rng.choice(["all", "any"]), "conditions": parts}
-
-
-def _effect(rng: random.Random) -> Doc:
-    if rng.random() < 0.65:
-        effect: Doc = {"op": "increment", "path": rng.choice(["/i0", "/i1"]), "by": rng.choice([-2, -1, 1, 2])}
-        if rng.random() < 0.4:
-            effect["overflow"] = "reject"
-        if rng.random() < 0.25:
-            effect["limit"] = rng.randint(0, 5)
-        return effect
-    return {"op": rng.choice(["add", "remove"]), "path": "/s", "value": rng.choice("abc")}
-
-
 def random_pack(seed: int) -> Doc:
-    """A valid 0.5 pack: two small counters, a set, a boolean and a choice, a few rules and goals."""
-    rng = random.Random(seed)
-    doc: Doc = json.loads(files("0.5")["pack.json"])
-    doc["runtime"]["state"]["schema"] = {
-        "type": "object",
-        "properties": {
-            "i0": {"type": "integer", "minimum": 0, "maximum": rng.randint(3, 6)},
-            "i1": {"type": "integer", "minimum": 0, "maximum": rng.randint(3, 6)},
-            "s": {"type": "array", "items": {"enum": ["a", "b", "c"]}, "uniqueItems": True},
-        },
-        "required": ["i0", "i1", "s"],
-        "additionalProperties": False,
-    }
-    entries = rng.randint(1, 2)
-    doc["runtime"]["entries"] = [
-        {"id": f"e{k}", "initial_state": {"i0": rng.randint(0, 3), "i1": rng.randint(0, 3), "s": rng.sample("abc", 1)}}
-        for k in range(entries)
-    ]
-    doc["entries"] = [{"id": f"e{k}", "title": "T"} for k in range(entries)]
-    doc["runtime"]["observations"] = [
-        {"type": "boolean", "id": "o1", "question": "q?"},
-        {"type": "choice", "id": "o2", "question": "q?", "choices": {"x": "X", "y": "Y", "z": "Z"}},
-    ]
-    rules: list[Doc] = []
-    for i in range(rng.randint(3, 8)):
-        rule: Doc = {"kind": "effect", "id": f"r{i}", "when": _condition(rng, 2)}
-        rule["effects"] = [_effect(rng) for _ in range(rng.randint(1, 2))]
-        if rng.random() < 0.2:
-            rule["completion"] = _condition(rng, 1)
-        rules.append(rule)
-    doc["runtime"]["rules"] = rules
-    doc["assets"][0]["reveal_when"] = {"op": "literal", "value": True}
-    doc["progression"]["achievements"] = [
-        {
-            "id": f"a{i}",
-            "visibility": "visible",
-            "title": "A",
-            "description": "d",
-            "when": _condition(rng, 2),
-            "artwork_asset_id": "ending_art",
-        }
-        for i in range(rng.randint(2, 4))
-    ]
-    endings = doc["progression"].get("endings") or []
-    doc["progression"]["endings"] = endings[:1]
-    for ending in doc["progression"]["endings"]:
-        ending["when"] = _condition(rng, 2)
-    # Reveals are goals too: an asset and two reader cards, one of them scoped to the last entry at times.
-    doc["assets"][0]["reveal_when"] = _condition(rng, 2)
-    doc["reader_cards"] = [
-        {"id": f"c{k}", "kind": "actor", "display_name": "C", "introduction": "I.", "reveal_when": _condition(rng, 2)}
-        for k in range(2)
-    ]
-    if rng.random() < 0.5:
-        doc["reader_cards"][1]["entry_ids"] = [f"e{entries - 1}"]
+    """A valid 0.5 pack (:data:`~tests.random_packs.REACH`), with a card's avatar and relationship as goals too."""
+    doc = random_packs.random_pack(seed, random_packs.REACH)
     # Parts of a card, shown only with the card (and the avatar with its asset, at times a reward):
     # goals that combine facts from different turns. Their own generator, so the rest stays as it was.
     parts = random.Random(seed + 1_000)
     crop = {"x": 0.0, "y": 0.0, "width": 1.0, "height": 1.0}
-    doc["reader_cards"][0]["avatar"] = {"asset_id": "ending_art", "crop": crop, "reveal_when": _condition(parts, 1)}
-    doc["reader_cards"][0]["relationships"] = [{"actor_id": "c1", "label": "L", "reveal_when": _condition(parts, 1)}]
+    avatar = random_condition(parts, 1, random_packs.REACH.leaf)
+    doc["reader_cards"][0]["avatar"] = {"asset_id": "ending_art", "crop": crop, "reveal_when": avatar}
+    relationship = random_condition(parts, 1, random_packs.REACH.leaf)
+    doc["reader_cards"][0]["relationships"] = [{"actor_id": "c1", "label": "L", "reveal_when": relationship}]
     if parts.random() < 0.5:
         doc["assets"][0]["access"] = "reward_only"
     return doc
@@ -376,13 +298,13 @@ def test_the_solver_finds_the_one_combination_of_answers_and_the_engine_agrees()
     on = effects.box(start.state)
     formulas = _bnb.Formulas(analysis, on, start.answers)
     writers = effects.writers(formulas, start.completed)
-    goal = binary()["progression"]["achievements"][0]["when"]
+    goal = parse(binary()["progression"]["achievements"][0]["when"])
     move, _ = _bnb.solve(effects, formulas, writers, goal, on, 300)
     assert move == {"o0": True, "o1": True, "o3": True}
     after, _ = engine.step(start, Turn(move))
     assert after.state["n"] == 11
     assert "eleven" in after.achievements
-    assert _bnb.solve(effects, formulas, writers, {"op": "eq", "path": "/n", "value": 16}, on, 300)[0] is None
+    assert _bnb.solve(effects, formulas, writers, parse({"op": "eq", "path": "/n", "value": 16}), on, 300)[0] is None
 
 
 def test_the_extremes_of_a_turn_are_exact_with_shared_answers() -> None:

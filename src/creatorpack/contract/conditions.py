@@ -12,7 +12,9 @@ Grammar (a condition is a JSON object discriminated by ``op``; contract 0.3 to 0
 :func:`parse` turns one such object into a tree of frozen nodes (:class:`LiteralCond`,
 :class:`Compare`, :class:`Observed`, :class:`AllOf`, :class:`AnyOf`, :class:`Not`; the union is
 :data:`Condition`), each keeping where it stands in the pack (``at``, a JSON path, for findings).
-:func:`to_json` gives the JSON back and :func:`describe` says it in plain words. Nothing here
+:func:`to_json` gives the JSON back, :func:`describe` says it in plain words on one line and
+:func:`outline` in the same words a part a line, nested as the groups are (what the language
+server's hover shows). Nothing here
 evaluates a condition: that is the play layer's (``creatorpack.play.conditions``), which compiles
 these nodes. A :class:`Goal` names something a play can reach (``achievement:a1``), the
 ``kind:id`` strings that findings and the command line use.
@@ -39,6 +41,7 @@ __all__ = [
     "ComparisonOp",
     "Condition",
     "ConditionOp",
+    "Glossary",
     "Goal",
     "Leaf",
     "LiteralCond",
@@ -47,6 +50,7 @@ __all__ = [
     "OrderOp",
     "describe",
     "leaves",
+    "outline",
     "parse",
     "to_json",
 ]
@@ -144,6 +148,8 @@ Condition: TypeAlias = LiteralCond | Compare | Observed | AllOf | AnyOf | Not
 """A parsed condition: one of the six node types."""
 Leaf: TypeAlias = LiteralCond | Compare | Observed
 """A condition with no conditions inside: what :func:`leaves` yields."""
+Glossary: TypeAlias = Mapping[str, Mapping[str, Any]]
+"""A pack's observations by id (as ``runtime.observations`` lists them): what :func:`describe` quotes of them."""
 
 
 def _is_comparison(op: object) -> TypeGuard[ComparisonOp]:
@@ -241,11 +247,13 @@ def _shown(value: Any) -> str:
     return repr(value)
 
 
-def describe(node: Condition) -> str:
+def describe(node: Condition, observations: Glossary | None = None) -> str:
     """The condition in plain words: ``/trust is at least 3 and not (helped was answered false)``.
 
     A group of two or more inside another, and what a ``not`` negates, are put in parentheses, so
-    the words read one way only.
+    the words read one way only. With ``observations`` (a pack's, by id), an ``observed`` test also
+    quotes the question and the words of the answer it names:
+    ``lamp (What about the lamp?) was answered "relit" (Relit it)``.
     """
     match node:
         case LiteralCond(value=value):
@@ -254,20 +262,58 @@ def describe(node: Condition) -> str:
             where = "the whole state" if path == "" else path if isinstance(path, str) else _shown(path)
             return f"{where} {_WORDS[op]} {_shown(value)}"
         case Observed(id=ident, value=value):
-            return f"{ident} was answered {_shown(value)}"
+            observation = observations.get(ident) if observations is not None else None
+            if not isinstance(observation, Mapping):
+                return f"{ident} was answered {_shown(value)}"
+            question = observation.get("question")
+            choices = observation.get("choices")
+            label = choices.get(value) if isinstance(choices, Mapping) and isinstance(value, str) else None
+            asked = f" ({question})" if isinstance(question, str) else ""
+            said = f" ({label})" if isinstance(label, str) else ""
+            return f"{ident}{asked} was answered {_shown(value)}{said}"
         case AllOf(conditions=children) | AnyOf(conditions=children):
             if not children:
                 return "(no conditions)"
             joiner = " and " if isinstance(node, AllOf) else " or "
-            return joiner.join(_grouped(child) for child in children)
+            return joiner.join(_grouped(child, observations) for child in children)
         case Not(condition=inner):
-            return f"not ({describe(inner)})"
+            return f"not ({describe(inner, observations)})"
 
 
-def _grouped(node: Condition) -> str:
+def _grouped(node: Condition, observations: Glossary | None) -> str:
     """A group's member in words: in parentheses when it is itself a group of two or more."""
-    text = describe(node)
-    return f"({text})" if isinstance(node, AllOf | AnyOf) and len(node.conditions) > 1 else text
+    text = describe(node, observations)
+    return f"({text})" if _opens(node) else text
+
+
+def _opens(node: Condition) -> bool:
+    """Whether ``node`` is a group of two or more: a list in :func:`outline`, in parentheses in :func:`describe`."""
+    return isinstance(node, AllOf | AnyOf) and len(node.conditions) > 1
+
+
+def outline(node: Condition, observations: Glossary | None = None) -> list[tuple[int, str]]:
+    """The condition as nested lines ``(depth, words)``, in the words of :func:`describe`.
+
+    A group of two or more opens a list of its parts, one deeper (``all of these hold:``, ``any of
+    these holds:``), and so does a ``not`` of one (``this does not hold:``); every other part is one
+    line, as :func:`describe` says it (a group of one reads as its part). Top level is depth 0.
+    """
+    lines: list[tuple[int, str]] = []
+    stack: list[tuple[int, Condition]] = [(0, node)]
+    while stack:
+        depth, top = stack.pop()
+        inner = top.condition if isinstance(top, Not) and _opens(top.condition) else None
+        if inner is not None:
+            lines.append((depth, "this does not hold:"))
+            stack.append((depth + 1, inner))
+        elif isinstance(top, AllOf | AnyOf) and _opens(top):
+            lines.append((depth, "all of these hold:" if isinstance(top, AllOf) else "any of these holds:"))
+            stack.extend((depth + 1, child) for child in reversed(top.conditions))
+        elif isinstance(top, AllOf | AnyOf) and top.conditions:
+            stack.append((depth, top.conditions[0]))
+        else:
+            lines.append((depth, describe(top, observations)))
+    return lines
 
 
 @dataclass(frozen=True, slots=True)

@@ -239,7 +239,7 @@ def goals(document: Mapping[str, object]) -> tuple[Goal, ...]:
         engine = Engine(document)
     except Exception:  # noqa: BLE001 - an unplayable pack has no goals
         return ()
-    return tuple(Goal.parse(target.key) for target in reach.targets(engine))
+    return tuple(Goal(target.kind, target.ident) for target in reach.targets(engine))
 
 
 def explain(source: Source, target: Goal | str, config: LintConfig | None = None) -> Witness | None:

@@ -11,8 +11,9 @@ from typing import Any, Final
 
 import orjson
 
+from creatorpack.contract.conditions import outline, parse
+from creatorpack.errors import ConditionError
 from creatorpack.lsp._ids import PackIds
-from creatorpack.lsp._reading import CONDITION_OPS, reading
 
 __all__ = ["asset", "condition_at", "member", "observation", "shape"]
 
@@ -61,7 +62,13 @@ def member(path: str, ids: PackIds) -> list[str]:
 
 
 def condition_at(ids: PackIds, path: tuple[str | int, ...]) -> list[str]:
-    """The plain-language reading of the innermost condition that holds ``path`` (none: no lines)."""
+    """The plain-language reading of the innermost condition that holds ``path`` (none: no lines).
+
+    The words are the contract's (:func:`~creatorpack.contract.conditions.outline`), with the
+    pack's questions and answers quoted. The document is being edited: what does not parse as a
+    condition (an effect, a half-typed ``op``, a group holding one) is passed over, and hover says
+    nothing of a condition until it parses (the diagnostics say what is wrong with it).
+    """
     node: Any = ids.pack
     nodes: list[Any] = [node]
     for step in path:
@@ -71,9 +78,21 @@ def condition_at(ids: PackIds, path: tuple[str | int, ...]) -> list[str]:
         node = node[step]
         nodes.append(node)
     for candidate in reversed(nodes):
-        if isinstance(candidate, Mapping) and candidate.get("op") in CONDITION_OPS:
-            return ["**condition**: holds when", "", *reading(candidate, ids.observations)]
+        try:
+            tree = parse(candidate)
+        except ConditionError:
+            continue
+        lines = (f"{'  ' * depth}- {_escaped(words)}" for depth, words in outline(tree, ids.observations))
+        return ["**condition**: holds when", "", *lines]
     return []
+
+
+_MARKDOWN: Final = str.maketrans({char: "\\" + char for char in "\\`*_[]<>&~#|"})
+"""Backslash escapes for what Markdown would read as markup in a condition's words (paths and values are free text)."""
+
+
+def _escaped(words: str) -> str:
+    return words.translate(_MARKDOWN)
 
 
 def shape(schema: Mapping[str, Any]) -> str:

@@ -4,7 +4,9 @@ Built from a text that parses as a JSON object (the last good version is kept wh
 types); items are found as lint finds them (:class:`~creatorpack.lint.index.PackIndex`), and
 their places in one pass over the text (:meth:`~creatorpack.lsp._text.Text.strings`). A state
 path (``/harbour/storm_level``) is defined by its member of the runtime's state schema and used by
-the ``path`` of a condition or an effect.
+the ``path`` of a comparison or an effect. The ``observed`` ids are read from the conditions as the
+lint index parsed them (its ``trees``): one that does not parse yet, being typed, names nothing
+until it does.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any, Final
 import orjson
 
 from creatorpack._json import JsonPath
+from creatorpack.contract.conditions import Observed, leaves
 from creatorpack.lint.index import PackIndex, get
 from creatorpack.lsp._text import Text
 
@@ -146,7 +149,11 @@ def _escape(name: str) -> str:
 
 
 def _path_uses(pack: Mapping[str, Any]) -> Iterator[tuple[str, JsonPath]]:
-    """``(state path, where)`` of every ``path`` string of an object with an ``op`` (a condition or an effect)."""
+    """``(state path, where)`` of every ``path`` string of an object with an ``op`` (a comparison or an effect).
+
+    A walk over the JSON's shape, not the condition grammar: it also finds the paths of effects, of
+    the conditions of a 0.2 pack (which the grammar does not read) and of a condition being typed.
+    """
     stack: list[tuple[JsonPath, Any]] = [((), pack)]
     while stack:
         where, value = stack.pop()
@@ -167,16 +174,5 @@ def _references(index: PackIndex) -> Iterator[tuple[str, JsonPath]]:
             yield node, path
         elif isinstance(node, list):
             yield from ((value, (*path, at)) for at, value in enumerate(node) if isinstance(value, str))
-    for path, condition in index.conditions():
-        yield from _observed(condition, path)
-
-
-def _observed(node: Any, path: JsonPath) -> Iterator[tuple[str, JsonPath]]:
-    if not isinstance(node, Mapping):
-        return
-    if node.get("op") == "observed" and isinstance(node.get("id"), str):
-        yield node["id"], (*path, "id")
-    if isinstance(node.get("condition"), Mapping):
-        yield from _observed(node["condition"], (*path, "condition"))
-    for at, child in enumerate(node.get("conditions", []) if isinstance(node.get("conditions"), list) else []):
-        yield from _observed(child, (*path, "conditions", at))
+    for _, tree in index.trees:
+        yield from ((leaf.id, (*leaf.at, "id")) for leaf in leaves(tree) if isinstance(leaf, Observed))

@@ -17,7 +17,8 @@ other JSON documents get no diagnostics):
 - completion of ids where a reference is expected, of ``op`` values, of state paths in a ``path``
   and of an observation's choice keys in an ``observed`` condition's ``value``;
 - hover: an observation's question and choices, an asset's kind, media type and description, a
-  state member's type, bounds and initial values, and the reading of the condition under the cursor.
+  state member's type, bounds and initial values, and the condition under the cursor in the words of
+  :func:`~creatorpack.contract.conditions.outline` (once it parses).
 
 The reachability search runs with the table's bounds and a short safety net; a check publishes
 the findings that need no search first when the search would keep the creator waiting
@@ -38,13 +39,14 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from creatorpack import __version__
+from creatorpack.contract.conditions import CONDITION_OPS
 from creatorpack.errors import DocumentError
 from creatorpack.lint import LintConfig, LintReport, lint
 from creatorpack.lsp import _hover
 from creatorpack.lsp._config import Settings, SettingsCache
 from creatorpack.lsp._ids import COLLECTION_OF, REFERENCE_KEY, PackIds
-from creatorpack.lsp._reading import CONDITION_OPS, EFFECT_OPS
 from creatorpack.lsp._text import Place, Text, Token
+from creatorpack.play.state import EFFECT_OPS
 
 __all__ = [
     "BIG_BYTES",
@@ -436,7 +438,7 @@ def _complete(ls: PackServer, params: types.CompletionParams) -> types.Completio
     choices: list[tuple[str, str, types.CompletionItemKind]] = []
     op = _sibling(text, token, "op")
     if token.member == "op":
-        choices += [(op, "condition op", types.CompletionItemKind.Operator) for op in CONDITION_OPS]
+        choices += [(op, "condition op", types.CompletionItemKind.Operator) for op in sorted(CONDITION_OPS)]
         choices += [(op, "effect op", types.CompletionItemKind.Operator) for op in EFFECT_OPS]
     elif ids is None:
         pass

@@ -39,7 +39,6 @@ from creatorpack.play.state import CompiledEffect, set_paths
 __all__ = [
     "Abstract",
     "Analysis",
-    "Cond",
     "IntRange",
     "Members",
     "Refusal",
@@ -94,8 +93,6 @@ class Members:
 
 Value: TypeAlias = IntRange | Members
 Abstract: TypeAlias = tuple[Value, ...]
-Cond: TypeAlias = Condition | Mapping[str, Any]
-"""A condition's tree, or its JSON (parsed on the way in: the search modules still hand JSON over)."""
 """One value per variable, in :attr:`Analysis.variables` order."""
 
 
@@ -153,10 +150,11 @@ class Analysis:
         """Where a condition's ``path`` reads: a variable, a constant, or somewhere unknown."""
         return _place(self.initial, self.variables, path)
 
-    def reads(self, condition: Cond) -> list[int | None]:
+    def reads(self, condition: Condition) -> list[int | None]:
         """The variable each comparison of ``condition`` reads, in order (``None``: not a variable)."""
-        tree = self.checker.tree(condition)
-        return [getattr(self.place(leaf.path), "index", None) for leaf in leaves(tree) if isinstance(leaf, Compare)]
+        return [
+            getattr(self.place(leaf.path), "index", None) for leaf in leaves(condition) if isinstance(leaf, Compare)
+        ]
 
 
 def analyse(program: Program, entry: Mapping[str, Any], entry_name: str, *, endings: bool = True) -> Analysis:
@@ -227,7 +225,7 @@ def tree_of(compiled: CompiledCondition) -> Condition:
     return compiled.tree if compiled.tree is not None else parse(compiled.source)
 
 
-def holds(analysis: Analysis, condition: Cond, on: Abstract | None) -> Abstract | None:
+def holds(analysis: Analysis, condition: Condition, on: Abstract | None) -> Abstract | None:
     """``on`` narrowed to where ``condition`` may hold; ``None`` if it holds nowhere."""
     if on is None:
         return None
@@ -239,9 +237,8 @@ def widen(analysis: Analysis, old: Abstract, new: Abstract) -> Abstract:
     return _widen(old, new, analysis.thresholds)
 
 
-def narrow(value: Value, node: Cond, *, want: bool) -> Value | None:
+def narrow(value: Value, node: Condition, *, want: bool) -> Value | None:
     """``value`` narrowed to where comparison ``node`` may be ``want``; ``None`` if it cannot be."""
-    node = parse(node) if isinstance(node, Mapping) else node
     if not isinstance(node, Compare):
         return value
     if isinstance(value, IntRange):
@@ -249,20 +246,20 @@ def narrow(value: Value, node: Cond, *, want: bool) -> Value | None:
     return _set_atom(value, node, want=want)
 
 
-def why_not(analysis: Analysis, condition: Cond, on: Abstract, *, want: bool = True) -> str:
+def why_not(analysis: Analysis, condition: Condition, on: Abstract, *, want: bool = True) -> str:
     """Why ``condition`` cannot hold (``want``) on ``on``: the first part of it that cannot, explained."""
     checker = checker_for(analysis)
-    return _Explainer(analysis, checker).why(checker.tree(condition), on, want=want)
+    return _Explainer(analysis, checker).why(condition, on, want=want)
 
 
-def failing_part(analysis: Analysis, condition: Cond, on: Abstract, *, want: bool = True) -> tuple[str | int, ...]:
+def failing_part(analysis: Analysis, condition: Condition, on: Abstract, *, want: bool = True) -> tuple[str | int, ...]:
     """Where in ``condition`` the part that :func:`why_not` explains is: a path relative to the condition.
 
     ``("conditions", 1)`` for the second part of an ``all`` that cannot hold, ``()`` when the
     whole condition is the smallest part to blame (an atom, or parts that only fail together).
     """
     checker = checker_for(analysis)
-    return _Explainer(analysis, checker).where(checker.tree(condition), on, want=want)
+    return _Explainer(analysis, checker).where(condition, on, want=want)
 
 
 def checker_for(analysis: Analysis) -> _Checker:
@@ -532,16 +529,6 @@ class _Checker:
         self.observations = observations
         self._places: dict[str, _Place] = {}
         self._constants: dict[int, tuple[Condition, bool]] = {}
-        self._trees: dict[int, tuple[Mapping[str, Any], Condition]] = {}
-
-    def tree(self, condition: Cond) -> Condition:
-        """The tree of ``condition``; a condition's JSON is parsed once (kept with it, so its id stays its own)."""
-        if not isinstance(condition, Mapping):
-            return condition
-        known = self._trees.get(id(condition))
-        if known is None:
-            known = self._trees[id(condition)] = (condition, parse(condition))
-        return known[1]
 
     def place(self, path: Any) -> _Place:
         key = path if isinstance(path, str) else repr(path)
@@ -550,15 +537,14 @@ class _Checker:
             found = self._places[key] = _place(self.initial, self.variables, path)
         return found
 
-    def constant(self, atom: Compare | Mapping[str, Any]) -> bool:
+    def constant(self, atom: Compare) -> bool:
         """The value of comparison ``atom`` of a path no effect writes: it is the same on every state."""
-        node = self.tree(atom)
-        known = self._constants.get(id(node))
+        known = self._constants.get(id(atom))
         if known is None:  # the atom is kept with its value, so its id stays its own
-            known = self._constants[id(node)] = (node, compile_condition(node, set_paths=self.sets)(self.initial, {}))
+            known = self._constants[id(atom)] = (atom, compile_condition(atom, set_paths=self.sets)(self.initial, {}))
         return known[1]
 
-    def exclude(self, on: Abstract, conditions: Iterable[Cond]) -> Abstract | None:
+    def exclude(self, on: Abstract, conditions: Iterable[Condition]) -> Abstract | None:
         """``on`` where none of ``conditions`` holds."""
         current: Abstract | None = on
         for condition in conditions:
@@ -567,9 +553,9 @@ class _Checker:
             current = self.refine(current, condition, want=False)
         return current
 
-    def refine(self, on: Abstract, node: Cond, *, want: bool) -> Abstract | None:
+    def refine(self, on: Abstract, node: Condition, *, want: bool) -> Abstract | None:
         """``on`` narrowed to where ``node`` may be ``want``; ``None`` where it cannot be."""
-        return self._refine(on, self.tree(node), want=want)
+        return self._refine(on, node, want=want)
 
     def _refine(self, on: Abstract, node: Condition, *, want: bool) -> Abstract | None:
         match node:
@@ -596,9 +582,9 @@ class _Checker:
             case Compare():
                 return self._comparison(on, node, want=want)
 
-    def answerable(self, node: Cond) -> bool:
+    def answerable(self, node: Condition) -> bool:
         """Whether some answer to the observation makes this ``observed`` hold."""
-        return answerable(self.observations, self.tree(node))
+        return answerable(self.observations, node)
 
     def _comparison(self, on: Abstract, node: Compare, *, want: bool) -> Abstract | None:
         place = self.place(node.path)
@@ -767,9 +753,8 @@ def _names(rules: Sequence[str]) -> str:
     return shown + (f" and {len(rules) - 3} more" if len(rules) > 3 else "")
 
 
-def answerable(observations: Mapping[str, Mapping[str, Any]], node: Cond) -> bool:
+def answerable(observations: Mapping[str, Mapping[str, Any]], node: Condition) -> bool:
     """Whether some answer to the observation an ``observed`` condition names makes it hold."""
-    node = parse(node) if isinstance(node, Mapping) else node
     if not isinstance(node, Observed):
         return False
     observation = observations.get(node.id)

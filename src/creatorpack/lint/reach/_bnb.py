@@ -31,7 +31,6 @@ from creatorpack.contract.conditions import AllOf, AnyOf, Compare, Condition, Li
 from creatorpack.lint.reach._abstract import (
     Abstract,
     Analysis,
-    Cond,
     IntRange,
     Members,
     Value,
@@ -449,7 +448,7 @@ def solve(
     effects: Effects,
     formulas: Formulas,
     writers: Mapping[Slot, Sequence[Writer]],
-    node: Cond,
+    node: Condition,
     on: Abstract,
     budget: int,
 ) -> tuple[dict[str, Any] | None, int]:
@@ -459,7 +458,7 @@ def solve(
     completed search found to make ``node`` true, or, where the masks cannot tell, its best guess.
     """
     goal = _Goal(effects, formulas, on)
-    code = goal.compile(effects.checker.tree(node))
+    code = goal.compile(node)
     if code == FALSE:
         return None, 0
     if code == TRUE:

@@ -26,8 +26,18 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from creatorpack._json import JsonPath
+from creatorpack.contract.conditions import Condition, Not, parse
 from creatorpack.contract.findings import RawFinding
-from creatorpack.lint.reach._abstract import Abstract, Analysis, IntRange, analyse, failing_part, holds, why_not
+from creatorpack.lint.reach._abstract import (
+    Abstract,
+    Analysis,
+    IntRange,
+    analyse,
+    failing_part,
+    holds,
+    tree_of,
+    why_not,
+)
 from creatorpack.lint.reach._exhaust import Exhaustion, explore, revealed_along
 from creatorpack.lint.reach._turns import WORK, Trace, by_turn
 from creatorpack.lint.reach._witness import REVEALS, GoalKind, Reached, Search, Target
@@ -99,7 +109,8 @@ def targets(engine: Engine) -> list[Target]:
         items = progression.get(name)
         for position, item in enumerate(items if isinstance(items, list) else []):
             if isinstance(item, Mapping) and isinstance(item.get("id"), str) and isinstance(item.get("when"), Mapping):
-                found.append(Target(kind, item["id"], ("progression", name, position), item["when"]))  # type: ignore[arg-type]
+                at: JsonPath = ("progression", name, position)
+                found.append(Target(kind, item["id"], at, parse(item["when"], (*at, "when"))))  # type: ignore[arg-type]
     rules = pack["runtime"].get("rules", [])
     compiled = iter(program.rules)
     for position, raw in enumerate(rules):
@@ -108,10 +119,10 @@ def targets(engine: Engine) -> list[Target]:
         rule = next(compiled)
         if not isinstance(raw.get("id"), str):
             continue
-        found.append(Target("rule", rule.id, ("runtime", "rules", position), program.conditions[rule.when].source))
+        found.append(Target("rule", rule.id, ("runtime", "rules", position), tree_of(program.conditions[rule.when])))
         if rule.completion is not None:
             where = ("runtime", "rules", position, "completion")
-            found.append(Target("completion", rule.id, where, program.conditions[rule.completion].source))
+            found.append(Target("completion", rule.id, where, tree_of(program.conditions[rule.completion])))
     entries = engine.entry_ids()
     for reveal in program.reveals:
         scoped = (
@@ -119,7 +130,7 @@ def targets(engine: Engine) -> list[Target]:
         )
         if scoped is not None and not scoped:
             continue  # scoped to no entry that is played: `unplayed-scope` says so
-        condition = program.conditions[reveal.when].source
+        condition = tree_of(program.conditions[reveal.when])
         found.append(Target(REVEALS[reveal.kind], reveal.ident, reveal.where, condition, scoped))
     return found
 
@@ -429,7 +440,7 @@ def _ending_at_start(analysis: Analysis) -> str:
     return f"the endings {', '.join(repr(h) for h in held)} hold {at}" if held else f"an ending holds {at}"
 
 
-def _at_start(analysis: Analysis, condition: Mapping[str, Any]) -> bool:
+def _at_start(analysis: Analysis, condition: Condition) -> bool:
     """Whether ``condition`` holds at the start of ``analysis``'s entry, before any answer is given."""
     sets = set_paths(analysis.program.schema)
     return compile_condition(condition, set_paths=sets).evaluate(analysis.initial, {})
@@ -463,7 +474,7 @@ def _blocked(target: Target, analysis: Analysis) -> str | None:
     current: Abstract | None = on
     winners: list[str] = []  # the endings that take away some of the states where it holds
     for goal in beaters:
-        narrowed = holds(analysis, {"op": "not", "condition": program.conditions[goal.when].source}, current)
+        narrowed = holds(analysis, Not(tree_of(program.conditions[goal.when])), current)
         if narrowed != current:
             winners.append(goal.id)
         current = narrowed

@@ -37,6 +37,8 @@ from typing import Any, Final, TypeAlias
 
 import orjson
 
+from creatorpack.contract.conditions import Condition, Observed, leaves
+from creatorpack.lint.reach._abstract import tree_of
 from creatorpack.lint.reach._successor import Successor
 from creatorpack.lint.reach._witness import REVEALS, Move, Reached, Target, may_show_more, mentioned
 from creatorpack.play.conditions import json_equal
@@ -156,7 +158,7 @@ class _Explorer:
         }
         self._moves: dict[frozenset[str], list[tuple[Move, bytes]]] = {}
         program = self.program
-        reading = [_reads_answers(condition.source) for condition in program.conditions]
+        reading = [_reads_answers(tree_of(condition)) for condition in program.conditions]
         # Which rules fire (on the state before the turn's effects), then what is read after them.
         # Rules with effects change the state; a rule without is a goal only while it is open.
         self.changing = [rule.when for rule in program.rules if reading[rule.when] and rule.effects]
@@ -721,18 +723,15 @@ def _facts(program: Any, targets: Sequence[Target]) -> tuple[dict[str, frozenset
     return {kind: frozenset(wanted) for kind, wanted in kinds.items() if wanted}, frozenset(kinds["assets"])
 
 
-def _reads_answers(node: Any) -> bool:
-    if isinstance(node, Mapping):
-        return node.get("op") == "observed" or any(_reads_answers(value) for value in node.values())
-    if isinstance(node, list):
-        return any(_reads_answers(value) for value in node)
-    return False
+def _reads_answers(node: Condition) -> bool:
+    """Whether ``node`` reads the narrator's answers: an ``observed`` test somewhere in it."""
+    return any(isinstance(leaf, Observed) for leaf in leaves(node))
 
 
 def _observations(engine: Engine) -> list[_Observation]:
     """The observations some condition reads, each with the answers conditions tell apart."""
     named: dict[str, list[Any]] = {}
-    mentioned(engine.pack, named)
+    mentioned(engine.program, named)
     found: list[_Observation] = []
     for ident, observation in engine.observations.items():
         values: list[Any] = (

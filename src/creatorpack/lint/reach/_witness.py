@@ -31,11 +31,12 @@ from typing import Any, Final, Literal, TypeAlias
 import orjson
 
 from creatorpack._json import JsonPath
-from creatorpack.contract.conditions import AllOf, AnyOf, Compare, Condition, LiteralCond, Not, Observed, parse
+from creatorpack.contract.conditions import AllOf, AnyOf, Compare, Condition, LiteralCond, Not, Observed, leaves
 from creatorpack.lint.reach import _bnb
-from creatorpack.lint.reach._abstract import Analysis, Cond, answerable, holds, tree_of
+from creatorpack.lint.reach._abstract import Analysis, answerable, holds, tree_of
 from creatorpack.play.conditions import MISSING, compile_condition, json_equal, resolve
 from creatorpack.play.engine import Engine, SessionState, Turn
+from creatorpack.play.program import Program
 from creatorpack.play.state import set_paths
 from creatorpack.play.step import shown
 from creatorpack.play.views import RevealKind
@@ -115,14 +116,15 @@ _REVEAL_KINDS: Final = frozenset(REVEALS.values())
 class Target:
     """A goal: an achievement unlocks, an ending is reached, a rule is active, a rule completes, an item is revealed.
 
-    ``entries``: the runtime entries in whose sessions it can be reached at all (``None``: every one);
-    an item scoped by ``entry_ids`` is revealed only in sessions of its entries.
+    ``condition`` is the tree of its ``when`` (``completion``, ``reveal_when``), parsed once with the
+    program. ``entries``: the runtime entries in whose sessions it can be reached at all (``None``:
+    every one); an item scoped by ``entry_ids`` is revealed only in sessions of its entries.
     """
 
     kind: GoalKind
     ident: str
     where: JsonPath
-    condition: Mapping[str, Any]
+    condition: Condition
     entries: frozenset[str] | None = None
 
     @property
@@ -181,7 +183,6 @@ class Search:
         self.options = _options(engine)
         self.sets = set_paths(engine.schema)
         self._atoms: dict[int, tuple[Compare, Callable[[Any, Any], bool]]] = {}
-        self._trees: dict[int, tuple[Cond, Condition]] = {}
         self._free: dict[str, Callable[[Any, Any], bool]] = {}
         self._played: dict[tuple[bytes, bytes], SessionState] = {}  # (state, move) -> the state after
         self._queue: deque[_Node] | None = None  # the sweep's frontier, kept so that it can resume
@@ -329,7 +330,7 @@ class Search:
                         self.timed_out = late
                         return
                     rule = target.kind == "rule"
-                    whole = self.tree(target.condition)
+                    whole = target.condition
                     node = _free(whole, self.engine.observations, want=True) if rule else whole
                     move, nodes = _bnb.solve(effects, formulas, writers, node, on, SOLVE_NODES)
                     work -= nodes
@@ -398,20 +399,11 @@ class Search:
         found = self._free.get(target.key)
         if found is None:
             found = self._free[target.key] = compile_condition(
-                _free(self.tree(target.condition), self.engine.observations, want=True), set_paths=self.sets
+                _free(target.condition, self.engine.observations, want=True), set_paths=self.sets
             ).evaluate
         return found
 
     # --- conditions on concrete states --------------------------------------------------------
-
-    def tree(self, condition: Cond) -> Condition:
-        """The tree of ``condition``; a condition's JSON is parsed once (kept with it, so its id stays its own)."""
-        if not isinstance(condition, Mapping):
-            return condition
-        known = self._trees.get(id(condition))
-        if known is None:
-            known = self._trees[id(condition)] = (condition, parse(condition))
-        return known[1]
 
     def atom(self, node: Compare, state: Any) -> bool:
         """The runtime's own value of a comparison on ``state``."""
@@ -420,9 +412,9 @@ class Search:
             known = self._atoms[id(node)] = (node, compile_condition(node, set_paths=self.sets).evaluate)
         return known[1](state, {})
 
-    def distance(self, node: Cond, state: Any, *, want: bool) -> float:
+    def distance(self, node: Condition, state: Any, *, want: bool) -> float:
         """How far ``state`` is from ``node`` being ``want``: 0 when answers alone can make it so."""
-        match self.tree(node):
+        match node:
             case LiteralCond(value=value):
                 return 0 if (value is True) == want else _INF
             case Not(condition=inner):
@@ -440,9 +432,9 @@ class Search:
                     return 0
                 return _gap(atom, resolve(state, _tokens(atom)), want=want)
 
-    def needs(self, node: Cond, state: Any, *, want: bool) -> Iterator[tuple[tuple[str, ...], Any]]:
+    def needs(self, node: Condition, state: Any, *, want: bool) -> Iterator[tuple[tuple[str, ...], Any]]:
         """The changes that would bring ``node`` closer to ``want``: ``(path, "+"|"-"|("add"|"remove", m))``."""
-        match self.tree(node):
+        match node:
             case Not(condition=inner):
                 yield from self.needs(inner, state, want=not want)
             case AllOf(conditions=children) | AnyOf(conditions=children) as group:
@@ -463,9 +455,9 @@ class Search:
             case _:  # a literal, an observation, or a comparison that already is `want`
                 return
 
-    def satisfy(self, node: Cond, session: SessionState, fixed: Move, *, want: bool) -> bool:
+    def satisfy(self, node: Condition, session: SessionState, fixed: Move, *, want: bool) -> bool:
         """Extend ``fixed`` (this turn's answers) so that ``node`` is ``want`` on ``session``; False if it cannot."""
-        match self.tree(node):
+        match node:
             case LiteralCond(value=value):
                 return (value is True) == want
             case Not(condition=inner):
@@ -599,7 +591,7 @@ class Walk:
             if self.detours <= 0:
                 return False
             self.detours -= 1
-            when = self.conditions[rule.when].source  # a Target holds a condition's JSON
+            when = tree_of(self.conditions[rule.when])
             self.towards(Target("rule", f"~{rule.id}", (), when), depth + 1)
             if search.distance(when, self.session.state, want=True) == 0:
                 return True
@@ -744,25 +736,21 @@ def _another_answer(observation: Mapping[str, Any], value: Any) -> Any:
     return MISSING
 
 
-def mentioned(node: Any, found: dict[str, list[Any]]) -> None:
-    """Add to ``found`` the values that the ``observed`` conditions in ``node`` name, by observation id."""
-    if isinstance(node, Mapping):
-        if node.get("op") == "observed" and isinstance(node.get("id"), str):
-            values = found.setdefault(node["id"], [])
-            if not any(json_equal(node.get("value"), v) for v in values):
-                values.append(node.get("value"))
-        for value in node.values():
-            mentioned(value, found)
-    elif isinstance(node, list):
-        for value in node:
-            mentioned(value, found)
+def mentioned(program: Program, found: dict[str, list[Any]]) -> None:
+    """Add to ``found`` the values that the ``observed`` conditions of ``program`` name, by observation id."""
+    for compiled in program.conditions:
+        for leaf in leaves(tree_of(compiled)):
+            if isinstance(leaf, Observed):
+                values = found.setdefault(leaf.id, [])
+                if not any(json_equal(leaf.value, v) for v in values):
+                    values.append(leaf.value)
 
 
 def _options(engine: Engine) -> list[list[tuple[str, Any]]]:
     # Answers that no condition tells apart are one class: the values some `observed` condition
     # names, plus one representative of the rest (which also stands for "unanswered").
     named_values: dict[str, list[Any]] = {}
-    mentioned(engine.pack, named_values)
+    mentioned(engine.program, named_values)
     options: list[list[tuple[str, Any]]] = []
     for ident, observation in engine.observations.items():
         answers: list[Any] = (
