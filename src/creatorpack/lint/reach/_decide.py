@@ -242,6 +242,7 @@ def _search(search: Search, proofs: dict[str, str], goals: Sequence[Target], fou
     search.sweep(starts, search.budget // SWEEP_SHARE)
     if not search.exhausted:
         search.solve(starts)
+        search.scatter(starts)
         search.walk(starts)
     if not search.exhausted and search.open and not search.timed_out:
         search.sweep(starts, search.budget)  # resumed: the budget the walk left is not left unplayed
