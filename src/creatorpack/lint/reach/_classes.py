@@ -5,15 +5,16 @@ shortcuts); the exhaustive search needs only the distinct outcomes and, for each
 lead to it. So here a set of moves is an ``int`` whose bit ``i`` stands for the move of global
 index ``i`` (:class:`MoveTable`), and a turn from a state is computed as masks:
 
-1. Each rule ``when`` gives the mask of the moves on which it holds, evaluated once per class of
-   answers that it tells apart (the values of the observations it reads): once in all when it
-   reads no answer, once per table of moves when it reads no state.
+1. Each rule ``when`` gives the mask of the moves on which it holds: a condition that reads
+   answers is, for each class of answers it tells apart (the values of the observations it
+   reads), a condition of the state alone, and all of them are one generated function of the
+   state per table of moves (:meth:`Turns._reader`), each distinct leaf evaluated once.
 2. The rules with effects, in document order, split the moves by the state they lead to: a rule
    moves the moves on which it is active from their state to the state after its effects, and
    moves that come to the same state merge. A state is interned (an ``int`` per distinct state),
    and one rule's effects on one state are computed once per search (``(state, rule) -> state``).
 3. On each state after the turn, the open rules' ``completion``, the endings' and the searched
-   achievements' ``when`` split the moves again (memoised per state), and so does which
+   achievements' ``when`` split the moves again (so evaluated, memoised per state), and so does which
    observations stay unanswered.
 
 The same semantics as a turn (``docs/runtime.md``; :mod:`~creatorpack.lint.reach._successor`),
@@ -22,26 +23,21 @@ and ``tests/test_reach_successor.py`` checks :meth:`Turns.expand` against it mov
 
 from __future__ import annotations
 
-from collections.abc import Collection, Container, Mapping, Sequence
+from collections.abc import Callable, Collection, Container, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final
 
 import orjson
 
-from creatorpack.contract.conditions import parse
-from creatorpack.lint.reach._successor import Evaluators
+from creatorpack.contract.conditions import AllOf, AnyOf, Condition, LiteralCond, Not, Observed, parse
 from creatorpack.play._effects import EffectRunner, compile_effects
-from creatorpack.play.conditions import AllValues, generate_all
+from creatorpack.play.conditions import generate_all, make_evaluator
 from creatorpack.play.program import Program
 from creatorpack.play.state import set_paths
 
 __all__ = ["MoveTable", "Outcome", "Turns"]
 
 Move = dict[str, Any]  # as in the search (:data:`~creatorpack.lint.reach._witness.Move`)
-
-_FIXED: Final = 0  # a condition that reads no answer
-_PURE: Final = 1  # one that reads answers only
-_MIXED: Final = 2  # one that reads both
 
 
 class MoveTable:
@@ -69,7 +65,6 @@ class MoveTable:
         self.fresh_parts = tuple(parts.items())
         """Each set of all-named observations still unanswered after a move, with the moves that leave it."""
         self._classes: dict[tuple[str, ...], tuple[tuple[Move, int], ...]] = {}
-        self.pure: dict[int, int] = {}  # condition index -> its moves, for conditions that read answers only
 
     def classes(self, reads: tuple[str, ...]) -> tuple[tuple[Move, int], ...]:
         """The moves grouped by their answers to ``reads``: each group's answers to them, and its moves."""
@@ -103,18 +98,16 @@ class Turns:
     """A pack's turns by classes of moves (see the module docstring); ``heard``: the observations moves answer."""
 
     def __init__(self, program: Program, achievements: Collection[str], heard: Sequence[str]) -> None:
-        evaluators = Evaluators(program)
         searched = set(heard)
         order = {ident: i for i, ident in enumerate(heard)}
-        self._conditions: dict[int, tuple[Any, int, tuple[str, ...]]] = {}
+        # Each condition used: the observations moves answer that it reads (None: it reads no answer).
+        self._conditions: dict[int, tuple[str, ...] | None] = {}
 
         def slot(index: int) -> int:
             if index not in self._conditions:
                 compiled = program.conditions[index]
                 reads = tuple(sorted(compiled.observations & searched, key=order.__getitem__))
-                sees = bool(compiled.state_keys) or compiled.whole_state
-                how = _FIXED if not compiled.observations else _MIXED if sees else _PURE
-                self._conditions[index] = (evaluators[index], how, reads)
+                self._conditions[index] = reads if compiled.observations else None
             return index
 
         self._steps: list[tuple[EffectRunner, dict[int, bool]]] = []
@@ -137,9 +130,13 @@ class Turns:
         )
         later = [index for _, _, index in self._completions]
         later += [index for _, _, index in self._endings] + [index for _, index in self._achievements]
-        sets = set_paths(program.schema)
-        self._reading_whens = self._reading(program, self._whens, sets)
-        self._reading_later = self._reading(program, later, sets)
+        self._sets = set_paths(program.schema)
+        self._trees = {
+            index: program.conditions[index].tree or parse(program.conditions[index].source)
+            for index in self._conditions
+        }
+        self._lists = (self._whens, tuple(later))
+        self._readers: dict[tuple[int, int], _Reader] = {}  # (table, list) -> its reader
         self.states: list[Mapping[str, Any]] = []
         """The distinct states met, by their ``int``."""
         self.tuples: list[tuple[int, frozenset[str], frozenset[str]]] = []
@@ -150,13 +147,6 @@ class Turns:
         self._before: dict[tuple[int, int], tuple[int, ...]] = {}  # (state, table) -> the rule whens' moves
         self._plans: dict[tuple[tuple[int, ...], frozenset[str]], _Plan] = {}
         self._later: dict[tuple[int, int, frozenset[str]], _Later] = {}
-
-    def _reading(self, program: Program, indices: Sequence[int], sets: frozenset[str]) -> _Reading:
-        """How to evaluate the conditions ``indices`` on a state: those that read no answer by one generated call."""
-        fixed = [p for p, index in enumerate(indices) if self._conditions[index][1] == _FIXED]
-        trees = [program.conditions[indices[p]].tree or parse(program.conditions[indices[p]].source) for p in fixed]
-        others = tuple((p, index) for p, index in enumerate(indices) if self._conditions[index][1] != _FIXED)
-        return generate_all(trees, sets) if fixed else None, tuple(fixed), others, len(indices)
 
     def intern(self, state: Mapping[str, Any]) -> int:
         """The ``int`` of ``state`` (equal states, equal ``int``s)."""
@@ -176,26 +166,40 @@ class Turns:
             self.tuples.append(key)
         return known
 
-    def _masks(self, at: int, table: MoveTable, reading: _Reading) -> tuple[int, ...]:
-        """The moves of ``table`` on which each condition of ``reading`` holds on state ``at``."""
-        state = self.states[at]
-        every, fixed, others, size = reading
-        found = [0] * size
-        if every is not None:
-            whole = table.all
-            for position, value in zip(fixed, every(state, _NONE), strict=True):
-                if value:
-                    found[position] = whole
-        for position, index in others:
-            evaluate, how, reads = self._conditions[index]
-            if how == _PURE:
-                known = table.pure.get(index)
-                if known is None:
-                    known = table.pure[index] = _holding(evaluate, _NONE, table.classes(reads))
-                found[position] = known
-            else:
-                found[position] = _holding(evaluate, state, table.classes(reads))
-        return tuple(found)
+    def _masks(self, at: int, table: MoveTable, which: int) -> tuple[int, ...]:
+        """The moves of ``table`` on which each condition of list ``which`` (0: the whens, 1: after) holds on ``at``."""
+        reader = self._readers.get((table.serial, which))
+        if reader is None:
+            reader = self._readers[table.serial, which] = self._reader(table, self._lists[which])
+        return reader(self.states[at])
+
+    def _reader(self, table: MoveTable, indices: Sequence[int]) -> _Reader:
+        """One generated function giving the moves of ``table`` on which each condition of ``indices`` holds on a state.
+
+        A condition that reads answers becomes one condition of the state per class of answers it
+        tells apart, its ``observed`` tests replaced by their values on that class; all are then
+        evaluated at once (:func:`~creatorpack.play.conditions.generate_all`, each distinct leaf
+        once), and each condition's moves are the classes' moves where it holds.
+        """
+        trees: list[Condition] = []
+        masks: list[int] = []
+        terms: list[str] = []
+        for index in indices:
+            reads = self._conditions[index]
+            classes = ((_NONE, table.all),) if reads is None else table.classes(reads)
+            parts = []
+            for answers, moves in classes:
+                trees.append(self._trees[index] if reads is None else _answered(self._trees[index], answers))
+                masks.append(moves)
+                parts.append(f"(_k[{len(masks) - 1}] if v[{len(trees) - 1}] else 0)")
+            terms.append(" | ".join(parts) if parts else "0")
+        if not indices:
+            return _nothing
+        code = f"def read(s):\n    v = _every(s, _none)\n    return ({', '.join(terms)},)\n"
+        namespace: dict[str, Any] = {"_every": generate_all(trees, self._sets), "_none": _NONE, "_k": masks}
+        exec(compile(code, "<moves>", "exec"), namespace)  # noqa: S102 - code built from indices only
+        reader: _Reader = namespace["read"]
+        return reader
 
     def _plan(self, whens: tuple[int, ...], completed: frozenset[str], every: int) -> _Plan:
         """The open rules active on some move, and the moves split by the rules with effects active on them.
@@ -235,7 +239,7 @@ class Turns:
 
     def _after(self, at: int, table: MoveTable, completed: frozenset[str]) -> _Later:
         """On state ``at`` after a turn: the moves split by the tuple and ending they reach, and each goal's moves."""
-        later = self._masks(at, table, self._reading_later)
+        later = self._masks(at, table, 1)
         goals: list[tuple[str, int]] = []
         parts = [(table.all, completed)]
         position = 0
@@ -293,7 +297,7 @@ class Turns:
         serial = table.serial
         whens = self._before.get((at, serial))
         if whens is None:
-            whens = self._before[at, serial] = self._masks(at, table, self._reading_whens)
+            whens = self._before[at, serial] = self._masks(at, table, 0)
         plan = self._plans.get((whens, completed))
         if plan is None:
             plan = self._plans[whens, completed] = self._plan(whens, completed, table.all)
@@ -335,16 +339,26 @@ _Later = tuple[tuple[Outcome, ...], tuple[tuple[str, int], ...]]
 """On a state after a turn: the moves split by tuple and ending, and each goal's moves (over all moves)."""
 
 
-_Reading = tuple[AllValues | None, tuple[int, ...], tuple[tuple[int, int], ...], int]
-"""Conditions to evaluate: the function of those that read no answer and their positions, the others, how many."""
+_Reader = Callable[[Mapping[str, Any]], tuple[int, ...]]
+"""A state -> the moves of a table on which each condition of a list holds (see :meth:`Turns._reader`)."""
 
 _NONE: Final[Mapping[str, Any]] = MappingProxyType({})  # the answers (or state) a condition that reads none is given
 
 
-def _holding(evaluate: Any, state: Mapping[str, Any], classes: tuple[tuple[Move, int], ...]) -> int:
-    """The moves of the classes of answers on which ``evaluate`` holds on ``state``."""
-    found = 0
-    for answers, moves in classes:
-        if evaluate(state, answers):
-            found |= moves
-    return found
+def _nothing(state: Mapping[str, Any]) -> tuple[int, ...]:  # noqa: ARG001 - a reader of no condition
+    return ()
+
+
+def _answered(node: Condition, answers: Mapping[str, Any]) -> Condition:
+    """``node`` with each ``observed`` test replaced by its value on ``answers`` (the runtime's own test decides it)."""
+    match node:
+        case Observed():
+            return LiteralCond(make_evaluator(node)(_NONE, answers))
+        case AllOf(conditions=children):
+            return AllOf(tuple(_answered(child, answers) for child in children))
+        case AnyOf(conditions=children):
+            return AnyOf(tuple(_answered(child, answers) for child in children))
+        case Not(condition=inner):
+            return Not(_answered(inner, answers))
+        case _:
+            return node
