@@ -143,7 +143,7 @@ class Turns:
         """The distinct (state, completed rules, observations still unanswered) met, by their ``int``."""
         self._ids: dict[bytes, int] = {}
         self._tuple_ids: dict[tuple[int, frozenset[str], frozenset[str]], int] = {}
-        self._moved: dict[tuple[int, int], int] = {}  # (state, step) -> the state after that rule's effects
+        self._moved: list[dict[int, int]] = []  # by state: step -> the state after that rule's effects
         self._before: dict[tuple[int, int], tuple[int, ...]] = {}  # (state, table) -> the rule whens' moves
         self._plans: dict[tuple[tuple[int, ...], frozenset[str]], _Plan] = {}
         self._later: dict[tuple[int, int, frozenset[str]], _Later] = {}
@@ -155,6 +155,7 @@ class Turns:
         if known is None:
             known = self._ids[key] = len(self.states)
             self.states.append(state)
+            self._moved.append({})
         return known
 
     def tuple_of(self, state: int, completed: frozenset[str], fresh: frozenset[str]) -> int:
@@ -234,7 +235,7 @@ class Turns:
         run, values = self._steps[step]
         working = dict(self.states[at])
         run(values, working, frozenset(), [])  # type: ignore[arg-type]  # indexed by condition, as a tuple is
-        to = self._moved[at, step] = self.intern(working)
+        to = self._moved[at][step] = self.intern(working)
         return to
 
     def _after(self, at: int, table: MoveTable, completed: frozenset[str]) -> _Later:
@@ -308,7 +309,7 @@ class Turns:
         moved = self._moved
         for parent, step in steps:
             state = at if parent < 0 else states[parent]
-            to = moved.get((state, step))
+            to = moved[state].get(step)
             if to is None:
                 to = self._move(state, step)
             states.append(to)

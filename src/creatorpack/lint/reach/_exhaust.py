@@ -38,7 +38,7 @@ from typing import Any, Final, TypeAlias
 import orjson
 
 from creatorpack.lint.reach._classes import MoveTable, Outcome, Turns
-from creatorpack.lint.reach._successor import Successor
+from creatorpack.lint.reach._successor import Evaluators, Successor
 from creatorpack.lint.reach._witness import REVEALS, Move, Reached, Target, may_show_more, mentioned
 from creatorpack.play.conditions import json_equal
 from creatorpack.play.engine import Engine, SessionState, Turn
@@ -169,6 +169,8 @@ class _Explorer:
         self.goal_conditions = {f"achievement:{g.id}": g.when for g in program.achievements if reading[g.when]}
         self.reveal_conditions = [r.when for r in program.reveals if reading[r.when]]
         self._settled: tuple[int, list[Callable[[Any, Any], bool]]] = (-1, [])
+        # Each condition's function, generated once (the program's stand-ins, kept, would generate it on every call).
+        self.evaluators = Evaluators(program)
 
     # --- answers -------------------------------------------------------------------------------
 
@@ -259,7 +261,7 @@ class _Explorer:
         """
         if self._firing[0] != len(self.pending):
             indices = self.changing + [i for key, i in self.idle.items() if key in self.pending]
-            evaluators = self.program.evaluators
+            evaluators = self.evaluators
             self._firing = (len(self.pending), [evaluators[i] for i in dict.fromkeys(indices)])
         return self._firing[1]
 
@@ -274,7 +276,7 @@ class _Explorer:
             indices = list(self.steering)
             indices += [i for key, i in self.goal_conditions.items() if key in self.pending]
             indices += self.reveal_conditions if self.pending_reveals else []
-            evaluators = self.program.evaluators
+            evaluators = self.evaluators
             self._settled = (len(self.pending), [evaluators[i] for i in dict.fromkeys(indices)])
         return self._settled[1]
 
