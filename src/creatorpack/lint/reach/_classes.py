@@ -188,16 +188,23 @@ class Turns:
         for index in indices:
             reads = self._conditions[index]
             classes = ((_NONE, table.all),) if reads is None else table.classes(reads)
-            parts = []
+            first = len(trees)  # trees and masks go in side by side: a class's tree and moves have one position
             for answers, moves in classes:
                 trees.append(self._trees[index] if reads is None else _answered(self._trees[index], answers))
                 masks.append(moves)
-                parts.append(f"(_k[{len(masks) - 1}] if v[{len(trees) - 1}] else 0)")
-            terms.append(" | ".join(parts) if parts else "0")
+            if len(classes) > _INLINE:  # a long chain of `|` would nest too deep for Python's compiler
+                terms.append(f"_join(v, _k, {first}, {len(classes)})")
+            else:
+                terms.append(" | ".join(f"(_k[{p}] if v[{p}] else 0)" for p in range(first, len(trees))) or "0")
         if not indices:
             return _nothing
         code = f"def read(s):\n    v = _every(s, _none)\n    return ({', '.join(terms)},)\n"
-        namespace: dict[str, Any] = {"_every": generate_all(trees, self._sets), "_none": _NONE, "_k": masks}
+        namespace: dict[str, Any] = {
+            "_every": generate_all(trees, self._sets),
+            "_none": _NONE,
+            "_k": masks,
+            "_join": _join,
+        }
         exec(compile(code, "<moves>", "exec"), namespace)  # noqa: S102 - code built from indices only
         reader: _Reader = namespace["read"]
         return reader
@@ -343,7 +350,19 @@ _Later = tuple[tuple[Outcome, ...], tuple[tuple[str, int], ...]]
 _Reader = Callable[[Mapping[str, Any]], tuple[int, ...]]
 """A state -> the moves of a table on which each condition of a list holds (see :meth:`Turns._reader`)."""
 
+_INLINE: Final = 32
+"""Classes of answers of one condition up to which its moves are an inline chain of ``|`` in a reader."""
+
 _NONE: Final[Mapping[str, Any]] = MappingProxyType({})  # the answers (or state) a condition that reads none is given
+
+
+def _join(values: Sequence[bool], masks: Sequence[int], first: int, count: int) -> int:
+    """The OR of ``masks[p]`` for the positions ``p`` from ``first`` (``count`` of them) where ``values[p]`` holds."""
+    found = 0
+    for position in range(first, first + count):
+        if values[position]:
+            found |= masks[position]
+    return found
 
 
 def _nothing(state: Mapping[str, Any]) -> tuple[int, ...]:  # noqa: ARG001 - a reader of no condition
