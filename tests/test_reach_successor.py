@@ -13,12 +13,14 @@ import itertools
 import json
 import random
 import time
+from collections import deque
 from typing import Any
 
 import pytest
 
 from creatorpack.lint.reach import _decide as _reach
 from creatorpack.lint.reach import _exhaust
+from creatorpack.lint.reach._classes import MoveTable, Turns
 from creatorpack.lint.reach._successor import Successor
 from creatorpack.play.engine import Engine, SessionState, Turn
 from tests.random_packs import random_condition, random_pack
@@ -112,6 +114,145 @@ def test_the_fast_search_counts_and_reaches_what_the_reference_search_does(seed:
             assert set(fast.found) == set(slow.found), seed
         for key, reached in fast.found.items():  # a shortest witness, as long as the reference one
             assert len(reached.turns) == len(slow.found[key].turns), (seed, key)
+
+
+class _OneByOne(_exhaust._Fast):
+    """The fast search playing each move of a state in turn, with :meth:`Successor.expand` (before ``_classes``)."""
+
+    def run(self) -> _exhaust.Exhaustion:
+        """The fast search as it was, one move at a time (``Successor.expand``): the reference."""
+        if self.branching() > self.bound:
+            return _exhaust.Exhaustion(
+                skipped=f"the exhaustive search did not start (one turn has {self.branching():,} combinations of "
+                f"answers, more than its bound of {self.bound:,} states)"
+            )
+        seen: set[bytes] = set()
+        tuples: set[bytes] = set()
+        queue: deque[int] = deque()
+        nodes = self.light
+        every = frozenset(o.ident for o in self.observations if o.other is _exhaust._OTHER)
+        for entry in self.engine.entry_ids():
+            try:
+                start, _ = self.engine.start(entry)
+            except Exception:  # noqa: BLE001 - an unplayable entry is reported by the other checks
+                continue
+            nodes.append(_exhaust._Light(entry, start.state, start.completed, every, -1, {}))
+            self.nodes = nodes  # type: ignore[assignment]  # record() only indexes them
+            self.record(None, start, (), len(nodes) - 1, None)
+            self.states += 1
+            key = self.key_of(entry, start.state, start.completed, every)
+            if start.ending is None and key not in seen:
+                seen.add(key)
+                queue.append(len(nodes) - 1)
+        successor = self.successor
+        answers: dict[frozenset[str], list[dict[str, Any]]] = {}
+        # The goals by kind still without a witness from the default entry: the only ones a turn need name.
+        rules, achievements = self.open["rule"], self.open["achievement"]
+        completions, endings = self.open["completion"], self.open["ending"]
+        while queue:
+            if not self.pending:
+                return self._end()
+            if self.clock() > self.deadline:
+                self.timed_out = True
+                return self._end()
+            at = queue.popleft()
+            node = nodes[at]
+            entry, state, completed = node.entry, node.state, node.completed
+            moves = self.moves_from(node.fresh)
+            given = answers.get(node.fresh)
+            if given is None:
+                given = answers[node.fresh] = [m for m, _ in moves]  # one list per kind of state: see expand()
+            keyed: dict[tuple[int, frozenset[str], frozenset[str]], bytes] = {}  # each state's key, made once
+            for (move, classes), after in zip(moves, successor.expand(state, completed, given), strict=True):
+                self.turns += 1
+                keys = [f"rule:{ident}" for ident in after.active if ident in rules] if rules else []
+                if achievements:
+                    keys += [f"achievement:{ident}" for ident in after.holding if ident in achievements]
+                if completions:
+                    keys += [f"completion:{ident}" for ident in after.new_completed if ident in completions]
+                if after.ending is not None and after.ending in endings:
+                    keys.append(f"ending:{after.ending}")
+                if keys:
+                    self.note(keys, entry, at, move)
+                fresh = node.fresh.difference(move) if node.fresh else node.fresh
+                known = (id(after.state), after.completed, fresh)
+                key = keyed.get(known) or keyed.setdefault(
+                    known, self.key_of(entry, after.state, after.completed, fresh)
+                )
+                whole = key + b"\0" + classes if after.ending is None else key + b"\1" + after.ending.encode()
+                if whole not in tuples:
+                    tuples.add(whole)
+                    self.states += 1
+                    if self.states >= self.bound:
+                        return self._end()
+                if after.ending is None and key not in seen:
+                    seen.add(key)
+                    nodes.append(_exhaust._Light(entry, after.state, after.completed, fresh, at, move))
+                    queue.append(len(nodes) - 1)
+        return self._end(complete=True)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_search_by_classes_of_moves_is_the_one_move_by_move(seed: int) -> None:
+    """The same states, turns and witnesses (to the move) as playing each move in turn, at any bound."""
+    engine = Engine(_pack(seed))
+    goals = [t for t in _reach.targets(engine) if t.kind in _exhaust.FAST]
+    keys = {t.key for t in goals}
+    for bound in (7, 50, 333, 200_000):
+        fast = _exhaust._Fast(engine, goals, bound, 1e18, time.monotonic, pending=set(keys)).run()
+        slow = _OneByOne(engine, goals, bound, 1e18, time.monotonic, pending=set(keys)).run()
+        assert (fast.states, fast.complete, fast.turns) == (slow.states, slow.complete, slow.turns), (seed, bound)
+        assert fast.found == slow.found, (seed, bound)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_turns_by_classes_of_moves_agree_with_the_specialised_turn(seed: int) -> None:
+    """Every move of every state a few turns in: its outcome and the goals it reaches, as :class:`Successor` says."""
+    engine = Engine(_pack(seed))
+    program = engine.program
+    wanted = {g.id for g in program.achievements}
+    search = _exhaust._Fast(engine, [], 1, 1e18, time.monotonic)
+    heard = [o.ident for o in search.observations]
+    turns = Turns(program, wanted, heard)
+    successor = Successor(program, wanted)
+    radices = [len(o.named) + 1 for o in search.observations]
+    tables: dict[frozenset[str], MoveTable] = {}
+    every = frozenset(o.ident for o in search.observations if o.other is _exhaust._OTHER)
+    for entry in engine.entry_ids():
+        start, _ = engine.start(entry)
+        layer = [(turns.intern(start.state), start.completed, every)]
+        seen = set(layer)
+        for _ in range(DEPTH):
+            following = []
+            for at, completed, fresh in layer:
+                table = tables.get(fresh) or tables.setdefault(
+                    fresh, MoveTable(len(tables), search.moves_from(fresh), radices, fresh)
+                )
+                outcomes, goals = turns.expand(at, completed, table, _Everything())
+                assert sum(moves.bit_count() for moves, _, _ in outcomes) == len(table.moves), seed
+                for move, bit in zip(table.moves, table.bits, strict=True):
+                    one = successor(turns.states[at], completed, move)
+                    ((_, ident, ending),) = [o for o in outcomes if o[0] & 1 << bit]
+                    state, now, left = turns.tuples[ident]
+                    where = (seed, turns.states[at], sorted(completed), move)
+                    assert (turns.states[state], now, ending) == (one.state, one.completed, one.ending), where
+                    assert left == fresh.difference(move), where
+                    reached = {key for key, moves in goals.items() if moves & 1 << bit}
+                    expected = {f"rule:{r}" for r in one.active} | {f"achievement:{a}" for a in one.holding}
+                    expected |= {f"completion:{r}" for r in one.new_completed}
+                    expected |= {f"ending:{one.ending}"} if one.ending is not None else set()
+                    assert reached == expected, where
+                    if ending is None and (state, now, left) not in seen:
+                        seen.add((state, now, left))
+                        following.append((state, now, left))
+            layer = following
+
+
+class _Everything:
+    """Every goal pending."""
+
+    def __contains__(self, key: object) -> bool:
+        return True
 
 
 def test_a_default_lint_takes_the_fast_search_when_only_goals_it_decides_are_left() -> None:

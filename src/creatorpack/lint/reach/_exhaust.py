@@ -39,7 +39,8 @@ import orjson
 
 from creatorpack.contract.conditions import Condition, Observed, leaves
 from creatorpack.lint.reach._abstract import tree_of
-from creatorpack.lint.reach._successor import Successor
+from creatorpack.lint.reach._classes import MoveTable, Outcome, Turns
+from creatorpack.lint.reach._successor import Evaluators, Successor
 from creatorpack.lint.reach._witness import REVEALS, Move, Reached, Target, may_show_more, mentioned
 from creatorpack.play.conditions import json_equal
 from creatorpack.play.engine import Engine, SessionState, Turn
@@ -116,6 +117,7 @@ class _Light:
     fresh: frozenset[str]  # the observations whose every value is named that are still unanswered
     parent: int
     move: Move
+    index: int = -1  # the state's ``int`` in the search's :class:`~creatorpack.lint.reach._classes.Turns`
 
 
 class _Explorer:
@@ -169,6 +171,8 @@ class _Explorer:
         self.goal_conditions = {f"achievement:{g.id}": g.when for g in program.achievements if reading[g.when]}
         self.reveal_conditions = [r.when for r in program.reveals if reading[r.when]]
         self._settled: tuple[int, list[Callable[[Any, Any], bool]]] = (-1, [])
+        # Each condition's function, generated once (the program's stand-ins, kept, would generate it on every call).
+        self.evaluators = Evaluators(program)
 
     # --- answers -------------------------------------------------------------------------------
 
@@ -259,7 +263,7 @@ class _Explorer:
         """
         if self._firing[0] != len(self.pending):
             indices = self.changing + [i for key, i in self.idle.items() if key in self.pending]
-            evaluators = self.program.evaluators
+            evaluators = self.evaluators
             self._firing = (len(self.pending), [evaluators[i] for i in dict.fromkeys(indices)])
         return self._firing[1]
 
@@ -274,7 +278,7 @@ class _Explorer:
             indices = list(self.steering)
             indices += [i for key, i in self.goal_conditions.items() if key in self.pending]
             indices += self.reveal_conditions if self.pending_reveals else []
-            evaluators = self.program.evaluators
+            evaluators = self.evaluators
             self._settled = (len(self.pending), [evaluators[i] for i in dict.fromkeys(indices)])
         return self._settled[1]
 
@@ -401,76 +405,126 @@ class _Fast(_Explorer):
                     self.open[kind].discard(ident)  # its witness cannot get shorter
 
     def run(self) -> Exhaustion:
-        """Breadth first until the frontier empties, the bound is reached, or every goal is."""
+        """Breadth first until the frontier empties, the bound is reached, or every goal is.
+
+        Each state's moves are played at once, as bits (:class:`~creatorpack.lint.reach._classes.Turns`):
+        a tuple (state, answers, completed rules, ending) is a state's key and a move's bit, and
+        the moves of a key met so far one ``int``. What it counts, notes and queues is what
+        playing the moves one by one, in order, would (a goal's witness is its first move, a new
+        state's node is made at the first move that reaches it); the state that reaches the
+        bound is played so, move by move.
+        """
         if self.branching() > self.bound:
             return Exhaustion(
                 skipped=f"the exhaustive search did not start (one turn has {self.branching():,} combinations of "
                 f"answers, more than its bound of {self.bound:,} states)"
             )
-        seen: set[bytes] = set()
-        tuples: set[bytes] = set()
+        wanted = {t.partition(":")[2] for t in self.targets if t.startswith("achievement:")}
+        turns = Turns(self.program, wanted, [o.ident for o in self.observations])
+        radices = [len(o.named) + 1 for o in self.observations]
+        tables: dict[frozenset[str], MoveTable] = {}
+        entries = {entry: i for i, entry in enumerate(self.engine.entry_ids())}
+        width = len(entries)
+        # A tuple's key: its (state, completed rules, fresh) as an int (Turns.tuples), and its entry.
+        seen: set[int] = set()
+        heard: dict[int, int] = {}  # a key not ended -> the moves (their bits) that reached it
+        ended: set[tuple[int, str]] = set()
         queue: deque[int] = deque()
         nodes = self.light
         every = frozenset(o.ident for o in self.observations if o.other is _OTHER)
-        for entry in self.engine.entry_ids():
+        for entry, which in entries.items():
             try:
                 start, _ = self.engine.start(entry)
             except Exception:  # noqa: BLE001, S112 - an unplayable entry is reported by the other checks
                 continue
-            nodes.append(_Light(entry, start.state, start.completed, every, -1, {}))
+            at = turns.intern(start.state)
+            nodes.append(_Light(entry, start.state, start.completed, every, -1, {}, at))
             self.nodes = nodes  # type: ignore[assignment]  # record() only indexes them
             self.record(None, start, (), len(nodes) - 1, None)
             self.states += 1
-            key = self.key_of(entry, start.state, start.completed, every)
+            key = turns.tuple_of(at, start.completed, every) * width + which
             if start.ending is None and key not in seen:
                 seen.add(key)
                 queue.append(len(nodes) - 1)
-        successor = self.successor
-        answers: dict[frozenset[str], list[Move]] = {}
-        # The goals by kind still without a witness from the default entry: the only ones a turn need name.
-        rules, achievements = self.open["rule"], self.open["achievement"]
-        completions, endings = self.open["completion"], self.open["ending"]
+        targets, pending = self.targets, self.pending
         while queue:
-            if not self.pending:
+            if not pending:
                 return self._end()
             if self.clock() > self.deadline:
                 self.timed_out = True
                 return self._end()
             at = queue.popleft()
             node = nodes[at]
-            entry, state, completed = node.entry, node.state, node.completed
-            moves = self.moves_from(node.fresh)
-            given = answers.get(node.fresh)
-            if given is None:
-                given = answers[node.fresh] = [m for m, _ in moves]  # one list per kind of state: see expand()
-            keyed: dict[tuple[int, frozenset[str], frozenset[str]], bytes] = {}  # each state's key, made once
-            for (move, classes), after in zip(moves, successor.expand(state, completed, given), strict=True):
-                self.turns += 1
-                keys = [f"rule:{ident}" for ident in after.active if ident in rules] if rules else []
-                if achievements:
-                    keys += [f"achievement:{ident}" for ident in after.holding if ident in achievements]
-                if completions:
-                    keys += [f"completion:{ident}" for ident in after.new_completed if ident in completions]
-                if after.ending is not None and after.ending in endings:
-                    keys.append(f"ending:{after.ending}")
-                if keys:
-                    self.note(keys, entry, at, move)
-                fresh = node.fresh.difference(move) if node.fresh else node.fresh
-                known = (id(after.state), after.completed, fresh)
-                key = keyed.get(known) or keyed.setdefault(
-                    known, self.key_of(entry, after.state, after.completed, fresh)
-                )
-                whole = key + b"\0" + classes if after.ending is None else key + b"\1" + after.ending.encode()
-                if whole not in tuples:
-                    tuples.add(whole)
-                    self.states += 1
-                    if self.states >= self.bound:
-                        return self._end()
-                if after.ending is None and key not in seen:
-                    seen.add(key)
-                    nodes.append(_Light(entry, after.state, after.completed, fresh, at, move))
-                    queue.append(len(nodes) - 1)
+            entry, completed, which = node.entry, node.completed, entries[node.entry]
+            table = tables.get(node.fresh)
+            if table is None:
+                table = tables[node.fresh] = MoveTable(len(tables), self.moves_from(node.fresh), radices, node.fresh)
+            outcomes, goals = turns.expand(node.index, completed, table, pending)
+            # What the turns add: the tuples not met before, and the states not expanded yet (at their first move).
+            added = 0
+            firsts: dict[int, int] = {}
+            fresh_ends: set[tuple[int, str]] = set()
+            for moves, ident, ending in outcomes:
+                key = ident * width + which
+                if ending is not None:
+                    if (key, ending) not in ended and (key, ending) not in fresh_ends:
+                        fresh_ends.add((key, ending))
+                        added += 1
+                    continue
+                added += (moves & ~heard.get(key, 0)).bit_count()
+                if key not in seen:
+                    first = moves & -moves
+                    firsts[key] = min(firsts.get(key, first), first)
+            if self.states + added >= self.bound:
+                return self._last(node, at, table, outcomes, goals, heard, ended)
+            self.turns += len(table.moves)
+            for goal, moves in goals.items():
+                if goal in targets:
+                    self.note([goal], entry, at, table.move((moves & -moves).bit_length() - 1))
+            self.states += added
+            ended |= fresh_ends
+            for moves, ident, ending in outcomes:
+                if ending is None:
+                    key = ident * width + which
+                    heard[key] = heard.get(key, 0) | moves
+            for key, first in sorted(firsts.items(), key=lambda pair: pair[1]):
+                seen.add(key)
+                state, now, fresh = turns.tuples[key // width]
+                move = table.move(first.bit_length() - 1)
+                nodes.append(_Light(entry, turns.states[state], now, fresh, at, move, state))
+                queue.append(len(nodes) - 1)
         return self._end(complete=True)
+
+    def _last(
+        self,
+        node: _Light,
+        at: int,
+        table: MoveTable,
+        outcomes: Sequence[Outcome],
+        goals: Mapping[str, int],
+        heard: dict[int, int],
+        ended: set[tuple[int, str]],
+    ) -> Exhaustion:
+        """The state whose turns reach the bound, played move by move: the search stops at the move that does."""
+        width = len(self.engine.entry_ids())
+        which = self.engine.entry_ids().index(node.entry)
+        for move, bit in zip(table.moves, table.bits, strict=True):
+            one = 1 << bit
+            self.turns += 1
+            self.note([goal for goal, moves in goals.items() if moves & one], node.entry, at, move)
+            ident, ending = next((i, e) for moves, i, e in outcomes if moves & one)
+            key = ident * width + which
+            if ending is not None:
+                fresh = (key, ending) not in ended
+                ended.add((key, ending))
+            else:
+                fresh = not heard.get(key, 0) & one
+                heard[key] = heard.get(key, 0) | one
+            if fresh:
+                self.states += 1
+                if self.states >= self.bound:
+                    return self._end()
+        raise AssertionError("the bound is reached within the turns of this state")
 
     def beam(self, width: int) -> Exhaustion:
         """A beam from the default entry's start: each turn, ``width`` of the states not ended, chosen by their hash.

@@ -24,9 +24,12 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Final
 
+from creatorpack.contract.conditions import parse
+from creatorpack.play.conditions import make_evaluator
 from creatorpack.play.program import Program, ReadKind
+from creatorpack.play.state import set_paths
 
-__all__ = ["After", "Successor"]
+__all__ = ["After", "Evaluators", "Successor"]
 
 _Evaluate = Callable[[Any, Any], bool]
 _NONE: Final[Mapping[str, Any]] = MappingProxyType({})  # the answers a condition that reads none is given
@@ -50,11 +53,33 @@ class After:
     """The achievements searched for whose ``when`` holds after the turn (unlocked then, or before)."""
 
 
+class Evaluators:
+    """Each condition's function, generated here once: not the program's stand-ins, which stay stand-ins when kept.
+
+    A program generates a condition's function on its first call and puts it in its table, but a
+    stand-in taken out of the table before that call keeps generating it again on every call.
+    """
+
+    def __init__(self, program: Program) -> None:
+        self._program = program
+        self._sets = set_paths(program.schema)
+        self._shared: dict[str, Any] = {}
+        self._made: dict[int, _Evaluate] = {}
+
+    def __getitem__(self, index: int) -> _Evaluate:
+        made = self._made.get(index)
+        if made is None:
+            compiled = self._program.conditions[index]
+            tree = compiled.tree if compiled.tree is not None else parse(compiled.source)
+            made = self._made[index] = make_evaluator(tree, self._sets, self._shared)
+        return made
+
+
 class Successor:
     """A pack's turn specialised for the search; ``achievements``: the ids of those whose ``when`` to evaluate."""
 
     def __init__(self, program: Program, achievements: Collection[str]) -> None:
-        evaluators = program.evaluators
+        evaluators = Evaluators(program)
         self._whens: tuple[tuple[int, _Evaluate], ...] = tuple(
             (index, evaluators[index]) for index in dict.fromkeys(rule.when for rule in program.rules)
         )
