@@ -12,6 +12,7 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from itertools import compress
 from typing import Any
 
 from creatorpack._json import JsonPath, whole_number
@@ -235,7 +236,15 @@ class Program:
         """
         table = self.rule_table or RuleTable.of(self.rules)
         closed = (p for ident in completed for p in self.rule_positions.get(ident, ()))
-        return Held.of(values, self.rule_whens, closed, table.ids, table.instructions, (values, completed))
+        basis = (values, completed)
+        return Held.of(values, self.rule_whens, closed, table.ids, table.instructions, basis, self.listed(completed))
+
+    def listed(self, completed: frozenset[str]) -> tuple[str, ...]:
+        """The rules in ``completed`` that have a completion, in document order (what a turn result lists)."""
+        if not completed:
+            return ()
+        ids = self.completable_ids
+        return tuple(compress(ids, map(completed.__contains__, ids)))
 
     def in_scope(self, entries: frozenset[str] | None, entry: str) -> bool:
         """Whether an item scoped to ``entries`` (its ``entry_ids``; None: every entry) belongs to entry ``entry``."""

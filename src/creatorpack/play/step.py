@@ -426,9 +426,6 @@ def step(
         flipped: list[int] = []
         was = (session.state, session.answers)
         values = refresh(program, session.values, session.state, answers, changed_answers, was, flipped)
-        opened = session.open_rules
-        if not isinstance(opened, OpenRules) or not opened.fits(session.completed):
-            opened = program.open_rules(session.completed)
         table = program.rule_table or RuleTable.of(program.rules)
         completed = session.completed
         held = session.held
@@ -439,18 +436,28 @@ def step(
             values, flipped, table.by_when, ids, told, lambda p: ids[p] not in completed, (values, completed)
         )
         first = len(flipped)
-        applied = apply_rules(program, values, session.state, completed, opened=opened, chosen=(held.ids, held.texts))
+        applied = apply_rules(program, values, session.state, completed, chosen=(held.ids, held.texts))
         changed_state = [Read(ReadKind.STATE, k) for k in applied.changed]
         if changed_state:
             changed_state.append(Read(ReadKind.WHOLE_STATE, ""))
         values = refresh(program, values, applied.state, answers, changed_state, (session.state, answers), flipped)
         turned = session.turn + 1
-        after, new_completed = settle(program, session, turned, applied.state, answers, values, flipped, opened)
+        after, new_completed = settle(program, session, turned, applied.state, answers, values, flipped)
         done = after.completed
         closed = [p for ident in new_completed for p in program.rule_positions.get(ident, ())]
         later = flipped[first:]
+        listed = program.listed(done) if new_completed else None
         held = held.after(
-            values, later, table.by_when, ids, told, lambda p: ids[p] not in done, (values, done), closed, defer=True
+            values,
+            later,
+            table.by_when,
+            ids,
+            told,
+            lambda p: ids[p] not in done,
+            (values, done),
+            closed,
+            defer=True,
+            listed=listed,
         )
         after = replace(after, held=held)
     illustration = choose_illustration(program, eligible & set(turn.illustration_matches), session.entry)
@@ -563,11 +570,13 @@ def _completed_rules(program: Program, session: SessionState) -> tuple[str, ...]
     completed = session.completed
     if not completed:
         return ()
+    held = session.held
+    if isinstance(held, Held) and held.basis[1] is completed:
+        return held.listed
     opened = session.open_rules
     if isinstance(opened, OpenRules) and opened.completed is completed:
         return opened.listed
-    ids = program.completable_ids
-    return tuple(compress(ids, map(completed.__contains__, ids)))
+    return program.listed(completed)
 
 
 def _guidance(goal: Goal, values: tuple[bool, ...]) -> dict[str, Any]:
