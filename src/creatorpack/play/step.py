@@ -163,6 +163,28 @@ def refresh(
     towards the value it has (a condition is monotone in each test). The conditions whose value
     changed are added to ``flipped``, when given.
     """
+    stale = _stale(program, values, state, answers, changed, before)
+    if not stale:
+        return values
+    updated = list(values)
+    if flipped is None:
+        evaluators = program.evaluators
+        for index in stale:
+            updated[index] = evaluators[index](state, answers)
+        return tuple(updated)
+    _reevaluate(program, updated, stale, state, answers, flipped)
+    return tuple(updated)
+
+
+def _stale(
+    program: Program,
+    values: Sequence[bool],
+    state: Mapping[str, Any],
+    answers: Mapping[str, Any],
+    changed: Iterable[Read],
+    before: tuple[Mapping[str, Any], Mapping[str, Any]] | None,
+) -> set[int]:
+    """The conditions :func:`refresh` evaluates again (``values``: theirs before the change)."""
     stale: set[int] = set()
     readers = program.readers
     for read in changed:
@@ -174,19 +196,23 @@ def refresh(
             stale.update(heard.stale(old, new, values))
         else:
             stale.update(readers.get(read, ()))
-    if not stale:
-        return values
-    updated = list(values)
+    return stale
+
+
+def _reevaluate(
+    program: Program,
+    updated: list[bool],
+    stale: Iterable[int],
+    state: Mapping[str, Any],
+    answers: Mapping[str, Any],
+    flipped: list[int],
+) -> None:
+    """Evaluate the ``stale`` conditions again into ``updated``, in place; add those whose value changed to ``flipped``."""
     evaluators = program.evaluators
-    if flipped is None:
-        for index in stale:
-            updated[index] = evaluators[index](state, answers)
-        return tuple(updated)
     for index in stale:
         if (value := evaluators[index](state, answers)) is not updated[index]:
             updated[index] = value
             flipped.append(index)
-    return tuple(updated)
 
 
 def eligible_illustrations(program: Program, values: tuple[bool, ...]) -> set[str]:
@@ -206,7 +232,7 @@ def record_answers(answers: Mapping[str, Any], turn: Turn) -> tuple[dict[str, An
 
 def apply_rules(
     program: Program,
-    values: tuple[bool, ...],
+    values: Sequence[bool],
     state: Mapping[str, Any],
     completed: frozenset[str],
     *,
@@ -425,22 +451,25 @@ def step(
         eligible = eligible_illustrations(program, session.values)
         flipped: list[int] = []
         was = (session.state, session.answers)
-        values = refresh(program, session.values, session.state, answers, changed_answers, was, flipped)
+        # One list of values for the turn, changed in place by both refreshes: a tuple is made once, at the end.
+        updated = list(session.values)
+        stale = _stale(program, session.values, session.state, answers, changed_answers, was)
+        _reevaluate(program, updated, stale, session.state, answers, flipped)
         table = program.rule_table or RuleTable.of(program.rules)
         completed = session.completed
         held = session.held
         if not isinstance(held, Held) or not held.fits(session.values, completed):
             held = program.held(session.values, completed)
         ids, told = table.ids, table.instructions
-        held = held.after(
-            values, flipped, table.by_when, ids, told, lambda p: ids[p] not in completed, (values, completed)
-        )
+        held = held.after(updated, flipped, table.by_when, ids, told, lambda p: ids[p] not in completed, (None, None))
         first = len(flipped)
-        applied = apply_rules(program, values, session.state, completed, chosen=(held.ids, held.texts))
+        applied = apply_rules(program, updated, session.state, completed, chosen=(held.ids, held.texts))
         changed_state = [Read(ReadKind.STATE, k) for k in applied.changed]
         if changed_state:
             changed_state.append(Read(ReadKind.WHOLE_STATE, ""))
-        values = refresh(program, values, applied.state, answers, changed_state, (session.state, answers), flipped)
+            stale = _stale(program, updated, applied.state, answers, changed_state, (session.state, answers))
+            _reevaluate(program, updated, stale, applied.state, answers, flipped)
+        values = tuple(updated) if flipped else session.values
         turned = session.turn + 1
         after, new_completed = settle(program, session, turned, applied.state, answers, values, flipped)
         done = after.completed
