@@ -199,6 +199,8 @@ class Program:
     """:meth:`values`' generated function, once made (a holder: the program itself stays frozen)."""
     rule_table: RuleTable | None = field(default=None, repr=False)
     """The rules as parallel tuples, for :meth:`open_rules`."""
+    visible: tuple[str, ...] | None = field(default=None, repr=False)
+    """The ids of the achievements that are not hidden, in document order (what a turn lists as locked)."""
     all_open: OpenRules | None = field(default=None, repr=False)
     """The :class:`OpenRules` of a session that completed nothing (most sessions at their start)."""
 
@@ -584,6 +586,7 @@ def _compile_program(pack: Mapping[str, Any]) -> Program:
         achievement_positions={ident: tuple(found) for ident, found in achievement_positions.items()},
         rule_positions=rule_positions,
         rule_table=rule_table,
+        visible=tuple(goal.id for goal in achievements if not goal.hidden),
         all_open=open_rules(
             frozenset(), rule_table.ids, rule_table.whens, rule_table.instructions, (), {}, rule_table.instructed
         ),
