@@ -181,7 +181,8 @@ def _rule_block(position: int, rule: EffectRule, constants: list[Any], members: 
                 lines.append(f"{indent}else:")
                 indent += "    "
             else:
-                lines.append(f"{indent}    y = min(max(y, {low}), {high})")
+                clamp = f"{low} if y < {low} else {high}" if effect.low <= effect.high else f"min(max(y, {low}), {high})"
+                lines.append(f"{indent}    y = {clamp}")
             lines.append(f"{indent}{name} = y")
         else:
             value = _constant(effect.value, constants)

@@ -113,9 +113,19 @@ class SessionState:
     hand is settled in full on its next turn.
     """
 
+    unlocked: tuple[tuple[str, ...], frozenset[str]] | None = field(default=None, repr=False, compare=False)
+    """:attr:`achievements` and :attr:`achievements_set`, when the turn that made this session had the set at hand.
+
+    Used only while ``achievements`` is that very tuple (so a session changed with ``dataclasses.replace``
+    makes its set afresh); else the set is made on each call (a thousand ids on a big pack).
+    """
+
     @property
     def achievements_set(self) -> frozenset[str]:
         """The unlocked achievements, as a set."""
+        unlocked = self.unlocked
+        if unlocked is not None and unlocked[0] is self.achievements:
+            return unlocked[1]
         return frozenset(self.achievements)
 
     def to_json(self, schema: Mapping[str, Any] | None = None) -> dict[str, Any]:

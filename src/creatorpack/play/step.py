@@ -338,12 +338,13 @@ def settle(
         if grown:
             revealed = {**revealed, **{kind: revealed.get(kind, frozenset()) | ids for kind, ids in grown.items()}}
     achievements = session.achievements
+    unlocked = session.achievements_set
     if unlocking:
-        unlocked = session.achievements_set
         goals = program.achievements
         fresh = [goals[p].id for p in sorted(set(unlocking)) if goals[p].id not in unlocked]
         if fresh:
             achievements = (*achievements, *fresh)
+            unlocked = unlocked.union(fresh)
     ending = session.ending if session.ending is not None else _ending(program, values)
     badges = session.badges
     if achievements is not session.achievements or ending != session.ending:
@@ -371,6 +372,7 @@ def settle(
         values,
         opened if opened is not None and opened.fits(completed) else None,
         settled=True,
+        unlocked=(achievements, unlocked),
     )
     return after, new_completed
 
@@ -399,6 +401,7 @@ def _settle_all(
     for goal in newly:
         if goal.badge is not None and goal.badge not in badges:
             badges.append(goal.badge)
+    unlocked_ids = tuple(achievements)
     after = SessionState(
         program.pack_id,
         program.revision,
@@ -408,11 +411,12 @@ def _settle_all(
         answers,
         session.completed | frozenset(new_completed),
         {kind: frozenset(ids) for kind, ids in revealed.items()},
-        tuple(achievements),
+        unlocked_ids,
         tuple(badges),
         ending,
         values,
         settled=True,
+        unlocked=(unlocked_ids, frozenset(unlocked_ids)),
     )
     return after, new_completed
 
