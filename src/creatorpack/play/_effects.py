@@ -85,7 +85,8 @@ def _generate(rules: Sequence[EffectRule]) -> EffectRunner:
     lines += [f"    {name} = w.get({_constant(key, constants)}, _M)" for key, name in members.items()]
     for position, rule in enumerate(rules):
         lines.extend(_rule_block(position, rule, constants, members))
-    lines += [f"    if {name} is not _M:\n        w[{_constant(key, constants)}] = {name}" for key, name in members.items()]
+    for key, name in members.items():  # written back once, at the end
+        lines += [f"    if {name} is not _M:", f"        w[{_constant(key, constants)}] = {name}"]
     if len(lines) == 1:
         lines.append("    pass")
     namespace: dict[str, Any] = {
@@ -181,7 +182,8 @@ def _rule_block(position: int, rule: EffectRule, constants: list[Any], members: 
                 lines.append(f"{indent}else:")
                 indent += "    "
             else:
-                clamp = f"{low} if y < {low} else {high}" if effect.low <= effect.high else f"min(max(y, {low}), {high})"
+                ordered = effect.low <= effect.high  # else (bounds that contradict) as min(max(...)) has it
+                clamp = f"{low} if y < {low} else {high}" if ordered else f"min(max(y, {low}), {high})"
                 lines.append(f"{indent}    y = {clamp}")
             lines.append(f"{indent}{name} = y")
         else:

@@ -207,7 +207,7 @@ def _reevaluate(
     answers: Mapping[str, Any],
     flipped: list[int],
 ) -> None:
-    """Evaluate the ``stale`` conditions again into ``updated``, in place; add those whose value changed to ``flipped``."""
+    """Evaluate the ``stale`` conditions again into ``updated`` (in place); add those that flip to ``flipped``."""
     evaluators = program.evaluators
     for index in stale:
         if (value := evaluators[index](state, answers)) is not updated[index]:
