@@ -393,7 +393,7 @@ def test_generated_effects_on_shared_locals_agree_with_effects_applied_one_by_on
     assert fast_rejected == slow_rejected
 
 
-def test_a_rule_whose_second_effect_is_rejected_changes_nothing_on_the_generated_path() -> None:
+def test_a_rule_with_a_rejected_effect_changes_nothing_on_the_generated_path() -> None:
     effects: list[dict[str, Any]] = [
         {"op": "increment", "path": "/n", "by": 1},
         {"op": "add", "path": "/s", "value": "b"},

@@ -103,7 +103,7 @@ class SessionState:
     ending: str | None
     values: tuple[bool, ...] = field(repr=False, compare=False)
     open_rules: Any = field(default=None, repr=False, compare=False)
-    """The rules not completed, for finding the active ones fast (:class:`~creatorpack.play._open.OpenRules`)."""
+    """The rules not completed (:class:`~creatorpack.play._open.OpenRules`), when given; a turn carries :attr:`held`."""
     held: Any = field(default=None, repr=False, compare=False)
     """Which rules are active on ``values`` (:class:`~creatorpack.play._open.Held`), carried from turn to turn."""
     settled: bool = field(default=False, repr=False, compare=False)
