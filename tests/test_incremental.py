@@ -8,6 +8,7 @@ reveal and achievement. Both must give the same session, the same rule activity 
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import json
 import random
@@ -18,12 +19,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from creatorpack import validate
+from creatorpack._json import copy_json
 from creatorpack.contract.conditions import parse
 from creatorpack.play import _effects
 from creatorpack.play.conditions import compile_condition, generate_all
 from creatorpack.play.engine import Engine, Turn
 from creatorpack.play.state import CompiledEffect, set_paths
-from creatorpack.play.step import describe, evaluate_all, step
+from creatorpack.play.step import _copied, _locked, describe, evaluate_all, locked_achievements, step
 from tests.random_packs import random_condition, random_pack
 
 _moves = st.lists(
@@ -280,3 +282,129 @@ def test_a_stand_in_kept_past_its_program_still_answers() -> None:
     conditions = engine.program.conditions  # called at the start: generated
     kept = Engine(pack).program.conditions  # its program is gone, its stand-ins uncalled
     assert [c(state, {}) for c in kept] == [c(state, {}) for c in conditions]
+
+
+def test_a_session_changed_by_replace_makes_its_achievement_set_afresh() -> None:
+    """A turn hands its unlocked set to the next session; a host's ``replace`` of the achievements is not misread."""
+    for seed in range(40):
+        engine = Engine(random_pack(seed))
+        session, _ = engine.start()
+        if not session.achievements:
+            continue
+        assert session.achievements_set == frozenset(session.achievements)
+        emptied = dataclasses.replace(session, achievements=())
+        assert emptied.achievements_set == frozenset()
+        assert locked_achievements(engine.program, emptied) == tuple(
+            g.id for g in engine.program.achievements if not g.hidden
+        )
+        return
+    pytest.fail("no random pack unlocks an achievement at its start")
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@given(st.dictionaries(st.text(max_size=3), _json_values, max_size=5))
+def test_the_state_a_turn_hands_out_is_copied_as_copy_json_copies_it(state: dict[str, Any]) -> None:
+    copied = _copied(state)
+    assert copied == copy_json(state)
+
+    def shares(left: Any, right: Any) -> bool:
+        if isinstance(left, dict | list) and left is right:
+            return True
+        if isinstance(left, dict):
+            return any(shares(left[k], right[k]) for k in left)
+        if isinstance(left, list):
+            return any(shares(a, b) for a, b in zip(left, right, strict=True))
+        return False
+
+    assert not shares(copied, state)
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 100_000), unlocked=st.sets(st.integers(0, 20)))
+def test_locked_achievements_are_the_visible_ones_not_unlocked(seed: int, unlocked: set[int]) -> None:
+    program = Engine(random_pack(seed)).program
+    ids = [g.id for g in program.achievements]
+    chosen = frozenset(ids[i] for i in unlocked if i < len(ids))
+    expected = tuple(g.id for g in program.achievements if not g.hidden and g.id not in chosen)
+    assert _locked(program, chosen) == expected
+    assert _locked(dataclasses.replace(program, visible=None), chosen) == expected  # a program built without them
+
+
+_fast_effect = st.one_of(
+    st.builds(
+        lambda path, by, limit, overflow: {
+            "op": "increment",
+            "path": path,
+            "by": by,
+            **({"limit": limit} if limit is not None else {}),
+            **({"overflow": overflow} if overflow else {}),
+        },
+        st.sampled_from(["/n", "/m", "/n", "/m", "/o/k"]),
+        st.integers(-4, 4) | st.just(1.0),
+        st.none() | st.integers(-4, 6),
+        st.sampled_from([None, "clamp", "reject"]),
+    ),
+    st.builds(
+        lambda op, value: {"op": op, "path": "/s", "value": value},
+        st.sampled_from(["add", "remove"]),
+        st.sampled_from(["a", "b", "c"]),
+    ),
+)
+_fast_state = st.fixed_dictionaries(
+    {"n": st.integers(0, 5) | st.just("2"), "s": st.lists(st.sampled_from("abc"), unique=True)},
+    optional={"m": st.integers(-3, 3), "o": st.fixed_dictionaries({"k": st.integers(0, 2)})},
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    rules=st.lists(st.lists(_fast_effect, min_size=1, max_size=3), min_size=1, max_size=6),
+    state=_fast_state,
+    data=st.data(),
+)
+def test_generated_effects_on_shared_locals_agree_with_effects_applied_one_by_one(
+    rules: list[list[dict[str, Any]]], state: dict[str, Any], data: st.DataObject
+) -> None:
+    """Mostly effects the straight-line code covers (and a few it does not, on the same members).
+
+    The generated function keeps each member in a local from its first rule to its end, and a
+    rule on the plain path in between must see (and leave) the member as the rules before it left it.
+    """
+    compiled = []
+    for position, effects in enumerate(rules):
+        parts = tuple(CompiledEffect(_SCHEMA, e) for e in effects)
+        compiled.append((f"r{position}", position, parts, tuple(dict.fromkeys(e.key for e in parts if e.key))))
+    values = data.draw(st.lists(st.booleans(), min_size=len(rules), max_size=len(rules)))
+    completed = frozenset(data.draw(st.lists(st.sampled_from([r[0] for r in compiled]), max_size=1)))
+    run = _effects._generate(compiled)
+    assert run.__code__.co_filename == "<effects>"  # generated, not the plain runner it falls back to
+    fast_state, slow_state = copy_json(state), copy_json(state)
+    fast_rejected: list[dict[str, Any]] = []
+    slow_rejected: list[dict[str, Any]] = []
+    run(values, fast_state, completed, fast_rejected)
+    _effects.plain_runner(compiled)(values, slow_state, completed, slow_rejected)
+    assert fast_state == slow_state
+    assert fast_rejected == slow_rejected
+
+
+def test_a_rule_with_a_rejected_effect_changes_nothing_on_the_generated_path() -> None:
+    effects: list[dict[str, Any]] = [
+        {"op": "increment", "path": "/n", "by": 1},
+        {"op": "add", "path": "/s", "value": "b"},
+        {"op": "increment", "path": "/m", "by": 5, "overflow": "reject"},
+    ]
+    parts = tuple(CompiledEffect(_SCHEMA, e) for e in effects)
+    rules = [("r0", 0, parts, ("n", "s", "m")), ("r1", 1, parts[:1], ("n",))]
+    run = _effects._generate(rules)
+    assert run.__code__.co_filename == "<effects>"
+    state: dict[str, Any] = {"n": 1, "m": 0, "s": ["a"]}
+    rejected: list[dict[str, Any]] = []
+    run([True, True], state, frozenset(), rejected)
+    assert state == {"n": 2, "m": 0, "s": ["a"]}  # r0 changed nothing, r1 applied
+    assert [r["rule"] for r in rejected] == ["r0"]

@@ -81,8 +81,12 @@ def compile_effects(rules: Sequence[EffectRule]) -> EffectRunner:
 def _generate(rules: Sequence[EffectRule]) -> EffectRunner:
     constants: list[Any] = []
     lines = ["def run(v, w, done, rejected):"]
+    members = {key: f"g{i}" for i, key in enumerate(written(rules))}
+    lines += [f"    {name} = w.get({_constant(key, constants)}, _M)" for key, name in members.items()]
     for position, rule in enumerate(rules):
-        lines.extend(_rule_block(position, rule, constants))
+        lines.extend(_rule_block(position, rule, constants, members))
+    for key, name in members.items():  # written back once, at the end
+        lines += [f"    if {name} is not _M:", f"        w[{_constant(key, constants)}] = {name}"]
     if len(lines) == 1:
         lines.append("    pass")
     namespace: dict[str, Any] = {
@@ -134,21 +138,34 @@ def _kind(effect: CompiledEffect) -> type | None:
     return None  # pragma: no cover - an unknown op has an error
 
 
-def _rule_block(position: int, rule: EffectRule, constants: list[Any]) -> list[str]:
-    ident, when, effects, _ = rule
+def _rule_block(position: int, rule: EffectRule, constants: list[Any], members: dict[str, str]) -> list[str]:
+    """The code of one rule: its effects on the function's locals (``members``: a member -> its local).
+
+    Every member some rule writes is read into a local once, at the top of the function, and
+    written back once, at its end (a dict lookup and a store a rule fewer). A rule of more than
+    one effect works on copies of its locals and puts them back only when every effect applied
+    (all or none); one of a single effect needs none. A rule on the plain path gets its members
+    written to the state first and reads them back after.
+    """
+    ident, when, effects, keys = rule
     rid = _constant(ident, constants)
     head = [f"    if v[{when}] and {rid} not in done:"]
     kinds: dict[str, type] = {}
+    slow = [f"{members[key]} is not _M and w.__setitem__({_constant(key, constants)}, {members[key]})" for key in keys]
+    slow = [*(f"        {line}" for line in slow), f"        _slow(_rules[{position}], w, rejected)"]
+    slow += [f"        {members[key]} = w.get({_constant(key, constants)}, _M)" for key in keys]
     for effect in effects:
         kind = _kind(effect)
         if kind is None or kinds.setdefault(effect.key, kind) is not kind or len(effects) > _MOST_EFFECTS:
-            return [*head, f"        _slow(_rules[{position}], w, rejected)"]
-    names = {key: f"x{i}" for i, key in enumerate(kinds)}
+            return [*head, *slow]
+    single = len(effects) == 1
+    names = {key: members[key] if single else f"x{i}" for i, key in enumerate(kinds)}
     lines = [*head]
-    lines += [f"        {names[key]} = w.get({_constant(key, constants)}, _M)" for key in kinds]
-    guard = " and ".join(f"type({names[key]}) is {kind.__name__}" for key, kind in kinds.items())
+    guard = " and ".join(f"type({members[key]}) is {kind.__name__}" for key, kind in kinds.items())
     lines.append(f"        if {guard}:")
     indent = " " * 12
+    if not single:
+        lines += [f"{indent}{names[key]} = {members[key]}" for key in kinds]
     for at, effect in enumerate(effects):
         name = names[effect.key]
         if effect.op == "increment":
@@ -165,7 +182,9 @@ def _rule_block(position: int, rule: EffectRule, constants: list[Any]) -> list[s
                 lines.append(f"{indent}else:")
                 indent += "    "
             else:
-                lines.append(f"{indent}    y = min(max(y, {low}), {high})")
+                ordered = effect.low <= effect.high  # else (bounds that contradict) as min(max(...)) has it
+                clamp = f"{low} if y < {low} else {high}" if ordered else f"min(max(y, {low}), {high})"
+                lines.append(f"{indent}    y = {clamp}")
             lines.append(f"{indent}{name} = y")
         else:
             value = _constant(effect.value, constants)
@@ -176,8 +195,9 @@ def _rule_block(position: int, rule: EffectRule, constants: list[Any]) -> list[s
             else:
                 lines.append(f"{indent}if {value} in {name}:")
                 lines.append(f"{indent}    {name} = _remove({name}, {value})")
-    lines += [f"{indent}w[{_constant(key, constants)}] = {names[key]}" for key in kinds]
-    lines += ["        else:", f"            _slow(_rules[{position}], w, rejected)"]
+    if not single:
+        lines += [f"{indent}{members[key]} = {names[key]}" for key in kinds]
+    lines += ["        else:", *(f"    {line}" for line in slow)]
     return lines
 
 

@@ -153,6 +153,8 @@ class Held:
     """The values and the completed set these are of (compared by identity: see :meth:`fits`)."""
     pending: Mapping[int, bool] = field(default_factory=dict)
     """Rules (by position) put in (True) or out of the tuples by a deferred :meth:`after`, not spliced in yet."""
+    listed: tuple[str, ...] = ()
+    """The completed rules with a completion, in document order (what a turn result lists), of ``basis[1]``."""
 
     def fits(self, values: Any, completed: Any) -> bool:
         """Whether these are the active rules of ``values`` and ``completed`` (the very objects they were made of)."""
@@ -167,11 +169,13 @@ class Held:
         table: Sequence[Any],
         instructions: Sequence[str | None],
         basis: tuple[Any, Any],
+        listed: tuple[str, ...] = (),
     ) -> Held:
         """The active rules on ``values``: ``pick`` gives each rule's ``when``; ``closed``, the completed ones.
 
         ``table`` are the rules' ids and ``instructions`` their instructions (None: none), by position;
-        ``basis`` the values and completed set.
+        ``basis`` the values and completed set; ``listed`` the completed rules that have a completion,
+        in document order.
         """
         mask = bytearray(pick(values))
         for position in closed:
@@ -180,7 +184,7 @@ class Held:
         told = tuple(p for p in positions if instructions[p] is not None)
         ids = _take(table, positions)
         texts: tuple[str, ...] = _take(instructions, told)
-        return cls(positions, ids, told, texts, basis)
+        return cls(positions, ids, told, texts, basis, {}, listed)
 
     def after(
         self,
@@ -194,6 +198,7 @@ class Held:
         closed: Iterable[int] = (),
         *,
         defer: bool = False,
+        listed: tuple[str, ...] | None = None,
     ) -> Held:
         """These once the conditions ``flipped`` took their ``values`` and the rules at ``closed`` completed.
 
@@ -201,8 +206,11 @@ class Held:
         ``instructions`` are the rules' ids and instructions by position, and ``is_open`` tells
         whether a rule is not completed. With ``defer``, the changes are kept in :attr:`pending`
         and spliced in by the next ``after`` without it, together with its own (a turn ends with
-        one and starts with another: one splice a turn instead of two).
+        one and starts with another: one splice a turn instead of two). ``listed``: that of the
+        new completed set, when it changed (see :attr:`listed`).
         """
+        if listed is None:
+            listed = self.listed
         now: dict[int, bool] = dict(self.pending)
         for index in flipped:
             for position in by_when.get(index, ()):
@@ -210,13 +218,13 @@ class Held:
         for position in closed:
             now[position] = False
         if defer or not now:
-            return Held(self.positions, self.ids, self.told, self.texts, basis, now)
+            return Held(self.positions, self.ids, self.told, self.texts, basis, now, listed)
         positions, ids = _spliced_by(self.positions, self.ids, now, table)
         told = {p: held for p, held in now.items() if instructions[p] is not None}
         if told:
             kept, texts = _spliced_by(self.told, self.texts, told, instructions)
-            return Held(positions, ids, kept, texts, basis)
-        return Held(positions, ids, self.told, self.texts, basis)
+            return Held(positions, ids, kept, texts, basis, {}, listed)
+        return Held(positions, ids, self.told, self.texts, basis, {}, listed)
 
 
 def _spliced_by(

@@ -103,7 +103,7 @@ class SessionState:
     ending: str | None
     values: tuple[bool, ...] = field(repr=False, compare=False)
     open_rules: Any = field(default=None, repr=False, compare=False)
-    """The rules not completed, for finding the active ones fast (:class:`~creatorpack.play._open.OpenRules`)."""
+    """The rules not completed (:class:`~creatorpack.play._open.OpenRules`), when given; a turn carries :attr:`held`."""
     held: Any = field(default=None, repr=False, compare=False)
     """Which rules are active on ``values`` (:class:`~creatorpack.play._open.Held`), carried from turn to turn."""
     settled: bool = field(default=False, repr=False, compare=False)
@@ -113,9 +113,19 @@ class SessionState:
     hand is settled in full on its next turn.
     """
 
+    unlocked: tuple[tuple[str, ...], frozenset[str]] | None = field(default=None, repr=False, compare=False)
+    """:attr:`achievements` and :attr:`achievements_set`, when the turn that made this session had the set at hand.
+
+    Used only while ``achievements`` is that very tuple (so a session changed with ``dataclasses.replace``
+    makes its set afresh); else the set is made on each call (a thousand ids on a big pack).
+    """
+
     @property
     def achievements_set(self) -> frozenset[str]:
         """The unlocked achievements, as a set."""
+        unlocked = self.unlocked
+        if unlocked is not None and unlocked[0] is self.achievements:
+            return unlocked[1]
         return frozenset(self.achievements)
 
     def to_json(self, schema: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -12,6 +12,7 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from itertools import compress
 from typing import Any
 
 from creatorpack._json import JsonPath, whole_number
@@ -198,6 +199,8 @@ class Program:
     """:meth:`values`' generated function, once made (a holder: the program itself stays frozen)."""
     rule_table: RuleTable | None = field(default=None, repr=False)
     """The rules as parallel tuples, for :meth:`open_rules`."""
+    visible: tuple[str, ...] | None = field(default=None, repr=False)
+    """The ids of the achievements that are not hidden, in document order (what a turn lists as locked)."""
     all_open: OpenRules | None = field(default=None, repr=False)
     """The :class:`OpenRules` of a session that completed nothing (most sessions at their start)."""
 
@@ -235,7 +238,15 @@ class Program:
         """
         table = self.rule_table or RuleTable.of(self.rules)
         closed = (p for ident in completed for p in self.rule_positions.get(ident, ()))
-        return Held.of(values, self.rule_whens, closed, table.ids, table.instructions, (values, completed))
+        basis = (values, completed)
+        return Held.of(values, self.rule_whens, closed, table.ids, table.instructions, basis, self.listed(completed))
+
+    def listed(self, completed: frozenset[str]) -> tuple[str, ...]:
+        """The rules in ``completed`` that have a completion, in document order (what a turn result lists)."""
+        if not completed:
+            return ()
+        ids = self.completable_ids
+        return tuple(compress(ids, map(completed.__contains__, ids)))
 
     def in_scope(self, entries: frozenset[str] | None, entry: str) -> bool:
         """Whether an item scoped to ``entries`` (its ``entry_ids``; None: every entry) belongs to entry ``entry``."""
@@ -575,6 +586,7 @@ def _compile_program(pack: Mapping[str, Any]) -> Program:
         achievement_positions={ident: tuple(found) for ident, found in achievement_positions.items()},
         rule_positions=rule_positions,
         rule_table=rule_table,
+        visible=tuple(goal.id for goal in achievements if not goal.hidden),
         all_open=open_rules(
             frozenset(), rule_table.ids, rule_table.whens, rule_table.instructions, (), {}, rule_table.instructed
         ),

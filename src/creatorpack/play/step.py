@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from itertools import compress
+from itertools import compress, filterfalse
 from typing import Any, Final
 
 from creatorpack._json import a_python_type, copy_json, show
@@ -163,6 +163,28 @@ def refresh(
     towards the value it has (a condition is monotone in each test). The conditions whose value
     changed are added to ``flipped``, when given.
     """
+    stale = _stale(program, values, state, answers, changed, before)
+    if not stale:
+        return values
+    updated = list(values)
+    if flipped is None:
+        evaluators = program.evaluators
+        for index in stale:
+            updated[index] = evaluators[index](state, answers)
+        return tuple(updated)
+    _reevaluate(program, updated, stale, state, answers, flipped)
+    return tuple(updated)
+
+
+def _stale(
+    program: Program,
+    values: Sequence[bool],
+    state: Mapping[str, Any],
+    answers: Mapping[str, Any],
+    changed: Iterable[Read],
+    before: tuple[Mapping[str, Any], Mapping[str, Any]] | None,
+) -> set[int]:
+    """The conditions :func:`refresh` evaluates again (``values``: theirs before the change)."""
     stale: set[int] = set()
     readers = program.readers
     for read in changed:
@@ -174,19 +196,23 @@ def refresh(
             stale.update(heard.stale(old, new, values))
         else:
             stale.update(readers.get(read, ()))
-    if not stale:
-        return values
-    updated = list(values)
+    return stale
+
+
+def _reevaluate(
+    program: Program,
+    updated: list[bool],
+    stale: Iterable[int],
+    state: Mapping[str, Any],
+    answers: Mapping[str, Any],
+    flipped: list[int],
+) -> None:
+    """Evaluate the ``stale`` conditions again into ``updated`` (in place); add those that flip to ``flipped``."""
     evaluators = program.evaluators
-    if flipped is None:
-        for index in stale:
-            updated[index] = evaluators[index](state, answers)
-        return tuple(updated)
     for index in stale:
         if (value := evaluators[index](state, answers)) is not updated[index]:
             updated[index] = value
             flipped.append(index)
-    return tuple(updated)
 
 
 def eligible_illustrations(program: Program, values: tuple[bool, ...]) -> set[str]:
@@ -206,7 +232,7 @@ def record_answers(answers: Mapping[str, Any], turn: Turn) -> tuple[dict[str, An
 
 def apply_rules(
     program: Program,
-    values: tuple[bool, ...],
+    values: Sequence[bool],
     state: Mapping[str, Any],
     completed: frozenset[str],
     *,
@@ -312,12 +338,13 @@ def settle(
         if grown:
             revealed = {**revealed, **{kind: revealed.get(kind, frozenset()) | ids for kind, ids in grown.items()}}
     achievements = session.achievements
+    unlocked = session.achievements_set
     if unlocking:
-        unlocked = session.achievements_set
         goals = program.achievements
         fresh = [goals[p].id for p in sorted(set(unlocking)) if goals[p].id not in unlocked]
         if fresh:
             achievements = (*achievements, *fresh)
+            unlocked = unlocked.union(fresh)
     ending = session.ending if session.ending is not None else _ending(program, values)
     badges = session.badges
     if achievements is not session.achievements or ending != session.ending:
@@ -345,6 +372,7 @@ def settle(
         values,
         opened if opened is not None and opened.fits(completed) else None,
         settled=True,
+        unlocked=(achievements, unlocked),
     )
     return after, new_completed
 
@@ -373,6 +401,7 @@ def _settle_all(
     for goal in newly:
         if goal.badge is not None and goal.badge not in badges:
             badges.append(goal.badge)
+    unlocked_ids = tuple(achievements)
     after = SessionState(
         program.pack_id,
         program.revision,
@@ -382,11 +411,12 @@ def _settle_all(
         answers,
         session.completed | frozenset(new_completed),
         {kind: frozenset(ids) for kind, ids in revealed.items()},
-        tuple(achievements),
+        unlocked_ids,
         tuple(badges),
         ending,
         values,
         settled=True,
+        unlocked=(unlocked_ids, frozenset(unlocked_ids)),
     )
     return after, new_completed
 
@@ -425,32 +455,42 @@ def step(
         eligible = eligible_illustrations(program, session.values)
         flipped: list[int] = []
         was = (session.state, session.answers)
-        values = refresh(program, session.values, session.state, answers, changed_answers, was, flipped)
-        opened = session.open_rules
-        if not isinstance(opened, OpenRules) or not opened.fits(session.completed):
-            opened = program.open_rules(session.completed)
+        # One list of values for the turn, changed in place by both refreshes: a tuple is made once, at the end.
+        updated = list(session.values)
+        stale = _stale(program, session.values, session.state, answers, changed_answers, was)
+        _reevaluate(program, updated, stale, session.state, answers, flipped)
         table = program.rule_table or RuleTable.of(program.rules)
         completed = session.completed
         held = session.held
         if not isinstance(held, Held) or not held.fits(session.values, completed):
             held = program.held(session.values, completed)
         ids, told = table.ids, table.instructions
-        held = held.after(
-            values, flipped, table.by_when, ids, told, lambda p: ids[p] not in completed, (values, completed)
-        )
+        held = held.after(updated, flipped, table.by_when, ids, told, lambda p: ids[p] not in completed, (None, None))
         first = len(flipped)
-        applied = apply_rules(program, values, session.state, completed, opened=opened, chosen=(held.ids, held.texts))
+        applied = apply_rules(program, updated, session.state, completed, chosen=(held.ids, held.texts))
         changed_state = [Read(ReadKind.STATE, k) for k in applied.changed]
         if changed_state:
             changed_state.append(Read(ReadKind.WHOLE_STATE, ""))
-        values = refresh(program, values, applied.state, answers, changed_state, (session.state, answers), flipped)
+            stale = _stale(program, updated, applied.state, answers, changed_state, (session.state, answers))
+            _reevaluate(program, updated, stale, applied.state, answers, flipped)
+        values = tuple(updated) if flipped else session.values
         turned = session.turn + 1
-        after, new_completed = settle(program, session, turned, applied.state, answers, values, flipped, opened)
+        after, new_completed = settle(program, session, turned, applied.state, answers, values, flipped)
         done = after.completed
         closed = [p for ident in new_completed for p in program.rule_positions.get(ident, ())]
         later = flipped[first:]
+        listed = program.listed(done) if new_completed else None
         held = held.after(
-            values, later, table.by_when, ids, told, lambda p: ids[p] not in done, (values, done), closed, defer=True
+            values,
+            later,
+            table.by_when,
+            ids,
+            told,
+            lambda p: ids[p] not in done,
+            (values, done),
+            closed,
+            defer=True,
+            listed=listed,
         )
         after = replace(after, held=held)
     illustration = choose_illustration(program, eligible & set(turn.illustration_matches), session.entry)
@@ -482,8 +522,15 @@ def reachable_assets(program: Program, session: SessionState) -> tuple[str, ...]
 
 def locked_achievements(program: Program, session: SessionState) -> tuple[str, ...]:
     """Achievements the reader may see as still locked: visible ones only, never hidden ones."""
-    unlocked = session.achievements_set
-    return tuple(g.id for g in program.achievements if not g.hidden and g.id not in unlocked)
+    return _locked(program, session.achievements_set)
+
+
+def _locked(program: Program, unlocked: frozenset[str]) -> tuple[str, ...]:
+    """The visible achievements not in ``unlocked``, in document order (filtered in C: a thousand on a big pack)."""
+    visible = program.visible
+    if visible is None:
+        visible = tuple(g.id for g in program.achievements if not g.hidden)
+    return tuple(filterfalse(unlocked.__contains__, visible))
 
 
 _CARD_PARTS: Final = ("avatars", "images")
@@ -536,7 +583,7 @@ def describe(
     }
     return TurnResult(
         turn=after.turn,
-        state=copy_json(after.state),  # the host's to keep or change: the session keeps its own
+        state=_copied(after.state),  # the host's to keep or change: the session keeps its own
         active_rules=applied.active,
         instructions=applied.instructions,
         content=content,
@@ -554,8 +601,31 @@ def describe(
         ending=after.ending,
         illustration=illustration,
         reachable_assets=revealed["assets"],
-        locked_achievements=locked_achievements(program, after),
+        locked_achievements=_locked(program, unlocked),
     )
+
+
+_SCALARS: Final = frozenset({int, float, str, bool, type(None)})
+
+
+def _copied(state: Mapping[str, Any]) -> Any:
+    """``copy_json(state)``, faster for what a state mostly holds: scalars, and sets (lists) of scalars.
+
+    A turn hands the host a copy of the state; ``copy_json`` asks each value whether it is a
+    ``Mapping`` (an abstract class: a slow check), which was a third of describing a turn.
+    """
+    if type(state) is not dict:
+        return copy_json(state)
+    copied = {}
+    for key, value in state.items():
+        kind = type(value)
+        if kind in _SCALARS:
+            copied[key] = value
+        elif kind is list:
+            copied[key] = [item if type(item) in _SCALARS else copy_json(item) for item in value]
+        else:
+            copied[key] = copy_json(value)
+    return copied
 
 
 def _completed_rules(program: Program, session: SessionState) -> tuple[str, ...]:
@@ -563,11 +633,13 @@ def _completed_rules(program: Program, session: SessionState) -> tuple[str, ...]
     completed = session.completed
     if not completed:
         return ()
+    held = session.held
+    if isinstance(held, Held) and held.basis[1] is completed:
+        return held.listed
     opened = session.open_rules
     if isinstance(opened, OpenRules) and opened.completed is completed:
         return opened.listed
-    ids = program.completable_ids
-    return tuple(compress(ids, map(completed.__contains__, ids)))
+    return program.listed(completed)
 
 
 def _guidance(goal: Goal, values: tuple[bool, ...]) -> dict[str, Any]:
