@@ -280,27 +280,27 @@ _any_condition = st.recursive(
 _any_answers = st.dictionaries(st.sampled_from(["helped", "way"]), _value, max_size=2)
 
 
-def _leaf(op: str, path: str, value: Any) -> dict[str, Any]:
+def _cmp(op: str, path: str, value: Any) -> dict[str, Any]:
     return {"op": op, "path": path, "value": value}
 
 
 @settings(max_examples=800)
 @given(_any_condition, _states, _any_answers)
-@example(_leaf("eq", "/lit", 1), {"lit": True}, {})  # True == 1, but true is not 1
-@example(_leaf("eq", "/lit", 0.0), {"lit": False}, {})
-@example(_leaf("ne", "/lit", 1.0), {"lit": True}, {})
-@example(_leaf("ne", "/lit", 0), {"lit": False}, {})
-@example(_leaf("ne", "/missing", 5), {}, {})  # a missing path makes ne false too
-@example(_leaf("ne", "/missing", None), {}, {})
-@example(_leaf("eq", "/missing", None), {"missing": None}, {})
-@example(_leaf("ne", "/flags/met", "x"), {"flags": {}}, {})
-@example(_leaf("gt", "/lit", 0), {"lit": True}, {})  # order only between numbers
-@example(_leaf("lt", "/name", 5), {"name": "a"}, {})
-@example(_leaf("contains", "/flags", "met"), {"flags": {"met": True}}, {})  # an object contains nothing
-@example(_leaf("eq", "/flags/met", True), {"flags": "met"}, {})  # through a string, a list, nothing
-@example(_leaf("eq", "/list/0/met", True), {"list": [{"met": True}]}, {})
-@example(_leaf("eq", "/deep/x/met", 1), {"deep": {"x": [1]}}, {})
-@example(_leaf("ne", "/deep/x/met", 1), {"deep": {}}, {})
+@example(_cmp("eq", "/lit", 1), {"lit": True}, {})  # True == 1, but true is not 1
+@example(_cmp("eq", "/lit", 0.0), {"lit": False}, {})
+@example(_cmp("ne", "/lit", 1.0), {"lit": True}, {})
+@example(_cmp("ne", "/lit", 0), {"lit": False}, {})
+@example(_cmp("ne", "/missing", 5), {}, {})  # a missing path makes ne false too
+@example(_cmp("ne", "/missing", None), {}, {})
+@example(_cmp("eq", "/missing", None), {"missing": None}, {})
+@example(_cmp("ne", "/flags/met", "x"), {"flags": {}}, {})
+@example(_cmp("gt", "/lit", 0), {"lit": True}, {})  # order only between numbers
+@example(_cmp("lt", "/name", 5), {"name": "a"}, {})
+@example(_cmp("contains", "/flags", "met"), {"flags": {"met": True}}, {})  # an object contains nothing
+@example(_cmp("eq", "/flags/met", True), {"flags": "met"}, {})  # through a string, a list, nothing
+@example(_cmp("eq", "/list/0/met", True), {"list": [{"met": True}]}, {})
+@example(_cmp("eq", "/deep/x/met", 1), {"deep": {"x": [1]}}, {})
+@example(_cmp("ne", "/deep/x/met", 1), {"deep": {}}, {})
 @example({"op": "observed", "id": "helped", "value": 1}, {}, {"helped": True})
 @example({"op": "observed", "id": "way", "value": "north"}, {}, {"way": ["north"]})
 def test_generated_code_agrees_with_closures_on_any_json_state(
