@@ -5,10 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from creatorpack.play.conditions import MISSING, compile_condition, json_equal, parse_pointer, resolve, sub_condition
+from creatorpack.contract.conditions import parse
+from creatorpack.play.conditions import (
+    MISSING,
+    compile_condition,
+    expression,
+    generate_all,
+    json_equal,
+    parse_pointer,
+    resolve,
+    sub_condition,
+)
 
 STATE: dict[str, Any] = {
     "trust": 3,
@@ -213,3 +223,121 @@ def test_deep_conditions_fall_back_to_closures() -> None:
     for _ in range(300):
         condition = {"op": "not", "condition": condition}
     assert compile_condition(condition)(STATE, {}) is True
+
+
+# Values that `==` alone mistakes (True == 1, False == 0.0), that no literal writes (inf, nan), and big ints.
+_tricky = st.sampled_from([0, 1, 0.0, 1.0, -0.0, -1, 2, 2.5, 2**70, float("inf"), float("nan"), True, False, None, ""])
+_value = st.one_of(_tricky, _json)
+_member = st.one_of(
+    _value,
+    st.dictionaries(st.sampled_from(["met", "a/b", "0", "x"]), _value, max_size=4),
+    st.lists(_value, max_size=3),
+)
+_states = st.dictionaries(
+    st.sampled_from(["trust", "lit", "items", "name", "flags", "list", "deep", ""]),
+    st.one_of(_member, st.dictionaries(st.sampled_from(["x", "0"]), _member, max_size=2)),
+    max_size=8,
+)
+_paths = st.sampled_from(
+    [
+        "/trust",
+        "/lit",
+        "/items",
+        "/name",
+        "/",  # the member named ""
+        "/flags/met",
+        "/flags/a~1b",
+        "/flags/0",
+        "/list/0",
+        "/list/01",
+        "/deep/x/met",
+        "/deep/0/0",
+        "/missing",
+        "/missing/x",
+        "",  # the whole state
+        "x",  # no JSON Pointer
+    ]
+)
+_any_leaf = st.one_of(
+    st.builds(
+        lambda op, path, value: {"op": op, "path": path, "value": value},
+        st.sampled_from(["eq", "ne", "gt", "gte", "lt", "lte", "contains"]),
+        _paths,
+        _value,
+    ),
+    st.builds(lambda i, v: {"op": "observed", "id": i, "value": v}, st.sampled_from(["helped", "way"]), _value),
+)
+_any_condition = st.recursive(
+    _any_leaf,
+    lambda inner: (
+        st.builds(
+            lambda op, cs: {"op": op, "conditions": cs}, st.sampled_from(["all", "any"]), st.lists(inner, max_size=3)
+        )
+        | st.builds(lambda c: {"op": "not", "condition": c}, inner)
+    ),
+    max_leaves=6,
+)
+_any_answers = st.dictionaries(st.sampled_from(["helped", "way"]), _value, max_size=2)
+
+
+def _cmp(op: str, path: str, value: Any) -> dict[str, Any]:
+    return {"op": op, "path": path, "value": value}
+
+
+@settings(max_examples=800)
+@given(_any_condition, _states, _any_answers)
+@example(_cmp("eq", "/lit", 1), {"lit": True}, {})  # True == 1, but true is not 1
+@example(_cmp("eq", "/lit", 0.0), {"lit": False}, {})
+@example(_cmp("ne", "/lit", 1.0), {"lit": True}, {})
+@example(_cmp("ne", "/lit", 0), {"lit": False}, {})
+@example(_cmp("ne", "/missing", 5), {}, {})  # a missing path makes ne false too
+@example(_cmp("ne", "/missing", None), {}, {})
+@example(_cmp("eq", "/missing", None), {"missing": None}, {})
+@example(_cmp("ne", "/flags/met", "x"), {"flags": {}}, {})
+@example(_cmp("gt", "/lit", 0), {"lit": True}, {})  # order only between numbers
+@example(_cmp("lt", "/name", 5), {"name": "a"}, {})
+@example(_cmp("contains", "/flags", "met"), {"flags": {"met": True}}, {})  # an object contains nothing
+@example(_cmp("eq", "/flags/met", True), {"flags": "met"}, {})  # through a string, a list, nothing
+@example(_cmp("eq", "/list/0/met", True), {"list": [{"met": True}]}, {})
+@example(_cmp("eq", "/deep/x/met", 1), {"deep": {"x": [1]}}, {})
+@example(_cmp("ne", "/deep/x/met", 1), {"deep": {}}, {})
+@example({"op": "observed", "id": "helped", "value": 1}, {}, {"helped": True})
+@example({"op": "observed", "id": "way", "value": "north"}, {}, {"way": ["north"]})
+def test_generated_code_agrees_with_closures_on_any_json_state(
+    condition: dict[str, Any], state: dict[str, Any], answers: dict[str, Any]
+) -> None:
+    """Any JSON values where the schema expects others (a state built by hand), deep paths through lists and scalars."""
+    sets = frozenset({"/items", "/flags/met"})
+    expected = compile_condition(condition, set_paths=sets, generate=False)(state, answers)
+    assert compile_condition(condition, set_paths=sets)(state, answers) is expected
+    assert generate_all([parse(condition)], sets)(state, answers) == (expected,)
+
+
+@pytest.mark.parametrize(
+    ("condition", "code"),
+    [
+        ({"op": "gte", "path": "/c", "value": 5}, "('c' in s and type(v := s['c']) in _N and v >= 5)"),
+        ({"op": "eq", "path": "/c", "value": 5}, "('c' in s and s['c'] == 5)"),
+        ({"op": "ne", "path": "/c", "value": 5}, "('c' in s and s['c'] != 5)"),
+        ({"op": "eq", "path": "/c", "value": 1}, "('c' in s and (v := s['c']) == 1 and v is not True)"),
+        ({"op": "ne", "path": "/c", "value": 0.0}, "('c' in s and ((v := s['c']) != 0.0 or v is False))"),
+        ({"op": "eq", "path": "/n", "value": "x"}, "('n' in s and s['n'] == 'x')"),
+        ({"op": "contains", "path": "/l", "value": "x"}, "('l' in s and type(v := s['l']) in _LS and 'x' in v)"),
+        (
+            {"op": "eq", "path": "/f/m", "value": True},
+            "((v := (w.get('m', _M) if type(w := s.get('f', _M)) is dict else _r(w, ('m',)))) is not _M and v is True)",
+        ),
+        ({"op": "observed", "id": "o", "value": True}, "('o' in a and a['o'] is True)"),
+        ({"op": "observed", "id": "q", "value": "x"}, "('q' in a and a['q'] == 'x')"),
+    ],
+)
+def test_common_leaves_are_short_code(condition: dict[str, Any], code: str) -> None:
+    """A leaf's cost is mostly reading its code (a pack's thousands of functions do not stay in the cache).
+
+    A top-level member is tested with ``in`` and read by subscript; ``==`` is left to tell numbers
+    and strings apart where it can (not 0 and 1, which a bool equals); a nested path is read
+    inline while it goes through dicts, with no constants, so equal conditions share one function.
+    """
+    constants: list[Any] = []
+    assert expression(parse(condition), frozenset(), constants) == code
+    assert not constants

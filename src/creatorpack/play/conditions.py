@@ -341,21 +341,15 @@ def _contains(actual: Any, expected: Any) -> bool:
     return False
 
 
-def _equal(actual: Any, expected: Any) -> bool:
-    return actual is not MISSING and json_equal(actual, expected)
-
-
-def _set_equal_present(actual: Any, expected: Any) -> bool:
-    return actual is not MISSING and _set_equal(actual, expected)
-
-
 RUNTIME: Final[Mapping[str, Any]] = {
-    "__builtins__": {"bool": bool, "type": type, "int": int, "float": float, "str": str, "list": list},
+    "__builtins__": {"bool": bool, "type": type, "int": int, "float": float, "str": str, "list": list, "dict": dict},
     "_M": MISSING,
+    "_N": (int, float),  # one name, not a tuple built from two at each test
+    "_LS": (list, str),
     "_r": resolve,
     "_contains": _contains,
-    "_eq": _equal,
-    "_seteq": _set_equal_present,
+    "_eq": json_equal,
+    "_seteq": _set_equal,
 }
 """The names generated code may use besides ``s`` (the state), ``a`` (the answers) and ``_c`` (its constants)."""
 _PLAIN: Final[dict[str, Any]] = {**RUNTIME, "_c": ()}
@@ -380,12 +374,41 @@ def _literal(value: Any, constants: list[Any]) -> str:
     return f"_c[{len(constants) - 1}]"
 
 
-def _lookup(tokens: tuple[str, ...], constants: list[Any]) -> str:
+def _lookup(tokens: tuple[str, ...]) -> str:
+    """The code reading ``tokens`` (two or more) in ``s``: ``resolve(s, tokens)``, inline for dicts.
+
+    Each step into a dict is a ``get``; a step into anything else (a list, another mapping, a
+    scalar, :data:`MISSING`) is :func:`resolve`'s for that one token.
+    """
+    code = f"s.get({tokens[0]!r}, _M)"
+    for token in tokens[1:]:
+        code = f"(w.get({token!r}, _M) if type(w := {code}) is dict else _r(w, ({token!r},)))"
+    return code
+
+
+def _present(tokens: tuple[str, ...], test: Callable[[str], str]) -> str:
+    """``test`` of the value at ``tokens``, false when the path does not resolve.
+
+    ``test`` makes the code of the test from the code of the value, which it uses once. A
+    top-level member is tested for with ``in`` and read by subscript (shorter code than a
+    ``get`` call, and as fast: a condition's cost is mostly in reading its code); the whole
+    state is always there; a deeper path is read by :func:`_lookup`.
+    """
     if not tokens:
-        return "s"  # the whole state
+        return f"({test('s')})"
     if len(tokens) == 1:
-        return f"s.get({tokens[0]!r}, _M)"
-    return f"_r(s, {_literal(tokens, constants)})"
+        return f"({tokens[0]!r} in s and {test(f's[{tokens[0]!r}]')})"
+    return f"((v := {_lookup(tokens)}) is not _M and {test('v')})"
+
+
+def _is_finite(value: Any) -> bool:
+    """Whether ``value`` is a number written in code as itself (an int, or a finite float)."""
+    return _is_number(value) and (isinstance(value, int) or math.isfinite(value))
+
+
+def _is_unit(value: Any) -> bool:
+    """Whether a number equals a bool in Python (0, 1, 0.0, 1.0): then ``==`` cannot tell them apart."""
+    return bool(value in {0, 1})
 
 
 def expression(node: Condition, set_paths: frozenset[str], constants: list[Any]) -> str:
@@ -394,7 +417,10 @@ def expression(node: Condition, set_paths: frozenset[str], constants: list[Any])
     Its value is a ``bool``: each leaf's is, and ``and``, ``or`` and ``not`` of bools are bools.
 
     Values that are not plain scalars go into ``constants`` (read as ``_c[i]``); the names it
-    uses are :data:`RUNTIME`'s.
+    uses are :data:`RUNTIME`'s. A leaf tests JSON values (what states and answers hold: dicts,
+    lists, strings, ints, floats, booleans, ``None``) and relies on what ``==`` is between them:
+    a string equals only a string, and a number other than 0 and 1 only a number (``True == 1``),
+    so such an ``eq`` or ``ne`` needs no type test.
     """
     match node:
         case LiteralCond(value=value):
@@ -408,42 +434,48 @@ def expression(node: Condition, set_paths: frozenset[str], constants: list[Any])
         case Not(condition=inner):
             return f"(not {expression(inner, set_paths, constants)})"
         case Observed(id=ident, value=expected):
-            answer = f"a.get({ident!r}, _M)"
-            if isinstance(expected, bool):
-                return f"({answer} is {expected!r})"
-            if isinstance(expected, str):
-                return f"(type(v := {answer}) is str and v == {expected!r})"
-            return f"_eq({answer}, {_literal(expected, constants)})"
+            return f"({ident!r} in a and {_equality(f'a[{ident!r}]', expected, constants)})"
         case Compare():
             return _comparison_code(node, set_paths, constants)
+
+
+def _equality(value: str, expected: Any, constants: list[Any], *, sets: bool = False, negate: bool = False) -> str:
+    """Code: ``value`` (code, used once) deep-equal to ``expected`` (as sets with ``sets``); unequal with ``negate``.
+
+    A string equals only a string and a number other than 0 and 1 only a number: ``==`` tells;
+    a bool is one object; 0 and 1 need the bool ruled out; anything else is :func:`json_equal`.
+    """
+    if sets:
+        test = f"_seteq({value}, {_literal(expected, constants)})"
+    elif isinstance(expected, bool):
+        return f"{value} is not {expected!r}" if negate else f"{value} is {expected!r}"
+    elif isinstance(expected, str) or (_is_finite(expected) and not _is_unit(expected)):
+        return f"{value} != {expected!r}" if negate else f"{value} == {expected!r}"
+    elif _is_finite(expected):
+        unit = expected == 1  # the bool that equals it
+        if negate:
+            return f"((v := {value}) != {expected!r} or v is {unit!r})"
+        return f"(v := {value}) == {expected!r} and v is not {unit!r}"
+    else:
+        test = f"_eq({value}, {_literal(expected, constants)})"
+    return f"not {test}" if negate else test
 
 
 def _comparison_code(node: Compare, set_paths: frozenset[str], constants: list[Any]) -> str:
     op, path, expected, tokens = node.op, node.path, node.value, node.tokens
     if tokens is None:
         return "False"  # not a JSON Pointer: never resolves
-    value = f"(v := {_lookup(tokens, constants)})"
     if op in ORDER_OPS:
         if not _is_number(expected):
             return "False"
-        return f"(type({value}) in (int, float) and v {_SYMBOLS[op]} {_literal(expected, constants)})"
-    if op in ("eq", "ne"):
-        if path in set_paths:
-            test = f"_seteq({value}, {_literal(expected, constants)})"
-        elif isinstance(expected, bool):
-            test = f"({value} is {expected!r})"
-        elif isinstance(expected, str):
-            test = f"(type({value}) is str and v == {expected!r})"
-        elif _is_number(expected):
-            test = f"(type({value}) in (int, float) and v == {_literal(expected, constants)})"
-        else:
-            test = f"_eq({value}, {_literal(expected, constants)})"
-        if op == "eq":
-            return test
-        return f"({value} is not _M and not {test.replace(value, 'v', 1)})"
-    if isinstance(expected, str):  # contains
-        return f"(type({value}) in (list, str) and {expected!r} in v)"
-    return f"_contains({value}, {_literal(expected, constants)})"
+        compared = f"v {_SYMBOLS[op]} {_literal(expected, constants)}"
+        return _present(tokens, lambda value: f"type(v := {value}) in _N and {compared}")
+    if op == "contains":
+        if isinstance(expected, str):
+            return _present(tokens, lambda value: f"type(v := {value}) in _LS and {expected!r} in v")
+        return _present(tokens, lambda value: f"_contains({value}, {_literal(expected, constants)})")
+    sets, negate = path in set_paths, op == "ne"
+    return _present(tokens, lambda value: _equality(value, expected, constants, sets=sets, negate=negate))
 
 
 def _compile(node: Condition, set_paths: frozenset[str]) -> Evaluator:
