@@ -11,8 +11,11 @@ index ``i`` (:class:`MoveTable`), and a turn from a state is computed as masks:
    state per table of moves (:meth:`Turns._reader`), each distinct leaf evaluated once.
 2. The rules with effects, in document order, split the moves by the state they lead to: a rule
    moves the moves on which it is active from their state to the state after its effects, and
-   moves that come to the same state merge. A state is interned (an ``int`` per distinct state),
-   and one rule's effects on one state are computed once per search (``(state, rule) -> state``).
+   moves that come to the same state merge. A state is interned (an ``int`` per distinct state,
+   found by its frozen form: a tuple of its members' values, sets as tuples), and one rule's
+   effects on one state are computed once per search (``(state, rule) -> state``); they read and
+   write only the rule's members, so they run once per (rule, those members' values), and the
+   next state's frozen form is the last one's with those members replaced (no serialising).
 3. On each state after the turn, the open rules' ``completion``, the endings' and the searched
    achievements' ``when`` split the moves again (so evaluated, memoised per state), and so does which
    observations stay unanswered.
@@ -23,7 +26,7 @@ and ``tests/test_reach_successor.py`` checks :meth:`Turns.expand` against it mov
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Container, Mapping, Sequence
+from collections.abc import Callable, Collection, Container, Hashable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -141,7 +144,12 @@ class Turns:
         """The distinct states met, by their ``int``."""
         self.tuples: list[tuple[int, frozenset[str], frozenset[str]]] = []
         """The distinct (state, completed rules, observations still unanswered) met, by their ``int``."""
-        self._ids: dict[bytes, int] = {}
+        self._ids: dict[Hashable, int] = {}  # a state's frozen form (:func:`_frozen`) -> its ``int``
+        self._frozen: list[Hashable] = []  # by state: its frozen form
+        self._members: tuple[str, ...] | None = None  # the top-level members of the first state, sorted
+        self._slots: list[tuple[int, ...] | None] = []  # by step: the positions of the members its rule writes
+        self._projected: dict[tuple[int, Hashable], tuple[dict[str, Any], tuple[Hashable, ...]]] = {}
+        self._keys = [keys for rule in program.rules if rule.effects for keys in (rule.keys,)]
         self._tuple_ids: dict[tuple[int, frozenset[str], frozenset[str]], int] = {}
         self._moved: list[dict[int, int]] = []  # by state: step -> the state after that rule's effects
         self._before: dict[tuple[int, int], tuple[int, ...]] = {}  # (state, table) -> the rule whens' moves
@@ -150,11 +158,21 @@ class Turns:
 
     def intern(self, state: Mapping[str, Any]) -> int:
         """The ``int`` of ``state`` (equal states, equal ``int``s)."""
-        key = orjson.dumps(state, option=orjson.OPT_SORT_KEYS)
-        known = self._ids.get(key)
+        if self._members is None:
+            self._members = tuple(sorted(state))
+            self._slots = [
+                tuple(self._members.index(key) for key in keys) if set(keys) <= set(self._members) else None
+                for keys in self._keys
+            ]
+        return self._add(_frozen(state, self._members), state)
+
+    def _add(self, frozen: Hashable, state: Mapping[str, Any]) -> int:
+        """The ``int`` of the state whose frozen form is ``frozen``, ``state`` kept when it is new."""
+        known = self._ids.get(frozen)
         if known is None:
-            known = self._ids[key] = len(self.states)
+            known = self._ids[frozen] = len(self.states)
             self.states.append(state)
+            self._frozen.append(frozen)
             self._moved.append({})
         return known
 
@@ -238,12 +256,43 @@ class Turns:
         return tuple(steps), tuple(blocks), tuple(goals.items())
 
     def _move(self, at: int, step: int) -> int:
-        """The state after the effects of the rule ``step`` on state ``at`` (computed once a search)."""
-        run, values = self._steps[step]
-        working = dict(self.states[at])
-        run(values, working, frozenset(), [])  # type: ignore[arg-type]  # indexed by condition, as a tuple is
-        to = self._moved[at][step] = self.intern(working)
-        return to
+        """The state after the effects of the rule ``step`` on state ``at`` (computed once a search).
+
+        A rule's effects read and write only the members it writes (``Rule.keys``), so they are
+        run once per (rule, values of those members) and the new state is the old one with those
+        members replaced: its frozen form a tuple built from the old one, no serialising.
+        """
+        slots = self._slots[step]
+        frozen = self._frozen[at]
+        if slots is None or type(frozen) is not tuple:  # a member the first state lacks: the whole state
+            run, values = self._steps[step]
+            working = dict(self.states[at])
+            run(values, working, frozenset(), [])  # type: ignore[arg-type]  # indexed by condition, as a tuple is
+            to = self._moved[at][step] = self.intern(working)
+            return to
+        key = (step, tuple([frozen[i] for i in slots]))
+        known = self._projected.get(key)
+        if known is None:
+            run, values = self._steps[step]
+            working = dict(self.states[at])
+            run(values, working, frozenset(), [])  # type: ignore[arg-type]  # indexed by condition, as a tuple is
+            keys = self._keys[step]
+            known = self._projected[key] = (
+                {k: working[k] for k in keys if k in working},  # effects add no member (nor remove one)
+                tuple([_freeze(working[k]) if k in working else _ABSENT for k in keys]),
+            )
+        changes, replaced = known
+        after = list(frozen)
+        for i, value in zip(slots, replaced, strict=True):
+            after[i] = value
+        now = tuple(after)
+        known_to = self._ids.get(now)
+        if known_to is None:
+            state = dict(self.states[at])
+            state.update(changes)
+            known_to = self._add(now, state)
+        self._moved[at][step] = known_to
+        return known_to
 
     def _after(self, at: int, table: MoveTable, completed: frozenset[str]) -> _Later:
         """On state ``at`` after a turn: the moves split by the tuple and ending they reach, and each goal's moves."""
@@ -382,3 +431,32 @@ def _answered(node: Condition, answers: Mapping[str, Any]) -> Condition:
             return Not(_answered(inner, answers))
         case _:
             return node
+
+
+_ABSENT: Final = object()  # the frozen form of a member a state lacks
+
+
+def _freeze(value: Any) -> Hashable:
+    """``value`` in a hashable form equal for two values exactly when their JSON is.
+
+    An ``int`` and a ``str`` stand for themselves, a list of strings (a set) is a tuple of them
+    in its order; anything else is its JSON (``bytes``, never equal to those), so ``True`` and
+    ``1``, or ``1`` and ``1.0``, stay apart as their JSON does.
+    """
+    kind = type(value)
+    if kind is int or kind is str:
+        return value  # type: ignore[no-any-return]
+    if kind is list and all(type(member) is str for member in value):
+        return tuple(value)
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
+def _frozen(state: Mapping[str, Any], members: tuple[str, ...]) -> Hashable:
+    """``state`` in a hashable form, equal for two states exactly when their JSON is.
+
+    A tuple of its members' values in :func:`_freeze`'s form in the order of ``members``; a state with a
+    member not among ``members`` is its whole JSON instead (``bytes``, never equal to a tuple).
+    """
+    if any(key not in members for key in state):
+        return orjson.dumps(state, option=orjson.OPT_SORT_KEYS)
+    return tuple([_freeze(state[key]) if key in state else _ABSENT for key in members])
