@@ -27,6 +27,7 @@ and ``tests/test_reach_successor.py`` checks :meth:`Turns.expand` against it mov
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Container, Hashable, Mapping, Sequence
+from operator import itemgetter
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -147,23 +148,21 @@ class Turns:
         self._ids: dict[Hashable, int] = {}  # a state's frozen form (:func:`_frozen`) -> its ``int``
         self._frozen: list[Hashable] = []  # by state: its frozen form
         self._members: tuple[str, ...] | None = None  # the top-level members of the first state, sorted
-        self._slots: list[tuple[int, ...] | None] = []  # by step: the positions of the members its rule writes
-        self._projected: dict[tuple[int, Hashable], tuple[dict[str, Any], tuple[Hashable, ...]]] = {}
+        self._slots: list[_Slots | None] = []  # by step: how to read and replace the members its rule writes
+        self._projected: list[dict[Any, tuple[dict[str, Any], tuple[Hashable, ...]]]] = []  # by step
         self._keys = [keys for rule in program.rules if rule.effects for keys in (rule.keys,)]
         self._tuple_ids: dict[tuple[int, frozenset[str], frozenset[str]], int] = {}
         self._moved: list[dict[int, int]] = []  # by state: step -> the state after that rule's effects
         self._before: dict[tuple[int, int], tuple[int, ...]] = {}  # (state, table) -> the rule whens' moves
         self._plans: dict[tuple[tuple[int, ...], frozenset[str]], _Plan] = {}
-        self._later: dict[tuple[int, int, frozenset[str]], _Later] = {}
+        self._later: dict[tuple[int, frozenset[str]], dict[int, _Later]] = {}  # (table, completed) -> by state
 
     def intern(self, state: Mapping[str, Any]) -> int:
         """The ``int`` of ``state`` (equal states, equal ``int``s)."""
         if self._members is None:
             self._members = tuple(sorted(state))
-            self._slots = [
-                tuple(self._members.index(key) for key in keys) if set(keys) <= set(self._members) else None
-                for keys in self._keys
-            ]
+            self._slots = [_slots(self._members, keys) for keys in self._keys]
+            self._projected = [{} for _ in self._keys]
         return self._add(_frozen(state, self._members), state)
 
     def _add(self, frozen: Hashable, state: Mapping[str, Any]) -> int:
@@ -270,22 +269,21 @@ class Turns:
             run(values, working, frozenset(), [])  # type: ignore[arg-type]  # indexed by condition, as a tuple is
             to = self._moved[at][step] = self.intern(working)
             return to
-        key = (step, tuple([frozen[i] for i in slots]))
-        known = self._projected.get(key)
+        project, rebuild = slots
+        key = project(frozen)
+        memo = self._projected[step]
+        known = memo.get(key)
         if known is None:
             run, values = self._steps[step]
             working = dict(self.states[at])
             run(values, working, frozenset(), [])  # type: ignore[arg-type]  # indexed by condition, as a tuple is
             keys = self._keys[step]
-            known = self._projected[key] = (
+            known = memo[key] = (
                 {k: working[k] for k in keys if k in working},  # effects add no member (nor remove one)
                 tuple([_freeze(working[k]) if k in working else _ABSENT for k in keys]),
             )
         changes, replaced = known
-        after = list(frozen)
-        for i, value in zip(slots, replaced, strict=True):
-            after[i] = value
-        now = tuple(after)
+        now = rebuild(frozen, replaced)
         known_to = self._ids.get(now)
         if known_to is None:
             state = dict(self.states[at])
@@ -339,7 +337,7 @@ class Turns:
                     these = both & leaving
                     if these:
                         outcomes.append((these, self.tuple_of(at, now, fresh), ending))
-        found = self._later[at, table.serial, completed] = (tuple(outcomes), tuple(goals))
+        found = self._later[table.serial, completed][at] = (tuple(outcomes), tuple(goals))
         return found
 
     def expand(
@@ -374,9 +372,11 @@ class Turns:
             to = at if last < 0 else states[last]
             afters[to] = afters.get(to, 0) | moves
         outcomes: list[Outcome] = []
-        later = self._later
+        later = self._later.get((serial, completed))
+        if later is None:
+            later = self._later[serial, completed] = {}
         for to, moves in afters.items():
-            found = later.get((to, serial, completed))
+            found = later.get(to)
             if found is None:
                 found = self._after(to, table, completed)
             parts, reached = found
@@ -434,6 +434,28 @@ def _answered(node: Condition, answers: Mapping[str, Any]) -> Condition:
 
 
 _ABSENT: Final = object()  # the frozen form of a member a state lacks
+
+_Slots = tuple[Callable[[Any], Any], Callable[[Any, tuple[Hashable, ...]], tuple[Hashable, ...]]]
+"""A rule's members in a frozen state: their values (the memo's key), and the state with them replaced."""
+
+
+def _slots(members: tuple[str, ...], keys: Sequence[str]) -> _Slots | None:
+    """How to read and replace ``keys`` in a frozen state of ``members`` (``None``: one is not a member).
+
+    Both are generated once per rule: reading is an ``itemgetter`` of the members' positions, and
+    replacing one tuple display of the old state's values and the new ones, in the members' order.
+    """
+    if not set(keys) <= set(members):
+        return None
+    where = {members.index(key): i for i, key in enumerate(keys)}
+    project = itemgetter(*where) if where else _empty
+    items = ", ".join(f"r[{where[p]}]" if p in where else f"f[{p}]" for p in range(len(members)))
+    rebuild = eval(f"lambda f, r: ({items}{',' if items else ''})")  # noqa: S307 - code built from ints only
+    return project, rebuild
+
+
+def _empty(frozen: Any) -> tuple[()]:  # noqa: ARG001 - a rule that writes no member reads none
+    return ()
 
 
 def _freeze(value: Any) -> Hashable:

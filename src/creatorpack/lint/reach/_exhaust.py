@@ -464,6 +464,7 @@ class _Fast(_Explorer):
             added = 0
             firsts: dict[int, int] = {}
             fresh_ends: set[tuple[int, str]] = set()
+            grown: dict[int, int] = {}  # each key not ended -> the moves that reach it, with this state's
             for moves, ident, ending in outcomes:
                 key = ident * width + which
                 if ending is not None:
@@ -471,7 +472,11 @@ class _Fast(_Explorer):
                         fresh_ends.add((key, ending))
                         added += 1
                     continue
-                added += (moves & ~heard.get(key, 0)).bit_count()
+                before = grown.get(key)
+                if before is None:
+                    before = heard.get(key, 0)
+                added += (moves & ~before).bit_count()
+                grown[key] = before | moves
                 if key not in seen:
                     first = moves & -moves
                     firsts[key] = min(firsts.get(key, first), first)
@@ -483,10 +488,7 @@ class _Fast(_Explorer):
                     self.note([goal], entry, at, table.move((moves & -moves).bit_length() - 1))
             self.states += added
             ended |= fresh_ends
-            for moves, ident, ending in outcomes:
-                if ending is None:
-                    key = ident * width + which
-                    heard[key] = heard.get(key, 0) | moves
+            heard.update(grown)
             for key, first in sorted(firsts.items(), key=lambda pair: pair[1]):
                 seen.add(key)
                 state, now, fresh = turns.tuples[key // width]
