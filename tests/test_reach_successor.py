@@ -9,6 +9,7 @@ runtime itself.
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
 import random
@@ -288,3 +289,22 @@ def test_a_default_lint_takes_the_fast_search_when_only_goals_it_decides_are_lef
     slow = _exhaust._Explorer(engine, goals, 200_000, 1e18, time.monotonic).run()
     assert exhaustion.complete
     assert exhaustion.turns > slow.turns  # the fast search plays every move; the reference one skips repeats
+
+
+def test_the_search_pauses_the_cyclic_collector_and_restores_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its objects live on and make no cycle: collections during it would walk them all again, for nothing."""
+    engine = Engine(_pack(3))
+    goals = [t for t in _reach.targets(engine) if t.kind in _exhaust.FAST]
+    during: list[bool] = []
+    expand = Turns.expand
+
+    def spy(self: Turns, *args: Any) -> Any:
+        during.append(gc.isenabled())
+        return expand(self, *args)
+
+    monkeypatch.setattr(Turns, "expand", spy)
+    assert gc.isenabled()
+    _exhaust._Fast(engine, goals, 200_000, 1e18, time.monotonic, pending={t.key for t in goals}).run()
+    assert during
+    assert not any(during)
+    assert gc.isenabled()
