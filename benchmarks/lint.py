@@ -7,7 +7,8 @@ Columns: goals proved unreachable (of them, by the exhaustive search: "all st", 
 by turn), witnessed, the share decided, the witnesses' median and longest length in turns, the
 states the exhaustive search explored, the turns played in all, and the whole lint's time.
 
-Usage: python benchmarks/lint.py [--quick] [--wide] [--z3] [--spacer]
+Usage: python benchmarks/lint.py [--quick] [--wide] [--z3] [--spacer] [--only exhaustive]
+  --only exhaustive  the exhaustive search's cost per state alone (its table, nothing else)
   --wide  the runtime pack again with 4x the turns
   --z3    the solver comparison: the same goals by bounded model checking and 1-induction with z3
           (the dev extra's z3-solver; creatorpack itself does not use it; see docs/performance.md)
@@ -40,6 +41,12 @@ from creatorpack.play.engine import Engine
 
 def main() -> None:
     quick = "--quick" in sys.argv
+    if "--only" in sys.argv:
+        which = sys.argv[sys.argv.index("--only") + 1 :][:1]
+        if which != ["exhaustive"]:
+            raise SystemExit("--only takes one table: exhaustive")
+        _state_cost(quick=quick)
+        return
     repeat = 3 if quick else 7
     data = orjson.dumps(make_pack(10_000_000), option=orjson.OPT_INDENT_2)
     validate_times, lint_times = [], []

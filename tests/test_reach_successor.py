@@ -9,6 +9,7 @@ runtime itself.
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
 import random
@@ -16,11 +17,12 @@ import time
 from collections import deque
 from typing import Any
 
+import orjson
 import pytest
 
 from creatorpack.lint.reach import _decide as _reach
 from creatorpack.lint.reach import _exhaust
-from creatorpack.lint.reach._classes import MoveTable, Turns
+from creatorpack.lint.reach._classes import MoveTable, Turns, _frozen
 from creatorpack.lint.reach._successor import Successor
 from creatorpack.play.engine import Engine, SessionState, Turn
 from tests.random_packs import random_condition, random_pack
@@ -246,6 +248,31 @@ def test_the_turns_by_classes_of_moves_agree_with_the_specialised_turn(seed: int
                         seen.add((state, now, left))
                         following.append((state, now, left))
             layer = following
+    # One ``int`` per distinct state, as its JSON tells states apart (states are interned by a frozen form).
+    assert len({orjson.dumps(state, option=orjson.OPT_SORT_KEYS) for state in turns.states}) == len(turns.states)
+
+
+def test_a_state_s_frozen_form_tells_states_apart_as_their_json_does() -> None:
+    members = ("a", "b", "c")
+    same: list[tuple[dict[str, Any], dict[str, Any]]] = [
+        ({"a": 1, "b": ["x", "y"], "c": "s"}, {"c": "s", "b": ["x", "y"], "a": 1}),
+        ({"a": {"p": 1, "q": [1]}, "b": []}, {"b": [], "a": {"q": [1], "p": 1}}),
+    ]
+    apart: list[tuple[dict[str, Any], dict[str, Any]]] = [
+        ({"a": 1}, {"a": True}),
+        ({"a": 1}, {"a": 1.0}),
+        ({"a": ["x", "y"]}, {"a": ["y", "x"]}),
+        ({"a": ["x"]}, {"a": "x"}),
+        ({"a": 1, "b": None}, {"a": 1}),
+        ({"a": 1}, {"a": 1, "d": 2}),
+        ({"a": [1]}, {"a": ["1"]}),
+    ]
+    for left, right in same:
+        assert _frozen(left, members) == _frozen(right, members)
+    for left, right in apart:
+        assert _frozen(left, members) != _frozen(right, members), (left, right)
+    turns = Turns(Engine(_pack(1)).program, set(), [])
+    assert turns.intern({"a": 1, "b": [2]}) == turns.intern({"b": [2], "a": 1}) != turns.intern({"a": True, "b": [2]})
 
 
 class _Everything:
@@ -262,3 +289,22 @@ def test_a_default_lint_takes_the_fast_search_when_only_goals_it_decides_are_lef
     slow = _exhaust._Explorer(engine, goals, 200_000, 1e18, time.monotonic).run()
     assert exhaustion.complete
     assert exhaustion.turns > slow.turns  # the fast search plays every move; the reference one skips repeats
+
+
+def test_the_search_pauses_the_cyclic_collector_and_restores_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its objects live on and make no cycle: collections during it would walk them all again, for nothing."""
+    engine = Engine(_pack(3))
+    goals = [t for t in _reach.targets(engine) if t.kind in _exhaust.FAST]
+    during: list[bool] = []
+    expand = Turns.expand
+
+    def spy(self: Turns, *args: Any) -> Any:
+        during.append(gc.isenabled())
+        return expand(self, *args)
+
+    monkeypatch.setattr(Turns, "expand", spy)
+    assert gc.isenabled()
+    _exhaust._Fast(engine, goals, 200_000, 1e18, time.monotonic, pending={t.key for t in goals}).run()
+    assert during
+    assert not any(during)
+    assert gc.isenabled()

@@ -145,7 +145,7 @@ _MaxStates = Annotated[
     typer.Option(
         "--max-states",
         min=1,
-        help="Reachability search: distinct states it may explore; deterministic (default: the table, else 100000).",
+        help="Reachability search: distinct states it may explore; deterministic (default: the table, else 200000).",
     ),
 ]
 

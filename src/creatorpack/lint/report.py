@@ -49,7 +49,7 @@ class LintConfig:
 
     ignore: frozenset[str] = frozenset()
     assets: PathLike[str] | AssetSource | None = None
-    max_states: int = 100_000
+    max_states: int = 200_000
     max_seconds: float = 60.0
     reachability: bool = True
     per_item_ignores: Mapping[str, Collection[str]] = field(default_factory=dict)

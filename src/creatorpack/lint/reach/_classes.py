@@ -11,8 +11,11 @@ index ``i`` (:class:`MoveTable`), and a turn from a state is computed as masks:
    state per table of moves (:meth:`Turns._reader`), each distinct leaf evaluated once.
 2. The rules with effects, in document order, split the moves by the state they lead to: a rule
    moves the moves on which it is active from their state to the state after its effects, and
-   moves that come to the same state merge. A state is interned (an ``int`` per distinct state),
-   and one rule's effects on one state are computed once per search (``(state, rule) -> state``).
+   moves that come to the same state merge. A state is interned (an ``int`` per distinct state,
+   found by its frozen form: a tuple of its members' values, sets as tuples), and one rule's
+   effects on one state are computed once per search (``(state, rule) -> state``); they read and
+   write only the rule's members, so they run once per (rule, those members' values), and the
+   next state's frozen form is the last one's with those members replaced (no serialising).
 3. On each state after the turn, the open rules' ``completion``, the endings' and the searched
    achievements' ``when`` split the moves again (so evaluated, memoised per state), and so does which
    observations stay unanswered.
@@ -23,7 +26,8 @@ and ``tests/test_reach_successor.py`` checks :meth:`Turns.expand` against it mov
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Container, Mapping, Sequence
+from collections.abc import Callable, Collection, Container, Hashable, Mapping, Sequence
+from operator import itemgetter
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -141,20 +145,33 @@ class Turns:
         """The distinct states met, by their ``int``."""
         self.tuples: list[tuple[int, frozenset[str], frozenset[str]]] = []
         """The distinct (state, completed rules, observations still unanswered) met, by their ``int``."""
-        self._ids: dict[bytes, int] = {}
+        self._ids: dict[Hashable, int] = {}  # a state's frozen form (:func:`_frozen`) -> its ``int``
+        self._frozen: list[Hashable] = []  # by state: its frozen form
+        self._members: tuple[str, ...] | None = None  # the top-level members of the first state, sorted
+        self._slots: list[_Slots | None] = []  # by step: how to read and replace the members its rule writes
+        self._projected: list[dict[Any, tuple[dict[str, Any], tuple[Hashable, ...]]]] = []  # by step
+        self._keys = [keys for rule in program.rules if rule.effects for keys in (rule.keys,)]
         self._tuple_ids: dict[tuple[int, frozenset[str], frozenset[str]], int] = {}
         self._moved: list[dict[int, int]] = []  # by state: step -> the state after that rule's effects
         self._before: dict[tuple[int, int], tuple[int, ...]] = {}  # (state, table) -> the rule whens' moves
         self._plans: dict[tuple[tuple[int, ...], frozenset[str]], _Plan] = {}
-        self._later: dict[tuple[int, int, frozenset[str]], _Later] = {}
+        self._later: dict[tuple[int, frozenset[str]], dict[int, _Later]] = {}  # (table, completed) -> by state
 
     def intern(self, state: Mapping[str, Any]) -> int:
         """The ``int`` of ``state`` (equal states, equal ``int``s)."""
-        key = orjson.dumps(state, option=orjson.OPT_SORT_KEYS)
-        known = self._ids.get(key)
+        if self._members is None:
+            self._members = tuple(sorted(state))
+            self._slots = [_slots(self._members, keys) for keys in self._keys]
+            self._projected = [{} for _ in self._keys]
+        return self._add(_frozen(state, self._members), state)
+
+    def _add(self, frozen: Hashable, state: Mapping[str, Any]) -> int:
+        """The ``int`` of the state whose frozen form is ``frozen``, ``state`` kept when it is new."""
+        known = self._ids.get(frozen)
         if known is None:
-            known = self._ids[key] = len(self.states)
+            known = self._ids[frozen] = len(self.states)
             self.states.append(state)
+            self._frozen.append(frozen)
             self._moved.append({})
         return known
 
@@ -238,12 +255,42 @@ class Turns:
         return tuple(steps), tuple(blocks), tuple(goals.items())
 
     def _move(self, at: int, step: int) -> int:
-        """The state after the effects of the rule ``step`` on state ``at`` (computed once a search)."""
-        run, values = self._steps[step]
-        working = dict(self.states[at])
-        run(values, working, frozenset(), [])  # type: ignore[arg-type]  # indexed by condition, as a tuple is
-        to = self._moved[at][step] = self.intern(working)
-        return to
+        """The state after the effects of the rule ``step`` on state ``at`` (computed once a search).
+
+        A rule's effects read and write only the members it writes (``Rule.keys``), so they are
+        run once per (rule, values of those members) and the new state is the old one with those
+        members replaced: its frozen form a tuple built from the old one, no serialising.
+        """
+        slots = self._slots[step]
+        frozen = self._frozen[at]
+        if slots is None or type(frozen) is not tuple:  # a member the first state lacks: the whole state
+            run, values = self._steps[step]
+            working = dict(self.states[at])
+            run(values, working, frozenset(), [])  # type: ignore[arg-type]  # indexed by condition, as a tuple is
+            to = self._moved[at][step] = self.intern(working)
+            return to
+        project, rebuild = slots
+        key = project(frozen)
+        memo = self._projected[step]
+        known = memo.get(key)
+        if known is None:
+            run, values = self._steps[step]
+            working = dict(self.states[at])
+            run(values, working, frozenset(), [])  # type: ignore[arg-type]  # indexed by condition, as a tuple is
+            keys = self._keys[step]
+            known = memo[key] = (
+                {k: working[k] for k in keys if k in working},  # effects add no member (nor remove one)
+                tuple([_freeze(working[k]) if k in working else _ABSENT for k in keys]),
+            )
+        changes, replaced = known
+        now = rebuild(frozen, replaced)
+        known_to = self._ids.get(now)
+        if known_to is None:
+            state = dict(self.states[at])
+            state.update(changes)
+            known_to = self._add(now, state)
+        self._moved[at][step] = known_to
+        return known_to
 
     def _after(self, at: int, table: MoveTable, completed: frozenset[str]) -> _Later:
         """On state ``at`` after a turn: the moves split by the tuple and ending they reach, and each goal's moves."""
@@ -290,7 +337,7 @@ class Turns:
                     these = both & leaving
                     if these:
                         outcomes.append((these, self.tuple_of(at, now, fresh), ending))
-        found = self._later[at, table.serial, completed] = (tuple(outcomes), tuple(goals))
+        found = self._later[table.serial, completed][at] = (tuple(outcomes), tuple(goals))
         return found
 
     def expand(
@@ -325,9 +372,11 @@ class Turns:
             to = at if last < 0 else states[last]
             afters[to] = afters.get(to, 0) | moves
         outcomes: list[Outcome] = []
-        later = self._later
+        later = self._later.get((serial, completed))
+        if later is None:
+            later = self._later[serial, completed] = {}
         for to, moves in afters.items():
-            found = later.get((to, serial, completed))
+            found = later.get(to)
             if found is None:
                 found = self._after(to, table, completed)
             parts, reached = found
@@ -382,3 +431,54 @@ def _answered(node: Condition, answers: Mapping[str, Any]) -> Condition:
             return Not(_answered(inner, answers))
         case _:
             return node
+
+
+_ABSENT: Final = object()  # the frozen form of a member a state lacks
+
+_Slots = tuple[Callable[[Any], Any], Callable[[Any, tuple[Hashable, ...]], tuple[Hashable, ...]]]
+"""A rule's members in a frozen state: their values (the memo's key), and the state with them replaced."""
+
+
+def _slots(members: tuple[str, ...], keys: Sequence[str]) -> _Slots | None:
+    """How to read and replace ``keys`` in a frozen state of ``members`` (``None``: one is not a member).
+
+    Both are generated once per rule: reading is an ``itemgetter`` of the members' positions, and
+    replacing one tuple display of the old state's values and the new ones, in the members' order.
+    """
+    if not set(keys) <= set(members):
+        return None
+    where = {members.index(key): i for i, key in enumerate(keys)}
+    project = itemgetter(*where) if where else _empty
+    items = ", ".join(f"r[{where[p]}]" if p in where else f"f[{p}]" for p in range(len(members)))
+    rebuild = eval(f"lambda f, r: ({items}{',' if items else ''})")  # noqa: S307 - code built from ints only
+    return project, rebuild
+
+
+def _empty(frozen: Any) -> tuple[()]:  # noqa: ARG001 - a rule that writes no member reads none
+    return ()
+
+
+def _freeze(value: Any) -> Hashable:
+    """``value`` in a hashable form equal for two values exactly when their JSON is.
+
+    An ``int`` and a ``str`` stand for themselves, a list of strings (a set) is a tuple of them
+    in its order; anything else is its JSON (``bytes``, never equal to those), so ``True`` and
+    ``1``, or ``1`` and ``1.0``, stay apart as their JSON does.
+    """
+    kind = type(value)
+    if kind is int or kind is str:
+        return value  # type: ignore[no-any-return]
+    if kind is list and all(type(member) is str for member in value):
+        return tuple(value)
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
+def _frozen(state: Mapping[str, Any], members: tuple[str, ...]) -> Hashable:
+    """``state`` in a hashable form, equal for two states exactly when their JSON is.
+
+    A tuple of its members' values in :func:`_freeze`'s form in the order of ``members``; a state with a
+    member not among ``members`` is its whole JSON instead (``bytes``, never equal to a tuple).
+    """
+    if any(key not in members for key in state):
+        return orjson.dumps(state, option=orjson.OPT_SORT_KEYS)
+    return tuple([_freeze(state[key]) if key in state else _ABSENT for key in members])

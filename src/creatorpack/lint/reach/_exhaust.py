@@ -42,6 +42,7 @@ from creatorpack.lint.reach._abstract import tree_of
 from creatorpack.lint.reach._classes import MoveTable, Outcome, Turns
 from creatorpack.lint.reach._successor import Evaluators, Successor
 from creatorpack.lint.reach._witness import REVEALS, Move, Reached, Target, may_show_more, mentioned
+from creatorpack.play._paused import collector_paused
 from creatorpack.play.conditions import json_equal
 from creatorpack.play.engine import Engine, SessionState, Turn
 from creatorpack.play.step import reachable_assets, reward_assets, shown
@@ -413,7 +414,17 @@ class _Fast(_Explorer):
         playing the moves one by one, in order, would (a goal's witness is its first move, a new
         state's node is made at the first move that reaches it); the state that reaches the
         bound is played so, move by move.
+
+        Python's cyclic collector is paused meanwhile: the search makes hundreds of thousands of
+        objects that live on (states, tuples, memos) and no cycle, and each collection they
+        trigger walked them all again (a quarter of the CPU time of 200,000 states of
+        ``tests/packs/survival.json``).
         """
+        with collector_paused():
+            return self._search()
+
+    def _search(self) -> Exhaustion:
+        """:meth:`run`, with the collector paused."""
         if self.branching() > self.bound:
             return Exhaustion(
                 skipped=f"the exhaustive search did not start (one turn has {self.branching():,} combinations of "
@@ -464,6 +475,7 @@ class _Fast(_Explorer):
             added = 0
             firsts: dict[int, int] = {}
             fresh_ends: set[tuple[int, str]] = set()
+            grown: dict[int, int] = {}  # each key not ended -> the moves that reach it, with this state's
             for moves, ident, ending in outcomes:
                 key = ident * width + which
                 if ending is not None:
@@ -471,7 +483,11 @@ class _Fast(_Explorer):
                         fresh_ends.add((key, ending))
                         added += 1
                     continue
-                added += (moves & ~heard.get(key, 0)).bit_count()
+                before = grown.get(key)
+                if before is None:
+                    before = heard.get(key, 0)
+                added += (moves & ~before).bit_count()
+                grown[key] = before | moves
                 if key not in seen:
                     first = moves & -moves
                     firsts[key] = min(firsts.get(key, first), first)
@@ -483,10 +499,7 @@ class _Fast(_Explorer):
                     self.note([goal], entry, at, table.move((moves & -moves).bit_length() - 1))
             self.states += added
             ended |= fresh_ends
-            for moves, ident, ending in outcomes:
-                if ending is None:
-                    key = ident * width + which
-                    heard[key] = heard.get(key, 0) | moves
+            heard.update(grown)
             for key, first in sorted(firsts.items(), key=lambda pair: pair[1]):
                 seen.add(key)
                 state, now, fresh = turns.tuples[key // width]
