@@ -139,13 +139,12 @@ SHAPES = {
 """Each shape: its pack, the achievement only a relation rules out, and one within reach beside it."""
 
 
-def _replays(doc: Doc, key: str, witness: Witness) -> bool:
+def _replays(doc: Doc, goal: Goal, witness: Witness) -> bool:
     engine = Engine(doc)
     session, _ = engine.start(witness.entry)
-    kind, _, ident = key.partition(":")
     for move in witness.turns:
         session, _ = engine.step(session, Turn(move))
-    return ident in session.achievements if kind == "achievement" else True
+    return goal.id in session.achievements if goal.kind == "achievement" else True
 
 
 @pytest.mark.parametrize("name", list(SHAPES))
@@ -158,7 +157,7 @@ def test_a_default_lint_proves_what_only_a_relation_rules_out(name: str) -> None
     assert finding.message.endswith(" reachable states were explored")
     assert f"achievement:{unreachable}" in report.proofs
     witness = report.witnesses[f"achievement:{reachable}"]
-    assert _replays(make(), f"achievement:{reachable}", witness)
+    assert _replays(make(), Goal("achievement", reachable), witness)
 
 
 def test_the_hunt_for_near_witnesses_reaches_the_survival_packs_despair() -> None:

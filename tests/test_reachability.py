@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from creatorpack.cli import app
+from creatorpack.contract.conditions import Goal
 from creatorpack.lint import REVEAL_GOALS, LintConfig, LintReport, Witness, lint
 from creatorpack.lint.reach import _decide as _reach
 from creatorpack.lint.reach import _witness
@@ -203,9 +204,9 @@ def test_every_goal_is_decided_by_a_default_lint(name: str, doc: Doc) -> None:
         assert (key in report.witnesses) != (key in report.proofs), key
 
 
-def _reached(doc: Doc, key: str, witness: Witness) -> bool:
+def _reached(doc: Doc, goal: Goal, witness: Witness) -> bool:
     run = play(json.dumps(doc), [{"observations": dict(t)} for t in witness.turns], entry=witness.entry)
-    kind, _, ident = key.partition(":")
+    kind, ident = goal.kind, goal.id
     last = run.last
     if kind == "achievement":
         return ident in last.new_achievements or (not witness.turns and ident in last.achievements)
@@ -237,7 +238,7 @@ def test_every_witness_replays_to_its_goal_on_its_last_turn(name: str, doc: Doc)
     qualified = {k: w for k, w in report.witnesses.items() if ":" in k}
     assert qualified, name
     for key, witness in qualified.items():
-        assert _reached(doc, key, witness), (name, key, witness)
+        assert _reached(doc, Goal.parse(key), witness), (name, key, witness)
 
 
 @pytest.mark.parametrize(("name", "doc"), ALL, ids=[n for n, _ in ALL])
@@ -452,7 +453,7 @@ def test_a_purchase_within_reach_is_not_refused(coins: int, earn: bool) -> None:
     report = _report(doc)
     assert not [f for f in report.findings if f.pointer == "/progression/achievements/5" or f.code == "rejected-rule"]
     witness = report.witnesses["achievement:armed"]
-    assert _reached(doc, "achievement:armed", witness)
+    assert _reached(doc, Goal("achievement", "armed"), witness)
 
 
 def test_a_refused_rule_is_named_with_why_in_the_analysis() -> None:
