@@ -204,6 +204,22 @@ def test_every_goal_is_decided_by_a_default_lint(name: str, doc: Doc) -> None:
         assert (key in report.witnesses) != (key in report.proofs), key
 
 
+def test_the_outcome_keys_goals_by_their_goal_and_the_report_by_its_text() -> None:
+    """Reach keys what it decides by each target's :class:`Goal` (made once); the report by its ``kind:id`` text."""
+    doc = next(iter(PLANTED.values()))[0]()
+    outcome = _reach.decide(doc, 2_000, 1e9, time.monotonic)
+    goals = {t.goal: t for t in outcome.targets}
+    assert all(t.goal is t.goal and t.goal == Goal(t.kind, t.ident) for t in outcome.targets)
+    assert outcome.witnesses
+    assert outcome.proofs
+    assert set(outcome.witnesses) | set(outcome.proofs) <= set(goals)
+    report = _report(doc)
+    for goal, reached in outcome.witnesses.items():
+        assert report.witnesses[str(goal)].turns == tuple(reached.turns), goal
+    for goal, reason in outcome.proofs.items():
+        assert report.proofs[str(goal)] == reason, goal
+
+
 def _reached(doc: Doc, goal: Goal, witness: Witness) -> bool:
     run = play(json.dumps(doc), [{"observations": dict(t)} for t in witness.turns], entry=witness.entry)
     kind, ident = goal.kind, goal.id
