@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import creatorpack
 from _packgen import make_pack, make_runtime_pack, make_shop_pack
+from creatorpack.contract.conditions import Goal
 from creatorpack.lint import reach as _reach
 from creatorpack.lint.linter import LintConfig, lint
 from creatorpack.lint.reach import _exhaust
@@ -121,13 +122,13 @@ def _lint(pack: dict[str, Any], config: LintConfig) -> _Measured:
 def _row(name: str, measured: _Measured, kinds: tuple[str, ...]) -> float:
     """Print one table row; return the share of goals decided (0 when there are none)."""
     goals = [t for t in measured.outcome.targets if t.kind in kinds]
-    proved = sum(t.key in measured.outcome.proofs for t in goals)
-    turnwise = sum("turn by turn" in measured.outcome.proofs.get(t.key, "") for t in goals)
-    witnessed = [measured.outcome.witnesses[t.key] for t in goals if t.key in measured.outcome.witnesses]
+    proved = sum(t.goal in measured.outcome.proofs for t in goals)
+    turnwise = sum("turn by turn" in measured.outcome.proofs.get(t.goal, "") for t in goals)
+    witnessed = [measured.outcome.witnesses[t.goal] for t in goals if t.goal in measured.outcome.witnesses]
     decided = (proved + len(witnessed)) / len(goals) if goals else 0.0
     lengths = sorted(len(w.turns) for w in witnessed)
     median = lengths[len(lengths) // 2] if lengths else 0
-    exhaustively = sum("reachable states were explored" in measured.outcome.proofs.get(t.key, "") for t in goals)
+    exhaustively = sum("reachable states were explored" in measured.outcome.proofs.get(t.goal, "") for t in goals)
     print(
         f"| {name:<40} | {len(goals):>6,} | {proved:>6,} | {exhaustively:>6,} | {turnwise:>7,} | {len(witnessed):>7,} "
         f"| {decided:>8.1%} | {median:>3} / {lengths[-1] if lengths else 0:>3} | {measured.outcome.states:>7,} "
@@ -218,7 +219,7 @@ def _state_cost(*, quick: bool) -> None:
     for name, pack in packs.items():
         engine = Engine(pack)
         goals = [t for t in _reach.targets(engine) if t.kind in _exhaust.FAST]
-        keys = {t.key for t in goals}
+        keys = {t.goal for t in goals}
         bound = 200_000 if name.startswith("survival") else 10**7
         times: dict[str, list[float]] = {"step": [], "fast": []}
         states = {}
@@ -395,16 +396,16 @@ def _false(z3: Any) -> Any:
 
 def _goal_terms(
     unrolled: _Unrolled, targets: list[Any], before: tuple[Any, ...], after: tuple[Any, ...], active: dict[str, Any]
-) -> dict[str, Any]:
+) -> dict[Goal, Any]:
     """Each goal as a z3 term at one step: ``after`` is (state, answers, done) after it, ``before`` before."""
     z3, program = unrolled.z3, unrolled.program
-    terms: dict[str, Any] = {}
+    terms: dict[Goal, Any] = {}
     endings = list(program.endings)
     for target in targets:
         if target.kind == "rule":
-            terms[target.key] = active.get(target.ident, _false(z3))
+            terms[target.goal] = active.get(target.ident, _false(z3))
         elif target.kind == "completion":
-            terms[target.key] = z3.And(after[2][target.ident], z3.Not(before[2][target.ident]))
+            terms[target.goal] = z3.And(after[2][target.ident], z3.Not(before[2][target.ident]))
         else:
             term = unrolled.condition(target.condition, after[0], after[1])
             if target.kind == "ending":
@@ -415,7 +416,7 @@ def _goal_terms(
                         term = z3.And(
                             term, z3.Not(unrolled.condition(program.conditions[goal.when].source, after[0], after[1]))
                         )
-            terms[target.key] = term
+            terms[target.goal] = term
     return terms
 
 
@@ -432,7 +433,7 @@ def _bmc(z3: Any, pack: dict[str, Any], depth: int, sample: int | None) -> tuple
     solver = z3.Solver()
     step = unrolled.initial()
     ending = [unrolled.program.conditions[g.when].source for g in unrolled.program.endings]
-    open_ = {t.key for t in targets}
+    open_ = {t.goal for t in targets}
     zero = _goal_terms(unrolled, [t for t in targets if t.kind in ("achievement", "ending")], step, step, {})
     for key, term in zero.items():
         if solver.check(term) == z3.sat:
@@ -443,13 +444,13 @@ def _bmc(z3: Any, pack: dict[str, Any], depth: int, sample: int | None) -> tuple
         solver.add(z3.Not(z3.Or([unrolled.condition(c, step[0], step[1]) for c in ending])) if ending else _true(z3))
         state, answers, done, active, bounds = unrolled.turn(*step, turn)
         solver.add(bounds)
-        terms = _goal_terms(unrolled, [t for t in targets if t.key in open_], step, (state, answers, done), active)
+        terms = _goal_terms(unrolled, [t for t in targets if t.goal in open_], step, (state, answers, done), active)
         for key, term in terms.items():
             if solver.check(term) == z3.sat:
                 open_.discard(key)
         step = (state, answers, done)
     witnessed = len(targets) - len(open_)
-    proved = _induction(unrolled, [t for t in targets if t.key in open_])
+    proved = _induction(unrolled, [t for t in targets if t.goal in open_])
     return len(targets), witnessed, proved, time.perf_counter() - began
 
 
@@ -483,8 +484,8 @@ def _induction(unrolled: _Unrolled, targets: list[Any]) -> int:
     after = _goal_terms(unrolled, chosen, (state, answers, done), post[:3], {})
     proved = 0
     for target in chosen:
-        held = z3.Not(done[target.ident]) if target.kind == "completion" else z3.Not(before[target.key])
-        proved += solver.check(held, after[target.key]) == z3.unsat
+        held = z3.Not(done[target.ident]) if target.kind == "completion" else z3.Not(before[target.goal])
+        proved += solver.check(held, after[target.goal]) == z3.unsat
     return proved
 
 
@@ -510,7 +511,7 @@ def _solver_comparison(*, quick: bool) -> None:
     print(f"| {name:<40} | {goals:>6,} | {witnessed:>13,} | {proved:>18,} | {seconds:>7.2f} s |")
 
 
-def _spacer(z3: Any, pack: dict[str, Any], keys: set[str], timeout_ms: int) -> dict[str, tuple[str, float]]:
+def _spacer(z3: Any, pack: dict[str, Any], keys: set[Goal], timeout_ms: int) -> dict[Goal, tuple[str, float]]:
     """Each of ``keys`` (achievements, endings, rules) by Spacer from the first entry: sat, unsat or unknown, seconds.
 
     The reachable states after any number of turns are a relation ``Inv`` over the state, the
@@ -563,21 +564,21 @@ def _spacer(z3: Any, pack: dict[str, Any], keys: set[str], timeout_ms: int) -> d
     fixed.rule(
         reachable(*following), [reachable(*names), *going, *[f == a for f, a in zip(following, after, strict=True)]]
     )
-    found: dict[str, tuple[str, float]] = {}
+    found: dict[Goal, tuple[str, float]] = {}
     before = (state, answers, done)
     for target in _reach.targets(engine):
-        if target.key not in keys:
+        if target.goal not in keys:
             continue
         began = time.perf_counter()
         if target.kind == "rule":
             goal = z3.And(active[target.ident], *going)
         else:
-            goal = _goal_terms(unrolled, [target], before, before, {})[target.key]
+            goal = _goal_terms(unrolled, [target], before, before, {})[target.goal]
         try:
             answer = str(fixed.query(z3.And(reachable(*names), goal)))
         except z3.Z3Exception:
             answer = "unknown"
-        found[target.key] = (answer, time.perf_counter() - began)
+        found[target.goal] = (answer, time.perf_counter() - began)
     return found
 
 
@@ -600,16 +601,16 @@ def _spacer_comparison(*, quick: bool) -> None:
     for name, pack, timeout_ms in cases:
         outcome = _reach.decide(pack, config.max_states, config.max_seconds, time.monotonic)
         kinds = ("achievement", "ending", "rule")
-        proved = [t.key for t in outcome.targets if t.kind in kinds and t.key in outcome.proofs]
+        proved = [t.goal for t in outcome.targets if t.kind in kinds and t.goal in outcome.proofs]
         open_ = [
-            t.key
+            t.goal
             for t in outcome.targets
-            if t.kind in kinds and t.key not in outcome.proofs and t.key not in outcome.witnesses
+            if t.kind in kinds and t.goal not in outcome.proofs and t.goal not in outcome.witnesses
         ]
         chosen = (proved[-1:] + open_[: 2 if quick else 5]) if name == "runtime pack" else proved + open_
         for key, (answer, seconds) in _spacer(z3, pack, set(chosen), timeout_ms).items():
             said = "proved" if key in proved else "undecided"
-            print(f"| {name:<40} | {key:<30} | {said:<16} | {answer:>8} | {seconds:>6.2f} s |")
+            print(f"| {name:<40} | {key!s:<30} | {said:<16} | {answer:>8} | {seconds:>6.2f} s |")
 
 
 def _verdict(met: bool) -> str:  # noqa: FBT001 - a yes/no to print

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import itertools
+import os
+import pickle
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -207,3 +211,18 @@ def test_a_goal_needs_a_kind(text: str) -> None:
 
 def test_a_goal_id_may_hold_a_colon() -> None:
     assert Goal.parse("rule:a:b") == Goal("rule", "a:b")
+
+
+def test_a_goal_unpickled_in_another_process_is_found_by_its_own_hash() -> None:
+    """A goal keeps its hash; one pickled where strings hash otherwise (``-j`` workers) is made again, not copied."""
+    script = (
+        "import pickle, sys\n"
+        "from creatorpack.contract.conditions import Goal\n"
+        "sys.stdout.buffer.write(pickle.dumps([Goal('rule', 'r3'), Goal('achievement', 'a1')]))\n"
+    )
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    made = subprocess.run([sys.executable, "-c", script], capture_output=True, check=True, env=env).stdout
+    goals = pickle.loads(made)  # bytes this test made
+    assert {Goal("rule", "r3"): 1, Goal("achievement", "a1"): 2}.get(goals[0]) == 1
+    assert goals[1] in {Goal("achievement", "a1")}
+    assert [hash(g) for g in goals] == [hash(("rule", "r3")), hash(("achievement", "a1"))]

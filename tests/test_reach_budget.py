@@ -7,11 +7,12 @@ import json
 import time
 from collections import deque
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from typer.testing import CliRunner
 
 from creatorpack.cli import app
+from creatorpack.contract.conditions import Goal
 from creatorpack.lint import LintConfig, lint
 from creatorpack.lint.reach import _decide as _reach
 from creatorpack.lint.reach import _witness
@@ -141,17 +142,20 @@ def test_the_fog_pack_rules_are_truly_unreachable() -> None:
     assert {"r0", "r1", "r8"} <= active
 
 
+R3: Final = Goal("rule", "r3")
+
+
 def test_the_boxes_turn_by_turn_prove_what_one_box_for_all_turns_cannot() -> None:
     # Too few turns to explore every state: r3's proof is the boxes' (r9's would need the sweep).
     outcome = _reach.decide(fog(), 100, 1e9, time.monotonic, exhaustive=False)
-    assert outcome.proofs["rule:r3"].startswith("from entry 'e0', its `when` holds in no state reachable turn by turn")
-    assert "`/i0` is 5 at the start, 0 after turn 1, 0..1 after turns 2-4" in outcome.proofs["rule:r3"]
-    assert "rule:r9" not in outcome.proofs
+    assert outcome.proofs[R3].startswith("from entry 'e0', its `when` holds in no state reachable turn by turn")
+    assert "`/i0` is 5 at the start, 0 after turn 1, 0..1 after turns 2-4" in outcome.proofs[R3]
+    assert Goal("rule", "r9") not in outcome.proofs
     assert (
-        "rule:r3" not in _reach.decide(fog(), 100, 1e9, time.monotonic, work=0, exhaustive=False).proofs
+        R3 not in _reach.decide(fog(), 100, 1e9, time.monotonic, work=0, exhaustive=False).proofs
     )  # no boxes, no proof
     whole = _reach.decide(fog(), 2_000, 1e9, time.monotonic)  # an exhausted sweep decides first
-    assert whole.proofs["rule:r3"].startswith("no sequence of turns reaches it (every reachable state explored")
+    assert whole.proofs[R3].startswith("no sequence of turns reaches it (every reachable state explored")
 
 
 def test_the_budget_the_walk_leaves_is_played_and_an_exhausted_sweep_is_a_proof() -> None:
@@ -159,7 +163,7 @@ def test_the_budget_the_walk_leaves_is_played_and_an_exhausted_sweep_is_a_proof(
     assert not [f for f in outcome.findings if f.code == "reachability-bound"]
     assert outcome.turns_played > 2_000 // _reach.SWEEP_SHARE  # the sweep resumed after the walk
     assert outcome.turns_played < 2_000  # and stopped when nothing was left to explore
-    reason = outcome.proofs["rule:r9"]
+    reason = outcome.proofs[Goal("rule", "r9")]
     assert reason == (
         f"no sequence of turns reaches it (every reachable state explored, {outcome.turns_played:,} turns played)"
     )
@@ -175,7 +179,7 @@ def test_a_budget_too_small_to_explore_is_spent_whole_and_the_message_counts_tur
     (finding,) = [f for f in outcome.findings if f.code == "reachability-bound"]
     assert f"the guided search played {budget:,} turns" in finding.message
     assert finding.message.endswith(f"; raise --max-states (now {budget:,}) to search further")
-    assert "rule:r9" not in outcome.proofs
+    assert Goal("rule", "r9") not in outcome.proofs
 
 
 def test_a_search_that_stops_early_says_how_many_turns_it_played() -> None:

@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 
+from creatorpack.contract.conditions import Goal
 from creatorpack.lint import Witness, lint
 from creatorpack.lint.reach import _decide as _reach
 from creatorpack.lint.reach import _exhaust
@@ -138,13 +139,12 @@ SHAPES = {
 """Each shape: its pack, the achievement only a relation rules out, and one within reach beside it."""
 
 
-def _replays(doc: Doc, key: str, witness: Witness) -> bool:
+def _replays(doc: Doc, goal: Goal, witness: Witness) -> bool:
     engine = Engine(doc)
     session, _ = engine.start(witness.entry)
-    kind, _, ident = key.partition(":")
     for move in witness.turns:
         session, _ = engine.step(session, Turn(move))
-    return ident in session.achievements if kind == "achievement" else True
+    return goal.id in session.achievements if goal.kind == "achievement" else True
 
 
 @pytest.mark.parametrize("name", list(SHAPES))
@@ -157,22 +157,26 @@ def test_a_default_lint_proves_what_only_a_relation_rules_out(name: str) -> None
     assert finding.message.endswith(" reachable states were explored")
     assert f"achievement:{unreachable}" in report.proofs
     witness = report.witnesses[f"achievement:{reachable}"]
-    assert _replays(make(), f"achievement:{reachable}", witness)
+    assert _replays(make(), Goal("achievement", reachable), witness)
 
 
 def test_the_hunt_for_near_witnesses_reaches_the_survival_packs_despair() -> None:
     """Its boxes allow 2.6 million states; four turns of storms reach `despair`, found within 969 states."""
     pack = json.loads((Path(__file__).resolve().parent / "packs" / "survival.json").read_text())
     outcome = _reach.decide(pack, 100_000, 1e9, time.monotonic)
-    assert len(outcome.witnesses["rule:despair"].turns) == 4
+    assert len(outcome.witnesses[Goal("rule", "despair")].turns) == 4
     assert not outcome.exhausted
+
+
+ENDURED: Final = Goal("ending", "endured")
+ART: Final = Goal("asset", "endured_art")
 
 
 def test_the_beam_reaches_the_end_of_thirty_days_survived() -> None:
     """Breadth first, 1,970,528 states find it; a beam of 50 states a turn, chosen by a hash, within 1,383."""
     pack = json.loads((Path(__file__).resolve().parent / "packs" / "survival.json").read_text())
     outcome = _reach.decide(pack, 100_000, 1e9, time.monotonic)
-    witness = outcome.witnesses["ending:endured"]
+    witness = outcome.witnesses[ENDURED]
     assert len(witness.turns) == 30
     engine = Engine(pack)
     session, _ = engine.start(witness.entry)
@@ -185,8 +189,8 @@ def test_the_art_the_thirty_days_ending_reveals_is_witnessed_by_the_beam_s_play(
     """The hunt follows no reveal; replaying the plays it found shows `endured_art` once `endured` is reached."""
     pack = json.loads((Path(__file__).resolve().parent / "packs" / "survival.json").read_text())
     outcome = _reach.decide(pack, 100_000, 1e9, time.monotonic)
-    witness = outcome.witnesses["asset:endured_art"]
-    assert witness.turns == outcome.witnesses["ending:endured"].turns  # the ending's play, cut where the art shows
+    witness = outcome.witnesses[ART]
+    assert witness.turns == outcome.witnesses[ENDURED].turns  # the ending's play, cut where the art shows
     engine = Engine(pack)
     session, _ = engine.start(witness.entry)
     for turn, move in enumerate(witness.turns, 1):
@@ -195,11 +199,11 @@ def test_the_art_the_thirty_days_ending_reveals_is_witnessed_by_the_beam_s_play(
     assert "endured_art" in shown(engine.program, session)["assets"]
     assert not [f for f in outcome.findings if f.code == "reachability-bound"]
     again = _reach.decide(pack, 100_000, 1e9, time.monotonic)
-    assert again.witnesses["asset:endured_art"] == witness  # the same on every run
+    assert again.witnesses[ART] == witness  # the same on every run
     # The replays are bounded by a count of turns: a play longer than what is left is not replayed.
-    (art,) = [t for t in outcome.targets if t.key == "asset:endured_art"]
-    ending = outcome.witnesses["ending:endured"]
-    assert _exhaust.revealed_along(engine, [ending], [art], 30) == {"asset:endured_art": witness}
+    (art,) = [t for t in outcome.targets if t.goal == ART]
+    ending = outcome.witnesses[ENDURED]
+    assert _exhaust.revealed_along(engine, [ending], [art], 30) == {ART: witness}
     assert _exhaust.revealed_along(engine, [ending], [art], 29) == {}
 
 
@@ -279,7 +283,7 @@ def test_a_card_part_revealed_on_a_turn_that_leads_back_is_shown_once_its_card_i
     engine = Engine(late_card())
     goals = _reach.targets(engine)
     exhaustion = _exhaust.explore(engine, goals, 1_000, 1e18, time.monotonic)
-    witness = exhaustion.found["avatar:c0"]
+    witness = exhaustion.found[Goal("avatar", "c0")]
     session, _ = engine.start()
     for move in witness.turns:
         session, result = engine.step(session, Turn(move))

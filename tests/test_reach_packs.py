@@ -45,7 +45,9 @@ PACKS: dict[str, tuple[Callable[[], Any], int, int, tuple[str, ...]]] = {
 def test_a_default_lint_decides_these_many_goals(name: str) -> None:
     make, decided, goals, left = PACKS[name]
     outcome = _reach.decide(make(), LintConfig().max_states, 1e9, time.monotonic)
-    undecided = [t.key for t in outcome.targets if t.key not in outcome.proofs and t.key not in outcome.witnesses]
+    undecided = [
+        str(t.goal) for t in outcome.targets if t.goal not in outcome.proofs and t.goal not in outcome.witnesses
+    ]
     assert (len(outcome.targets) - len(undecided), len(outcome.targets)) == (decided, goals)
     assert tuple(undecided) == left
     assert not outcome.timed_out

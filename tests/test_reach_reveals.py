@@ -72,13 +72,13 @@ def test_every_reveal_of_the_rich_packs_is_decided_and_its_turns_show_it() -> No
     """Each witness's last turn first shows the item to the reader, as `creatorpack play` shows it."""
     for version in ("0.3", "0.4", "0.5"):
         doc = example(version, "rich")
-        keys = [str(key) for key in goals(doc) if key.kind in REVEAL_GOALS]
-        assert len(keys) > 10, version
+        reveals = [goal for goal in goals(doc) if goal.kind in REVEAL_GOALS]
+        assert len(reveals) > 10, version
         report = lint(json.dumps(doc))
-        for key in keys:
-            witness = report.witnesses[key]  # every one is shown by some play
-            kind, _, ident = key.partition(":")
-            reveal = next(k for k, goal in _witness.REVEALS.items() if goal == kind)
+        for key in reveals:
+            witness = report.witnesses[str(key)]  # every one is shown by some play
+            ident = key.id
+            reveal = next(k for k, goal in _witness.REVEALS.items() if goal == key.kind)
             run = play(json.dumps(doc), [{"observations": dict(t)} for t in witness.turns], entry=witness.entry)
             if witness.turns:
                 assert ident in run.last.new_revealed.get(reveal, ()), (version, key)

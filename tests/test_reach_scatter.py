@@ -11,6 +11,7 @@ import json
 import time
 from typing import Any
 
+from creatorpack.contract.conditions import Goal
 from creatorpack.lint.reach import _decide as _reach
 from creatorpack.lint.reach import _witness
 from creatorpack.play.engine import Engine, Turn
@@ -68,7 +69,7 @@ def _scattered(doc: Doc) -> _witness.Search:
 def test_the_plays_reach_a_goal_that_needs_many_answers_on_two_turns_and_replay() -> None:
     doc = _pack()
     search = _scattered(doc)
-    witness = search.found["achievement:two_up"]
+    witness = search.found[Goal("achievement", "two_up")]
     engine = Engine(doc)
     session, _ = engine.start(witness.entry)
     for move in witness.turns:

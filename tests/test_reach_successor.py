@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 import pytest
 
+from creatorpack.contract.conditions import Goal
 from creatorpack.lint.reach import _decide as _reach
 from creatorpack.lint.reach import _exhaust
 from creatorpack.lint.reach._classes import MoveTable, Turns, _frozen
@@ -107,7 +108,7 @@ def test_the_specialised_turn_agrees_with_step(seed: int) -> None:
 def test_the_fast_search_counts_and_reaches_what_the_reference_search_does(seed: int) -> None:
     engine = Engine(_pack(seed))
     goals = [t for t in _reach.targets(engine) if t.kind in _exhaust.FAST]
-    keys = {t.key for t in goals}
+    keys = {t.goal for t in goals}
     for bound in (50, 200_000):
         fast = _exhaust._Fast(engine, goals, bound, 1e18, time.monotonic, pending=set(keys)).run()
         slow = _exhaust._Explorer(engine, goals, bound, 1e18, time.monotonic, pending=set(keys)).run()
@@ -167,13 +168,13 @@ class _OneByOne(_exhaust._Fast):
             keyed: dict[tuple[int, frozenset[str], frozenset[str]], bytes] = {}  # each state's key, made once
             for (move, classes), after in zip(moves, successor.expand(state, completed, given), strict=True):
                 self.turns += 1
-                keys = [f"rule:{ident}" for ident in after.active if ident in rules] if rules else []
+                keys = [Goal("rule", ident) for ident in after.active if ident in rules] if rules else []
                 if achievements:
-                    keys += [f"achievement:{ident}" for ident in after.holding if ident in achievements]
+                    keys += [Goal("achievement", ident) for ident in after.holding if ident in achievements]
                 if completions:
-                    keys += [f"completion:{ident}" for ident in after.new_completed if ident in completions]
+                    keys += [Goal("completion", ident) for ident in after.new_completed if ident in completions]
                 if after.ending is not None and after.ending in endings:
-                    keys.append(f"ending:{after.ending}")
+                    keys.append(Goal("ending", after.ending))
                 if keys:
                     self.note(keys, entry, at, move)
                 fresh = node.fresh.difference(move) if node.fresh else node.fresh
@@ -199,7 +200,7 @@ def test_the_search_by_classes_of_moves_is_the_one_move_by_move(seed: int) -> No
     """The same states, turns and witnesses (to the move) as playing each move in turn, at any bound."""
     engine = Engine(_pack(seed))
     goals = [t for t in _reach.targets(engine) if t.kind in _exhaust.FAST]
-    keys = {t.key for t in goals}
+    keys = {t.goal for t in goals}
     for bound in (7, 50, 333, 200_000):
         fast = _exhaust._Fast(engine, goals, bound, 1e18, time.monotonic, pending=set(keys)).run()
         slow = _OneByOne(engine, goals, bound, 1e18, time.monotonic, pending=set(keys)).run()
@@ -240,9 +241,9 @@ def test_the_turns_by_classes_of_moves_agree_with_the_specialised_turn(seed: int
                     assert (turns.states[state], now, ending) == (one.state, one.completed, one.ending), where
                     assert left == fresh.difference(move), where
                     reached = {key for key, moves in goals.items() if moves & 1 << bit}
-                    expected = {f"rule:{r}" for r in one.active} | {f"achievement:{a}" for a in one.holding}
-                    expected |= {f"completion:{r}" for r in one.new_completed}
-                    expected |= {f"ending:{one.ending}"} if one.ending is not None else set()
+                    expected = {Goal("rule", r) for r in one.active} | {Goal("achievement", a) for a in one.holding}
+                    expected |= {Goal("completion", r) for r in one.new_completed}
+                    expected |= {Goal("ending", one.ending)} if one.ending is not None else set()
                     assert reached == expected, where
                     if ending is None and (state, now, left) not in seen:
                         seen.add((state, now, left))
@@ -285,7 +286,7 @@ class _Everything:
 def test_a_default_lint_takes_the_fast_search_when_only_goals_it_decides_are_left() -> None:
     engine = Engine(_pack(3))
     goals = [t for t in _reach.targets(engine) if t.kind in _exhaust.FAST]
-    exhaustion = _exhaust.explore(engine, goals, 200_000, 1e18, time.monotonic, pending={g.key for g in goals})
+    exhaustion = _exhaust.explore(engine, goals, 200_000, 1e18, time.monotonic, pending={g.goal for g in goals})
     slow = _exhaust._Explorer(engine, goals, 200_000, 1e18, time.monotonic).run()
     assert exhaustion.complete
     assert exhaustion.turns > slow.turns  # the fast search plays every move; the reference one skips repeats
@@ -304,7 +305,7 @@ def test_the_search_pauses_the_cyclic_collector_and_restores_it(monkeypatch: pyt
 
     monkeypatch.setattr(Turns, "expand", spy)
     assert gc.isenabled()
-    _exhaust._Fast(engine, goals, 200_000, 1e18, time.monotonic, pending={t.key for t in goals}).run()
+    _exhaust._Fast(engine, goals, 200_000, 1e18, time.monotonic, pending={t.goal for t in goals}).run()
     assert during
     assert not any(during)
     assert gc.isenabled()

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from creatorpack.contract.conditions import parse
+from creatorpack.contract.conditions import Goal, parse
 from creatorpack.lint.reach import _bnb, _exhaust, _witness
 from creatorpack.lint.reach import _decide as _reach
 from creatorpack.lint.reach._abstract import Abstract, Analysis, IntRange, Members, analyse
@@ -102,10 +102,10 @@ def _check_trace(analysis: Analysis, trace: Trace, layers: list[list[SessionStat
         assert any(_inside(analysis, session.state, box) for box in trace.after), session.state
 
 
-def _revealed(engine: Engine, session: SessionState) -> set[str]:
-    """What the reader is shown (as play shows it), as goal keys."""
+def _revealed(engine: Engine, session: SessionState) -> set[Goal]:
+    """What the reader is shown (as play shows it), as goals."""
     now = shown(engine.program, session)
-    return {f"{goal}:{i}" for kind, goal in _witness.REVEALS.items() for i in now.get(kind, ())}
+    return {Goal(goal, i) for kind, goal in _witness.REVEALS.items() for i in now.get(kind, ())}
 
 
 def _every_turn(engine: Engine, entry: str) -> Iterator[tuple[SessionState, TurnResult]]:
@@ -126,19 +126,19 @@ def _every_turn(engine: Engine, entry: str) -> Iterator[tuple[SessionState, Turn
                 queue.append(after)
 
 
-def _explore(engine: Engine, entry: str) -> tuple[list[SessionState], set[str]]:
-    """Every session some sequence of turns from ``entry`` reaches, and every goal key reached on the way."""
+def _explore(engine: Engine, entry: str) -> tuple[list[SessionState], set[Goal]]:
+    """Every session some sequence of turns from ``entry`` reaches, and every goal reached on the way."""
     start, _ = engine.start(entry)
-    reached = {f"achievement:{a}" for a in start.achievements} | {f"completion:{c}" for c in start.completed}
-    reached |= {f"ending:{start.ending}"} if start.ending is not None else set()
+    reached = {Goal("achievement", a) for a in start.achievements} | {Goal("completion", c) for c in start.completed}
+    reached |= {Goal("ending", start.ending)} if start.ending is not None else set()
     reached |= _revealed(engine, start)
     every = {_key(start): start}
     for after, result in _every_turn(engine, entry):
-        reached.update(f"rule:{r}" for r in result.active_rules)
-        reached.update(f"achievement:{a}" for a in after.achievements)
-        reached.update(f"completion:{c}" for c in after.completed)
+        reached.update(Goal("rule", r) for r in result.active_rules)
+        reached.update(Goal("achievement", a) for a in after.achievements)
+        reached.update(Goal("completion", c) for c in after.completed)
         if after.ending is not None:
-            reached.add(f"ending:{after.ending}")
+            reached.add(Goal("ending", after.ending))
         reached |= _revealed(engine, after)
         every.setdefault(_key(after), after)
     return list(every.values()), reached
@@ -165,24 +165,28 @@ def test_no_goal_proved_unreachable_is_reached(seed: int) -> None:
         outcome = _reach.decide(doc, turns, 1e9, time.monotonic)
         assert not set(outcome.proofs) & reached, (seed, turns)
         assert not set(outcome.witnesses) - reached, (seed, turns)
-    assert {t.key for t in outcome.targets} <= set(outcome.proofs) | set(outcome.witnesses), seed
+    assert {t.goal for t in outcome.targets} <= set(outcome.proofs) | set(outcome.witnesses), seed
 
 
-def _goals_along(engine: Engine, entry: str, turns: list[dict[str, Any]]) -> Iterator[set[str]]:
-    """The goal keys each turn of playing ``turns`` from ``entry`` reaches, the start first; until an ending."""
+def _goals_along(engine: Engine, entry: str, turns: list[dict[str, Any]]) -> Iterator[set[Goal]]:
+    """The goals each turn of playing ``turns`` from ``entry`` reaches, the start first; until an ending."""
     session, _ = engine.start(entry)
     before = _revealed(engine, session)
-    reached = {f"achievement:{a}" for a in session.achievements} | before
-    yield reached | {f"completion:{c}" for c in session.completed} | {f"ending:{e}" for e in [session.ending] if e}
+    reached = {Goal("achievement", a) for a in session.achievements} | before
+    yield (
+        reached
+        | {Goal("completion", c) for c in session.completed}
+        | {Goal("ending", e) for e in [session.ending] if e}
+    )
     for move in turns:
         if session.ending is not None:
             return
         last = session
         session, result = engine.step(session, Turn(move))
-        reached = {f"rule:{r}" for r in result.active_rules}
-        reached |= {f"achievement:{a}" for a in result.new_achievements}
-        reached |= {f"completion:{c}" for c in session.completed - last.completed}
-        reached |= {f"ending:{session.ending}"} if session.ending is not None else set()
+        reached = {Goal("rule", r) for r in result.active_rules}
+        reached |= {Goal("achievement", a) for a in result.new_achievements}
+        reached |= {Goal("completion", c) for c in session.completed - last.completed}
+        reached |= {Goal("ending", session.ending)} if session.ending is not None else set()
         reached |= _revealed(engine, session) - before
         before = _revealed(engine, session)
         yield reached
@@ -198,16 +202,16 @@ def test_the_exhaustive_search_proves_soundly_and_its_witnesses_replay(seed: int
     exhaustion = _exhaust.explore(engine, goals, 200_000, 1e18, time.monotonic)
     assert exhaustion.complete, seed
     # A decision procedure: it reaches exactly the goals some play reaches; the rest it proves.
-    assert set(exhaustion.found) == {t.key for t in goals} & reached, seed
+    assert set(exhaustion.found) == {t.goal for t in goals} & reached, seed
     outcome = _reach.decide(doc, 200_000, 1e9, time.monotonic)
-    assert {t.key for t in outcome.targets} <= set(outcome.proofs) | set(outcome.witnesses), seed
+    assert {t.goal for t in outcome.targets} <= set(outcome.proofs) | set(outcome.witnesses), seed
     assert not set(outcome.proofs) & reached, seed
     for key, witness in [*exhaustion.found.items(), *outcome.witnesses.items()]:  # each replays to its goal
         steps = list(_goals_along(engine, witness.entry, witness.turns))
         assert len(steps) == len(witness.turns) + 1, (seed, key)
         assert key in steps[-1], (seed, key, witness)
     # Random plays (beside the exploration above, on the runtime alone) never reach a proved goal either.
-    proved = {t.key for t in goals} - set(exhaustion.found)
+    proved = {t.goal for t in goals} - set(exhaustion.found)
     rng = random.Random(seed)
     moves = _moves(engine)
     for _ in range(30):
@@ -224,7 +228,7 @@ def test_the_fuzz_exercises_the_exhaustive_proofs() -> None:
         engine = Engine(random_pack(seed))
         goals = _reach.targets(engine)
         exhaustion = _exhaust.explore(engine, goals, 200_000, 1e18, time.monotonic)
-        proved += len({t.key for t in goals} - set(exhaustion.found))
+        proved += len({t.goal for t in goals} - set(exhaustion.found))
     assert proved >= 5
 
 
@@ -339,7 +343,7 @@ def test_a_goal_one_turn_reaches_only_with_many_answers_at_once_is_witnessed_and
     search = _witness.Search(engine, targets, 50, time.monotonic() + 600, time.monotonic, [analysis])
     starts = search.starts()
     search.solve(starts)
-    witness = search.found["achievement:eleven"]
+    witness = search.found[Goal("achievement", "eleven")]
     assert len(witness.turns) == 1
     session, _ = engine.start(witness.entry)
     for move in witness.turns:

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from creatorpack.contract.conditions import Goal
 from creatorpack.lint import lint
 from creatorpack.scaffold import files
 from creatorpack.testing import play
@@ -68,12 +69,12 @@ def second_entry() -> Doc:
     )
 
 
-def _decided_and_replayed(doc: Doc, goal: str) -> int:
+def _decided_and_replayed(doc: Doc, goal: Goal) -> int:
     report = lint(json.dumps(doc))
     assert not [f.message for f in report.findings if f.code == "reachability-bound"]
-    witness = report.witnesses[goal]
+    witness = report.witnesses[str(goal)]
     run = play(json.dumps(doc), [{"observations": dict(t)} for t in witness.turns], entry=witness.entry)
-    return len(witness.turns) if run.ending == goal.partition(":")[2] else -1
+    return len(witness.turns) if run.ending == goal.id else -1
 
 
 SURVIVAL = Path(__file__).parent / "packs" / "survival.json"
@@ -85,20 +86,21 @@ building uses up; its rescue needs the fire and a signal."""
 def test_a_survival_pack_s_chains_are_witnessed_and_replay() -> None:
     doc = json.loads(SURVIVAL.read_text(encoding="utf-8"))
     report = lint(json.dumps(doc))
-    for goal in ("rule:build_fire", "achievement:hearth", "rule:light_signal", "ending:rescued"):
-        witness = report.witnesses[goal]  # each was a reachability-bound warning
+    chains = [Goal("rule", "build_fire"), Goal("achievement", "hearth"), Goal("rule", "light_signal")]
+    for goal in [*chains, Goal("ending", "rescued")]:
+        witness = report.witnesses[str(goal)]  # each was a reachability-bound warning
         run = play(json.dumps(doc), [{"observations": dict(t)} for t in witness.turns], entry=witness.entry)
-        kind, _, ident = goal.partition(":")
-        if kind == "rule":
-            assert ident in run.last.active_rules, goal
-        elif kind == "achievement":
-            assert ident in run.last.new_achievements, goal
-        else:
-            assert run.ending == ident, goal
+        match goal:
+            case Goal("rule", ident):
+                assert ident in run.last.active_rules, goal
+            case Goal("achievement", ident):
+                assert ident in run.last.new_achievements, goal
+            case Goal(_, ident):
+                assert run.ending == ident, goal
 
 
 def test_a_goal_only_the_second_entry_can_reach_is_walked_from_there() -> None:
     doc = second_entry()
     report = lint(json.dumps(doc))
     assert report.witnesses["ending:late"].entry == "e1"
-    assert _decided_and_replayed(doc, "ending:late") == 8
+    assert _decided_and_replayed(doc, Goal("ending", "late")) == 8

@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from creatorpack.cli import app
+from creatorpack.contract.conditions import Goal
 from creatorpack.lint import REVEAL_GOALS, LintConfig, LintReport, Witness, lint
 from creatorpack.lint.reach import _decide as _reach
 from creatorpack.lint.reach import _witness
@@ -199,12 +200,29 @@ def test_every_goal_is_decided_by_a_default_lint(name: str, doc: Doc) -> None:
     assert not [f for f in report.findings if f.code == "reachability-bound"], name
     engine = Engine(doc)
     for target in _reach.targets(engine):
-        assert (target.key in report.witnesses) != (target.key in report.proofs), target.key
+        key = str(target.goal)  # the report's keys are text, as users name goals
+        assert (key in report.witnesses) != (key in report.proofs), key
 
 
-def _reached(doc: Doc, key: str, witness: Witness) -> bool:
+def test_the_outcome_keys_goals_by_their_goal_and_the_report_by_its_text() -> None:
+    """Reach keys what it decides by each target's :class:`Goal` (made once); the report by its ``kind:id`` text."""
+    doc = next(iter(PLANTED.values()))[0]()
+    outcome = _reach.decide(doc, 2_000, 1e9, time.monotonic)
+    goals = {t.goal: t for t in outcome.targets}
+    assert all(t.goal is t.goal and t.goal == Goal(t.kind, t.ident) for t in outcome.targets)
+    assert outcome.witnesses
+    assert outcome.proofs
+    assert set(outcome.witnesses) | set(outcome.proofs) <= set(goals)
+    report = _report(doc)
+    for goal, reached in outcome.witnesses.items():
+        assert report.witnesses[str(goal)].turns == tuple(reached.turns), goal
+    for goal, reason in outcome.proofs.items():
+        assert report.proofs[str(goal)] == reason, goal
+
+
+def _reached(doc: Doc, goal: Goal, witness: Witness) -> bool:
     run = play(json.dumps(doc), [{"observations": dict(t)} for t in witness.turns], entry=witness.entry)
-    kind, _, ident = key.partition(":")
+    kind, ident = goal.kind, goal.id
     last = run.last
     if kind == "achievement":
         return ident in last.new_achievements or (not witness.turns and ident in last.achievements)
@@ -236,7 +254,7 @@ def test_every_witness_replays_to_its_goal_on_its_last_turn(name: str, doc: Doc)
     qualified = {k: w for k, w in report.witnesses.items() if ":" in k}
     assert qualified, name
     for key, witness in qualified.items():
-        assert _reached(doc, key, witness), (name, key, witness)
+        assert _reached(doc, Goal.parse(key), witness), (name, key, witness)
 
 
 @pytest.mark.parametrize(("name", "doc"), ALL, ids=[n for n, _ in ALL])
@@ -451,7 +469,7 @@ def test_a_purchase_within_reach_is_not_refused(coins: int, earn: bool) -> None:
     report = _report(doc)
     assert not [f for f in report.findings if f.pointer == "/progression/achievements/5" or f.code == "rejected-rule"]
     witness = report.witnesses["achievement:armed"]
-    assert _reached(doc, "achievement:armed", witness)
+    assert _reached(doc, Goal("achievement", "armed"), witness)
 
 
 def test_a_refused_rule_is_named_with_why_in_the_analysis() -> None:

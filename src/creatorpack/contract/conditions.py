@@ -320,11 +320,23 @@ def outline(node: Condition, observations: Glossary | None = None) -> list[tuple
 class Goal:
     """Something a play may reach, named ``kind:id``: ``achievement:a1``, ``rule:r3``, ``reader_cards:c``.
 
-    ``kind`` has no colon; ``id`` is anything after the first one.
+    ``kind`` has no colon; ``id`` is anything after the first one. Goals key what lint's
+    reachability search finds, looked up in its loops: the hash is computed once, when the goal
+    is made (and made again when it is unpickled, since a string's hash differs between processes).
     """
 
     kind: str
     id: str
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.kind, self.id)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self) -> tuple[type[Goal], tuple[str, str]]:
+        return (Goal, (self.kind, self.id))
 
     @classmethod
     def parse(cls, text: str) -> Goal:

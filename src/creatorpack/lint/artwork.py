@@ -27,7 +27,7 @@ __all__ = ["check_unrevealed_artwork"]
 _KINDS: Final = (("achievements", "achievement"), ("endings", "ending"))
 
 
-def check_unrevealed_artwork(pack: Mapping[str, object], witnesses: Mapping[str, Reached]) -> Iterator[RawFinding]:
+def check_unrevealed_artwork(pack: Mapping[str, object], witnesses: Mapping[Goal, Reached]) -> Iterator[RawFinding]:
     """An ``artwork-not-revealed`` finding for each goal whose witness unlocks it with its art not yet served."""
     try:
         engine = Engine(pack)
@@ -44,7 +44,7 @@ def check_unrevealed_artwork(pack: Mapping[str, object], witnesses: Mapping[str,
                 continue
             art = item.get("artwork_asset_id")
             goal = Goal(kind, item["id"])
-            reached = witnesses.get(str(goal))
+            reached = witnesses.get(goal)
             if not isinstance(art, str) or art not in program.assets or reached is None:
                 continue
             session = Session.start(engine, reached.entry)

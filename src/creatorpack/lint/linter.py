@@ -195,19 +195,17 @@ def _decide(index: PackIndex, config: LintConfig) -> tuple[dict[str, Witness], d
     witnesses: dict[str, Witness] = {}
     proofs: dict[str, str] = {}
     for target in outcome.targets:
-        # A bare id names an achievement, ending or rule; a completion or a reveal only by kind:ID.
-        keys = (
-            (target.key,)
-            if target.kind == "completion" or target.kind in reach.REVEAL_KINDS
-            else (target.key, target.ident)
-        )
-        reached = outcome.witnesses.get(target.key)
+        # The report's keys are text, as users name goals: kind:ID, and a bare id for an achievement, ending or rule.
+        goal = target.goal
+        named = str(goal)
+        keys = (named,) if goal.kind == "completion" or goal.kind in reach.REVEAL_KINDS else (named, goal.id)
+        reached = outcome.witnesses.get(goal)
         for key in keys:
             if reached is not None and key not in witnesses and key not in proofs:
                 entry = reached.entry if reached.entry != default else None
-                witnesses[key] = Witness(target.key, tuple(reached.turns), entry)
-            elif target.key in outcome.proofs and key not in witnesses and key not in proofs:
-                proofs[key] = outcome.proofs[target.key]
+                witnesses[key] = Witness(named, tuple(reached.turns), entry)
+            elif goal in outcome.proofs and key not in witnesses and key not in proofs:
+                proofs[key] = outcome.proofs[goal]
     return witnesses, proofs, [*outcome.findings, *check_unrevealed_artwork(index.pack, outcome.witnesses)]
 
 

@@ -33,7 +33,7 @@ from typing import Any, Final
 
 import orjson
 
-from creatorpack.contract.conditions import AllOf, AnyOf, Condition, LiteralCond, Not, Observed, parse
+from creatorpack.contract.conditions import AllOf, AnyOf, Condition, Goal, LiteralCond, Not, Observed, parse
 from creatorpack.play._effects import EffectRunner, compile_effects
 from creatorpack.play.conditions import generate_all, make_evaluator
 from creatorpack.play.program import Program
@@ -115,7 +115,7 @@ class Turns:
             return index
 
         self._steps: list[tuple[EffectRunner, dict[int, bool]]] = []
-        rules: list[tuple[str, str, int, int]] = []
+        rules: list[tuple[str, Goal, int, int]] = []
         for rule in program.rules:
             step = -1
             if rule.effects:
@@ -123,14 +123,14 @@ class Turns:
                 self._steps.append(
                     (compile_effects([(rule.id, rule.when, rule.effects, rule.keys)]), {rule.when: True})
                 )
-            rules.append((rule.id, f"rule:{rule.id}", slot(rule.when), step))
+            rules.append((rule.id, Goal("rule", rule.id), slot(rule.when), step))
         self._rules = tuple(rules)
         self._whens = tuple(dict.fromkeys(when for _, _, when, _ in rules))
-        self._completions = tuple((rid, f"completion:{rid}", slot(index)) for rid, index in program.completable)
+        self._completions = tuple((rid, Goal("completion", rid), slot(index)) for rid, index in program.completable)
         ranked = sorted(enumerate(program.endings), key=lambda pair: (-pair[1].priority, pair[0]))
-        self._endings = tuple((goal.id, f"ending:{goal.id}", slot(goal.when)) for _, goal in ranked)
+        self._endings = tuple((goal.id, Goal("ending", goal.id), slot(goal.when)) for _, goal in ranked)
         self._achievements = tuple(
-            (f"achievement:{goal.id}", slot(goal.when)) for goal in program.achievements if goal.id in achievements
+            (Goal("achievement", goal.id), slot(goal.when)) for goal in program.achievements if goal.id in achievements
         )
         later = [index for _, _, index in self._completions]
         later += [index for _, _, index in self._endings] + [index for _, index in self._achievements]
@@ -234,7 +234,7 @@ class Turns:
         that several splits share is played once; each block of moves names the step it ends at.
         """
         holds = dict(zip(self._whens, whens, strict=True))
-        goals: dict[str, int] = {}
+        goals: dict[Goal, int] = {}
         steps: list[tuple[int, int]] = []
         blocks: list[tuple[int, int]] = [(every, -1)]
         for rid, key, when, step in self._rules:
@@ -295,7 +295,7 @@ class Turns:
     def _after(self, at: int, table: MoveTable, completed: frozenset[str]) -> _Later:
         """On state ``at`` after a turn: the moves split by the tuple and ending they reach, and each goal's moves."""
         later = self._masks(at, table, 1)
-        goals: list[tuple[str, int]] = []
+        goals: list[tuple[Goal, int]] = []
         parts = [(table.all, completed)]
         position = 0
         for rid, key, _ in self._completions:
@@ -341,12 +341,12 @@ class Turns:
         return found
 
     def expand(
-        self, at: int, completed: frozenset[str], table: MoveTable, pending: Container[str]
-    ) -> tuple[list[Outcome], dict[str, int]]:
+        self, at: int, completed: frozenset[str], table: MoveTable, pending: Container[Goal]
+    ) -> tuple[list[Outcome], dict[Goal, int]]:
         """The turns with each move of ``table`` from state ``at``: their outcomes, and the ``pending`` goals' moves.
 
-        The goals are ``rule:`` (active), ``completion:`` (completed by the turn), ``ending:`` and
-        ``achievement:`` (the searched ones whose ``when`` holds after the turn) keys, each with
+        The goals are ``rule`` (active), ``completion`` (completed by the turn), ``ending`` and
+        ``achievement`` (the searched ones whose ``when`` holds after the turn) goals, each with
         the moves that reach it; the outcomes partition the table's moves.
         """
         serial = table.serial
@@ -390,9 +390,9 @@ class Turns:
         return outcomes, goals
 
 
-_Plan = tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...], tuple[tuple[str, int], ...]]
+_Plan = tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...], tuple[tuple[Goal, int], ...]]
 """The steps (parent, rule), the moves split by the step they end at, and each open rule's moves where active."""
-_Later = tuple[tuple[Outcome, ...], tuple[tuple[str, int], ...]]
+_Later = tuple[tuple[Outcome, ...], tuple[tuple[Goal, int], ...]]
 """On a state after a turn: the moves split by tuple and ending, and each goal's moves (over all moves)."""
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from creatorpack._json import JsonPath
-from creatorpack.contract.conditions import Condition, Not, parse
+from creatorpack.contract.conditions import Condition, Goal, Not, parse
 from creatorpack.contract.findings import RawFinding
 from creatorpack.lint.reach._abstract import (
     Abstract,
@@ -82,11 +82,11 @@ needs of the rest, and the sweep resumes with whatever the walk leaves."""
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """What was decided: witnesses and proofs (abstract or exhaustive) by target key, the findings, the turns played."""
+    """What was decided: witnesses and proofs (abstract or exhaustive) by goal, the findings, the turns played."""
 
     targets: tuple[Target, ...]
-    witnesses: Mapping[str, Reached]
-    proofs: Mapping[str, str]
+    witnesses: Mapping[Goal, Reached]
+    proofs: Mapping[Goal, str]
     findings: tuple[RawFinding, ...]
     turns_played: int = 0
     timed_out: bool = False
@@ -95,7 +95,7 @@ class Outcome:
     """Distinct states the exhaustive search explored."""
     exhausted: bool = False
     """Whether it explored every reachable state (its proofs say so)."""
-    artless: Mapping[str, Reached] = field(default_factory=dict)
+    artless: Mapping[Goal, Reached] = field(default_factory=dict)
     """Achievements and endings reached by a play in which their artwork is not served yet, when one was met."""
 
 
@@ -160,26 +160,26 @@ def decide(
     analyses = [
         analyse(engine.program, entry, name) for entry, name in zip(engine.entries, engine.entry_ids(), strict=False)
     ]
-    proofs = {t.key: reason for t in goals if (reason := _proof(t, analyses)) is not None}
+    proofs = {t.goal: reason for t in goals if (reason := _proof(t, analyses)) is not None}
     proofs.update(_unseen_pictures(engine, goals, proofs))
     deadline = clock() + max_seconds
-    unproved = [t for t in goals if t.key not in proofs]
-    found: dict[str, Reached] = {}
+    unproved = [t for t in goals if t.goal not in proofs]
+    found: dict[Goal, Reached] = {}
     search = Search(
         engine, unproved, min(max_states, WALK_TURNS) if exhaustive else max_states, deadline, clock, analyses
     )
     if unproved:
         _search(search, proofs, goals, found)
-    left = [t for t in unproved if t.key not in found and t.key not in proofs]
+    left = [t for t in unproved if t.goal not in found and t.goal not in proofs]
     exhaustion = Exhaustion(skipped="the exhaustive search was left out")
     if exhaustive and left:
         # Every goal not proved is tracked, so that the goals it reaches get a shortest witness; it
         # stops once those the guided search left are reached.
-        exhaustion = explore(engine, unproved, max_states, deadline, clock, _boxed(analyses), {t.key for t in left})
+        exhaustion = explore(engine, unproved, max_states, deadline, clock, _boxed(analyses), {t.goal for t in left})
         # A goal that some play reaches before its artwork is served is witnessed by that play (the
         # one `artwork-not-revealed` names).
         found.update({**exhaustion.found, **exhaustion.artless})
-        hidden = [t for t in left if t.kind in REVEAL_KINDS and t.key not in found]
+        hidden = [t for t in left if t.kind in REVEAL_KINDS and t.goal not in found]
         if hidden and exhaustion.found and not exhaustion.complete:
             # The hunt for witnesses follows no reveal: the plays it found may show one on the way (the
             # guided search's plays were watched for reveals as they were played).
@@ -187,33 +187,33 @@ def decide(
             found.update(revealed_along(engine, plays, hidden, min(max_states, WALK_TURNS)))
         if exhaustion.complete:
             explored = f"no play reaches it: all {exhaustion.states:,} reachable states were explored"
-            proofs.update({t.key: explored for t in left if t.key not in found})
-    earliest: dict[str, int] = {}  # for a goal left undecided, the fewest turns a play that reaches it takes
-    left = [t for t in left if t.key not in found and t.key not in proofs]
+            proofs.update({t.goal: explored for t in left if t.goal not in found})
+    earliest: dict[Goal, int] = {}  # for a goal left undecided, the fewest turns a play that reaches it takes
+    left = [t for t in left if t.goal not in found and t.goal not in proofs]
     if left:  # the boxes turn by turn cost more than a small pack's whole search
         traces = [by_turn(analysis, work) for analysis in analyses]
         for target in left:
             if (reason := _turn_proof(target, analyses, traces)) is not None:
-                proofs[target.key] = reason
+                proofs[target.goal] = reason
             elif target.kind not in REVEAL_KINDS and (turns := _earliest(target, analyses, traces)) is not None:
-                earliest[target.key] = turns
+                earliest[target.goal] = turns
     findings = _rejected(goals, analyses)
     for target in goals:
         name = f"{KINDS[target.kind]} {target.ident!r}"
         if target.kind in REVEAL_KINDS:
-            if target.key in proofs:
+            if target.goal in proofs:
                 where = _failing_at(target, analyses)
-                findings.append(RawFinding(where, "never-revealed", f"{name} is never revealed: {proofs[target.key]}"))
-        elif target.key in proofs:
+                findings.append(RawFinding(where, "never-revealed", f"{name} is never revealed: {proofs[target.goal]}"))
+        elif target.goal in proofs:
             where = _failing_at(target, analyses)
-            findings.append(RawFinding(where, "unreachable", f"{name} is unreachable: {proofs[target.key]}"))
-        elif target.key not in found:
-            message = _undecided(name, exhaustion, search, max_states, max_seconds, earliest.get(target.key))
+            findings.append(RawFinding(where, "unreachable", f"{name} is unreachable: {proofs[target.goal]}"))
+        elif target.goal not in found:
+            message = _undecided(name, exhaustion, search, max_states, max_seconds, earliest.get(target.goal))
             findings.append(RawFinding(target.where, "reachability-bound", message))
-    keys = {t.key for t in goals}
+    keys = {t.goal for t in goals}
     return Outcome(
         tuple(goals),
-        {key: reached for key, reached in found.items() if key in keys and key not in proofs},
+        {goal: reached for goal, reached in found.items() if goal in keys and goal not in proofs},
         proofs,
         tuple(findings),
         exhaustion.turns + search.spent,
@@ -236,7 +236,7 @@ def _boxed(analyses: Sequence[Analysis]) -> int:
     return total
 
 
-def _search(search: Search, proofs: dict[str, str], goals: Sequence[Target], found: dict[str, Reached]) -> None:
+def _search(search: Search, proofs: dict[Goal, str], goals: Sequence[Target], found: dict[Goal, Reached]) -> None:
     """The guided search for witnesses (:mod:`~creatorpack.lint.reach._witness`); an exhausted sweep proves the rest."""
     starts = search.starts()
     search.sweep(starts, search.budget // SWEEP_SHARE)
@@ -249,17 +249,21 @@ def _search(search: Search, proofs: dict[str, str], goals: Sequence[Target], fou
     if search.exhausted:
         explored = f"no sequence of turns reaches it (every reachable state explored, {search.spent:,} turns played)"
         proofs.update(
-            {t.key: explored for t in goals if t.key not in proofs and t.key not in search.found and t.key not in found}
+            {
+                t.goal: explored
+                for t in goals
+                if t.goal not in proofs and t.goal not in search.found and t.goal not in found
+            }
         )
-    for key, reached in search.found.items():
-        if key in search.targets:
-            found.setdefault(key, reached)
+    for goal, reached in search.found.items():
+        if goal in search.targets:
+            found.setdefault(goal, reached)
 
 
 _PICTURES: Final = {"avatar": "avatars", "image": "images"}
 
 
-def _unseen_pictures(engine: Engine, goals: Sequence[Target], proofs: Mapping[str, str]) -> dict[str, str]:
+def _unseen_pictures(engine: Engine, goals: Sequence[Target], proofs: Mapping[Goal, str]) -> dict[Goal, str]:
     """A card's avatar or image is shown only while readers can reach its asset: one they never can is never shown.
 
     That is a ``reward_only`` asset that no achievement's or ending's artwork and no badge gives, or
@@ -267,20 +271,20 @@ def _unseen_pictures(engine: Engine, goals: Sequence[Target], proofs: Mapping[st
     """
     program = engine.program
     rewards = reward_assets(program, (*program.achievements, *program.endings), program.badges)
-    found: dict[str, str] = {}
+    found: dict[Goal, str] = {}
     for target in goals:
-        if target.kind not in _PICTURES or target.key in proofs:
+        if target.kind not in _PICTURES or target.goal in proofs:
             continue
         asset = program.card_assets.get((_PICTURES[target.kind], target.ident))
         if asset is None or asset not in program.assets:
-            found[target.key] = f"it shows no asset the pack has ({asset!r}), so readers never see it"
+            found[target.goal] = f"it shows no asset the pack has ({asset!r}), so readers never see it"
         elif program.assets[asset].get("access") == "reward_only" and asset not in rewards:
-            found[target.key] = (
+            found[target.goal] = (
                 f"its asset {asset!r} is reward_only, and no achievement or ending artwork and no badge gives "
                 "it, so readers never reach it"
             )
-        elif (reason := proofs.get(f"asset:{asset}")) is not None:
-            found[target.key] = f"its asset {asset!r} is never revealed: {reason}"
+        elif (reason := proofs.get(Goal("asset", asset))) is not None:
+            found[target.goal] = f"its asset {asset!r} is never revealed: {reason}"
     return found
 
 

@@ -37,11 +37,11 @@ from typing import Any, Final, TypeAlias
 
 import orjson
 
-from creatorpack.contract.conditions import Condition, Observed, leaves
+from creatorpack.contract.conditions import Condition, Goal, Observed, leaves
 from creatorpack.lint.reach._abstract import tree_of
 from creatorpack.lint.reach._classes import MoveTable, Outcome, Turns
 from creatorpack.lint.reach._successor import Evaluators, Successor
-from creatorpack.lint.reach._witness import REVEALS, Move, Reached, Target, may_show_more, mentioned
+from creatorpack.lint.reach._witness import REVEALS, Move, Reached, Target, may_show_more, mentioned, program_goals
 from creatorpack.play._paused import collector_paused
 from creatorpack.play.conditions import json_equal
 from creatorpack.play.engine import Engine, SessionState, Turn
@@ -73,7 +73,7 @@ _HISTORY_KINDS: Final = ("reader_cards", "avatars", "images", "relationships", "
 
 @dataclass(frozen=True, slots=True)
 class Exhaustion:
-    """What the exhaustive search found: shortest witnesses by goal key, the states it counted, whether it finished.
+    """What the exhaustive search found: shortest witnesses by goal, the states it counted, whether it finished.
 
     ``complete``: the frontier emptied, so every state reachable from every playable entry was
     explored and a goal not in :attr:`found` is unreachable. ``skipped``: why it did not start
@@ -81,9 +81,9 @@ class Exhaustion:
     or ``""``. ``turns``: the runtime steps it played.
     """
 
-    found: Mapping[str, Reached] = field(default_factory=dict)
-    artless: Mapping[str, Reached] = field(default_factory=dict)
-    """Achievements and endings by goal key, each with a play that reaches it while its artwork is not served."""
+    found: Mapping[Goal, Reached] = field(default_factory=dict)
+    artless: Mapping[Goal, Reached] = field(default_factory=dict)
+    """Achievements and endings, each with a play that reaches it while its artwork is not served."""
     states: int = 0
     complete: bool = False
     timed_out: bool = False
@@ -132,32 +132,37 @@ class _Explorer:
         deadline: float,
         clock: Callable[[], float],
         history: Sequence[Target] = (),
-        pending: set[str] | None = None,
+        pending: set[Goal] | None = None,
     ) -> None:
         self.engine = engine
         self.program = engine.program
         self.bound = bound
         self.deadline = deadline
         self.clock = clock
-        self.targets = {t.key for t in targets}
+        self.targets = {t.goal for t in targets}
+        self.named = program_goals(engine.program)
         self.default = engine.entry_ids()[0] if engine.entries else ""
         self.observations = _observations(engine)
         self.states = 0  # distinct (state, answers, completed rules, ending) tuples met
         self.turns = 0  # runtime steps played
         self.timed_out = False
         self.nodes: list[_Node] = []
-        self.found_at: dict[str, tuple[str, int, Move | None]] = {}  # key -> (entry, node, move)
+        self.found_at: dict[Goal, tuple[str, int, Move | None]] = {}  # goal -> (entry, node, move)
+        self.artless_at: dict[Goal, tuple[str, int, Move | None]] = {}  # goals reached before their artwork shows
         self.reveals = any(t.kind in REVEALS.values() for t in targets)
         # The targets whose witness (from the default entry) ends the search; the others are tracked for shorter ones.
         self.pending = set(self.targets) if pending is None else pending & self.targets
-        self.pending_reveals = {t.key for t in targets if t.kind in REVEALS.values() and t.key in self.pending}
+        self.pending_reveals = {t.goal for t in targets if t.kind in REVEALS.values() and t.goal in self.pending}
         self.facts = _facts(self.program, history) if history else None
         self.goals = {g.id: g for g in self.program.achievements}
         self.artworks = {  # the art each achievement and ending shows, for `artwork-not-revealed`
-            f"{kind}:{g.id}": g.artwork
-            for kind, goals in (("achievement", self.program.achievements), ("ending", self.program.endings))
+            goal: g.artwork
+            for named, goals in (
+                (self.named["achievement"], self.program.achievements),
+                (self.named["ending"], self.program.endings),
+            )
             for g in goals
-            if g.artwork and f"{kind}:{g.id}" in self.targets
+            if g.artwork and (goal := named[g.id]) in self.targets
         }
         self._moves: dict[frozenset[str], list[tuple[Move, bytes]]] = {}
         program = self.program
@@ -165,11 +170,15 @@ class _Explorer:
         # Which rules fire (on the state before the turn's effects), then what is read after them.
         # Rules with effects change the state; a rule without is a goal only while it is open.
         self.changing = [rule.when for rule in program.rules if reading[rule.when] and rule.effects]
-        self.idle = {f"rule:{rule.id}": rule.when for rule in program.rules if reading[rule.when] and not rule.effects}
+        self.idle = {
+            self.named["rule"][rule.id]: rule.when for rule in program.rules if reading[rule.when] and not rule.effects
+        }
         self._firing: tuple[int, list[Callable[[Any, Any], bool]]] = (-1, [])
         self.steering = [r.completion for r in program.rules if r.completion is not None and reading[r.completion]]
         self.steering += [g.when for g in program.endings if reading[g.when]]
-        self.goal_conditions = {f"achievement:{g.id}": g.when for g in program.achievements if reading[g.when]}
+        self.goal_conditions = {
+            self.named["achievement"][g.id]: g.when for g in program.achievements if reading[g.when]
+        }
         self.reveal_conditions = [r.when for r in program.reveals if reading[r.when]]
         self._settled: tuple[int, list[Callable[[Any, Any], bool]]] = (-1, [])
         # Each condition's function, generated once (the program's stand-ins, kept, would generate it on every call).
@@ -227,15 +236,16 @@ class _Explorer:
         """Note the goals the turn from node ``at`` with ``move`` reached (``move`` ``None``: node ``at`` itself)."""
         if not self.pending:
             return
-        keys = [f"rule:{ident}" for ident in active]
-        keys += [f"achievement:{ident}" for ident in after.achievements[len(before.achievements) if before else 0 :]]
-        keys += [f"ending:{after.ending}"] if after.ending is not None else []
-        keys += [f"completion:{ident}" for ident in after.completed - (before.completed if before else frozenset())]
+        named = self.named
+        keys = [named["rule"][ident] for ident in active]
+        keys += [named["achievement"][i] for i in after.achievements[len(before.achievements) if before else 0 :]]
+        keys += [named["ending"][after.ending]] if after.ending is not None else []
+        keys += [named["completion"][i] for i in after.completed - (before.completed if before else frozenset())]
         if self.reveals and self.pending_reveals and may_show_more(before, after):
             now = shown(self.program, after)
             then = shown(self.program, before) if before is not None else {}
             for kind, goal in REVEALS.items():
-                keys += [f"{goal}:{ident}" for ident in now.get(kind, frozenset()) - then.get(kind, frozenset())]
+                keys += [Goal(goal, ident) for ident in now.get(kind, frozenset()) - then.get(kind, frozenset())]
         default = after.entry == self.default
         if self.artworks and (
             after.ending is not None or len(after.achievements) != len(before.achievements if before else ())
@@ -243,9 +253,9 @@ class _Explorer:
             served = set(reachable_assets(self.program, after))
             for key in keys:
                 art = self.artworks.get(key)
-                known = self.found_at.get(f"artless:{key}")
+                known = self.artless_at.get(key)
                 if art is not None and art not in served and (known is None or (known[0] != self.default and default)):
-                    self.found_at[f"artless:{key}"] = (after.entry, at, move)
+                    self.artless_at[key] = (after.entry, at, move)
         for key in keys:
             if key not in self.targets:
                 continue
@@ -362,7 +372,13 @@ class _Explorer:
     def _finish(self, *, complete: bool = False) -> Exhaustion:
         """The outcome: each goal's witness rebuilt from the nodes' parents."""
         return _outcome(
-            self.nodes, self.found_at, self.states, complete=complete, timed_out=self.timed_out, turns_played=self.turns
+            self.nodes,
+            self.found_at,
+            self.artless_at,
+            self.states,
+            complete=complete,
+            timed_out=self.timed_out,
+            turns_played=self.turns,
         )
 
 
@@ -376,22 +392,24 @@ class _Fast(_Explorer):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.targets = {t for t in self.targets if t.partition(":")[0] in FAST}
+        self.targets = {t for t in self.targets if t.kind in FAST}
         self.pending &= self.targets
         self.reveals, self.pending_reveals = False, set()
-        wanted = {t.partition(":")[2] for t in self.targets if t.startswith("achievement:")}
-        self.successor = Successor(self.program, wanted)
+        self.successor = Successor(self.program, self.achievements())
         self.open: dict[str, set[str]] = {kind: set() for kind in FAST}
-        for target in self.targets:
-            kind, _, ident = target.partition(":")
-            self.open[kind].add(ident)
+        for goal in self.targets:
+            self.open[goal.kind].add(goal.id)
         self.light: list[_Light] = []
 
     def key_of(self, entry: str, state: Mapping[str, Any], completed: frozenset[str], fresh: frozenset[str]) -> bytes:
         """:meth:`_Explorer.key` of a light node."""
         return orjson.dumps([entry, state, sorted(completed), sorted(fresh)], option=orjson.OPT_SORT_KEYS)
 
-    def note(self, keys: Sequence[str], entry: str, at: int, move: Move) -> None:
+    def achievements(self) -> set[str]:
+        """The ids of the achievements searched for."""
+        return {t.id for t in self.targets if t.kind == "achievement"}
+
+    def note(self, keys: Sequence[Goal], entry: str, at: int, move: Move) -> None:
         """Record the goals ``keys`` reached by the turn ``move`` from node ``at`` (as :meth:`_Explorer.record`)."""
         default = entry == self.default
         for key in keys:
@@ -402,8 +420,7 @@ class _Fast(_Explorer):
                 self.found_at[key] = (entry, at, move)
                 if default:
                     self.pending.discard(key)
-                    kind, _, ident = key.partition(":")
-                    self.open[kind].discard(ident)  # its witness cannot get shorter
+                    self.open[key.kind].discard(key.id)  # its witness cannot get shorter
 
     def run(self) -> Exhaustion:
         """Breadth first until the frontier empties, the bound is reached, or every goal is.
@@ -430,8 +447,7 @@ class _Fast(_Explorer):
                 skipped=f"the exhaustive search did not start (one turn has {self.branching():,} combinations of "
                 f"answers, more than its bound of {self.bound:,} states)"
             )
-        wanted = {t.partition(":")[2] for t in self.targets if t.startswith("achievement:")}
-        turns = Turns(self.program, wanted, [o.ident for o in self.observations])
+        turns = Turns(self.program, self.achievements(), [o.ident for o in self.observations])
         radices = [len(o.named) + 1 for o in self.observations]
         tables: dict[frozenset[str], MoveTable] = {}
         entries = {entry: i for i, entry in enumerate(self.engine.entry_ids())}
@@ -514,7 +530,7 @@ class _Fast(_Explorer):
         at: int,
         table: MoveTable,
         outcomes: Sequence[Outcome],
-        goals: Mapping[str, int],
+        goals: Mapping[Goal, int],
         heard: dict[int, int],
         ended: set[tuple[int, str]],
     ) -> Exhaustion:
@@ -560,6 +576,7 @@ class _Fast(_Explorer):
         layer = [len(nodes) - 1] if start.ending is None else []
         seen: set[bytes] = set()
         answers: dict[frozenset[str], list[Move]] = {}
+        named = self.named
         while layer and self.pending and self.states < self.bound:
             if self.clock() > self.deadline:
                 self.timed_out = True
@@ -572,10 +589,10 @@ class _Fast(_Explorer):
                     given = answers[node.fresh] = [m for m, _ in self.moves_from(node.fresh)]
                 for move, after in zip(given, self.successor.expand(node.state, node.completed, given), strict=True):
                     self.turns += 1
-                    keys = [f"rule:{ident}" for ident in after.active]
-                    keys += [f"achievement:{ident}" for ident in after.holding]
-                    keys += [f"completion:{ident}" for ident in after.new_completed]
-                    keys += [f"ending:{after.ending}"] if after.ending is not None else []
+                    keys = [named["rule"][ident] for ident in after.active]
+                    keys += [named["achievement"][ident] for ident in after.holding]
+                    keys += [named["completion"][ident] for ident in after.new_completed]
+                    keys += [named["ending"][after.ending]] if after.ending is not None else []
                     self.note([key for key in keys if key in self.pending], entry, at, move)
                     if after.ending is not None:
                         continue
@@ -595,7 +612,13 @@ class _Fast(_Explorer):
     def _end(self, *, complete: bool = False) -> Exhaustion:
         """The outcome, with an artless play for each goal whose witness reaches it before its artwork is served."""
         outcome = _outcome(
-            self.light, self.found_at, self.states, complete=complete, timed_out=self.timed_out, turns_played=self.turns
+            self.light,
+            self.found_at,
+            self.artless_at,
+            self.states,
+            complete=complete,
+            timed_out=self.timed_out,
+            turns_played=self.turns,
         )
         artless = dict(outcome.artless)
         for key, art in self.artworks.items():
@@ -610,42 +633,40 @@ def _tail(outcome: Exhaustion) -> tuple[int, bool, bool, str, int]:
     return outcome.states, outcome.complete, outcome.timed_out, outcome.skipped, outcome.turns
 
 
-def _served(engine: Engine, key: str, reached: Reached, art: str) -> bool:
-    """Whether ``art`` is served when the play ``reached`` first reaches the goal ``key`` (an achievement or ending)."""
-    kind, _, ident = key.partition(":")
+def _served(engine: Engine, goal: Goal, reached: Reached, art: str) -> bool:
+    """Whether ``art`` is served when the play ``reached`` first reaches ``goal`` (an achievement or ending)."""
     session, _ = engine.start(reached.entry)
     for move in [{}, *reached.turns]:
         if move:
             session, _ = engine.advance(session, Turn(move))
-        if (ident in session.achievements) if kind == "achievement" else session.ending == ident:
+        if (goal.id in session.achievements) if goal.kind == "achievement" else session.ending == goal.id:
             return art in reachable_assets(engine.program, session)
     return True
 
 
 def _outcome(
     nodes: Sequence[_Node | _Light],
-    found_at: Mapping[str, tuple[str, int, Move | None]],
+    found_at: Mapping[Goal, tuple[str, int, Move | None]],
+    artless_at: Mapping[Goal, tuple[str, int, Move | None]],
     states: int,
     *,
     complete: bool,
     timed_out: bool,
     turns_played: int,
 ) -> Exhaustion:
-    """Each goal's witness rebuilt from the nodes' parents."""
-    found: dict[str, Reached] = {}
-    artless: dict[str, Reached] = {}
-    for key, (entry, at, move) in found_at.items():
+    """Each goal's witness (and artless play, ``artless_at``) rebuilt from the nodes' parents."""
+
+    def rebuilt(entry: str, at: int, move: Move | None) -> Reached:
         turns: list[Move] = [] if move is None else [move]  # ``None``: reached on arriving at node ``at``
         node = at
         while nodes[node].parent >= 0:
             turns.append(nodes[node].move)
             node = nodes[node].parent
         turns.reverse()
-        reached = Reached(entry, [dict(m) for m in turns])
-        if key.startswith("artless:"):
-            artless[key.removeprefix("artless:")] = reached
-        else:
-            found[key] = reached
+        return Reached(entry, [dict(m) for m in turns])
+
+    found = {goal: rebuilt(*at) for goal, at in found_at.items()}
+    artless = {goal: rebuilt(*at) for goal, at in artless_at.items()}
     return Exhaustion(found, artless, states, complete, timed_out, "", turns_played)
 
 
@@ -656,7 +677,7 @@ def explore(
     deadline: float,
     clock: Callable[[], float],
     boxed: int = 0,
-    pending: set[str] | None = None,
+    pending: set[Goal] | None = None,
 ) -> Exhaustion:
     """Every reachable state of ``engine``'s pack, breadth first, within ``max_states`` (scaled by the pack's size).
 
@@ -681,7 +702,7 @@ def explore(
         why = f"the analysis allows {boxed:,} states, more than its bound of {bound:,}"
         if hunt.skipped:
             return Exhaustion(skipped=f"the exhaustive search did not start ({why})")
-        wanted = {t.key for t in targets} if pending is None else pending
+        wanted = {t.goal for t in targets} if pending is None else pending
         if not hunt.complete and wanted - set(hunt.found):
             # What lies deeper than breadth first goes: a beam, within another share of the bound.
             deep = _Fast(
@@ -711,10 +732,10 @@ def explore(
             f"state{'' if hunt.states == 1 else 's'} ({why})",
             hunt.turns,
         )
-    wanted = {t.key for t in targets} if pending is None else pending
-    fast = all(key.partition(":")[0] in FAST for key in wanted)
+    wanted = {t.goal for t in targets} if pending is None else pending
+    fast = all(goal.kind in FAST for goal in wanted)
     first = (_Fast if fast else _Explorer)(engine, targets, bound, deadline, clock, pending=pending).run()
-    left = [t for t in targets if t.kind in COMBINED and t.key not in first.found and t.key in wanted]
+    left = [t for t in targets if t.kind in COMBINED and t.goal not in first.found and t.goal in wanted]
     if not first.complete or not left:
         return first
     second = _Explorer(engine, left, bound - first.states, deadline, clock, history=left).run()
@@ -731,7 +752,7 @@ def explore(
 
 def revealed_along(
     engine: Engine, witnesses: Sequence[Reached], targets: Sequence[Target], budget: int
-) -> dict[str, Reached]:
+) -> dict[Goal, Reached]:
     """The reveal goals among ``targets`` that some play of ``witnesses`` shows on the way, each with a prefix of it.
 
     The hunt for witnesses (breadth first, then a beam) follows achievements, endings, rules and
@@ -743,8 +764,8 @@ def revealed_along(
     it, cut where it does, so the result is deterministic. At most ``budget`` turns are replayed
     (a count, like every bound of the search): a play that does not fit is left out.
     """
-    wanted = {t.key: t for t in targets if t.kind in REVEALS.values()}
-    found: dict[str, Reached] = {}
+    wanted = {t.goal: t for t in targets if t.kind in REVEALS.values()}
+    found: dict[Goal, Reached] = {}
     for witness in sorted(witnesses, key=lambda w: len(w.turns)):
         if len(found) == len(wanted) or len(witness.turns) > budget:
             break
@@ -763,11 +784,11 @@ def revealed_along(
             now = shown(engine.program, session)
             for kind, goal in REVEALS.items():
                 for ident in sorted(now.get(kind, frozenset())):
-                    target = wanted.get(f"{goal}:{ident}")
+                    target = wanted.get(Goal(goal, ident))
                     if target is None or (target.entries is not None and witness.entry not in target.entries):
                         continue
-                    if target.key not in found:
-                        found[target.key] = Reached(witness.entry, [dict(m) for m in witness.turns[:turn]])
+                    if target.goal not in found:
+                        found[target.goal] = Reached(witness.entry, [dict(m) for m in witness.turns[:turn]])
     return found
 
 

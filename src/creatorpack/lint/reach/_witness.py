@@ -29,14 +29,14 @@ from __future__ import annotations
 import itertools
 import math
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypeAlias
 
 import orjson
 
 from creatorpack._json import JsonPath
-from creatorpack.contract.conditions import AllOf, AnyOf, Compare, Condition, LiteralCond, Not, Observed, leaves
+from creatorpack.contract.conditions import AllOf, AnyOf, Compare, Condition, Goal, LiteralCond, Not, Observed, leaves
 from creatorpack.lint.reach import _bnb
 from creatorpack.lint.reach._abstract import Analysis, answerable, holds, tree_of
 from creatorpack.play.conditions import MISSING, compile_condition, json_equal, resolve
@@ -62,6 +62,7 @@ __all__ = [
     "Walk",
     "may_show_more",
     "mentioned",
+    "program_goals",
 ]
 
 FULL_BRANCHING: Final = 512
@@ -132,6 +133,8 @@ class Target:
     ``condition`` is the tree of its ``when`` (``completion``, ``reveal_when``), parsed once with the
     program. ``entries``: the runtime entries in whose sessions it can be reached at all (``None``:
     every one); an item scoped by ``entry_ids`` is revealed only in sessions of its entries.
+    ``goal`` is its :class:`Goal` (``kind``, ``ident``), made once: the searches key what they
+    find by it, and look it up in their loops.
     """
 
     kind: GoalKind
@@ -139,11 +142,39 @@ class Target:
     where: JsonPath
     condition: Condition
     entries: frozenset[str] | None = None
+    goal: Goal = field(init=False, repr=False, compare=False)
 
-    @property
-    def key(self) -> str:
-        """``kind:id``, unique across kinds."""
-        return f"{self.kind}:{self.ident}"
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "goal", Goal(self.kind, self.ident))
+
+
+def program_goals(program: Program) -> Mapping[GoalKind, Mapping[str, Goal]]:
+    """The goals of ``program``'s rules, completions, achievements and endings, by kind and id.
+
+    Made once a search, so that its loops look goals up rather than make one per turn; an id the
+    program does not list (an entry's start may name one) gets its goal on first use, kept.
+    """
+    found: dict[GoalKind, Mapping[str, Goal]] = {
+        "rule": _Goals("rule", (rule.id for rule in program.rules)),
+        "completion": _Goals("completion", (ident for ident, _ in program.completable)),
+        "achievement": _Goals("achievement", (g.id for g in program.achievements)),
+        "ending": _Goals("ending", (g.id for g in program.endings)),
+    }
+    return found
+
+
+class _Goals(dict[str, Goal]):
+    """The goals of one kind by id, each made once (on first use for an id not given)."""
+
+    __slots__ = ("kind",)
+
+    def __init__(self, kind: GoalKind, idents: Iterable[str]) -> None:
+        super().__init__((ident, Goal(kind, ident)) for ident in idents)
+        self.kind = kind
+
+    def __missing__(self, ident: str) -> Goal:
+        goal = self[ident] = Goal(self.kind, ident)
+        return goal
 
 
 class Stop(Exception):  # noqa: N818 - a control-flow signal, not an error
@@ -169,7 +200,7 @@ class _Node:
 
 
 class Search:
-    """Plays turns for witnesses; :attr:`found` maps target keys to them."""
+    """Plays turns for witnesses; :attr:`found` maps the goals reached (targets or not) to them."""
 
     def __init__(
         self,
@@ -182,8 +213,8 @@ class Search:
     ) -> None:
         self.engine = engine
         self.analyses = {analysis.entry: analysis for analysis in analyses}
-        self.targets = {t.key: t for t in targets}
-        self.found: dict[str, Reached] = {}
+        self.targets = {t.goal: t for t in targets}
+        self.found: dict[Goal, Reached] = {}
         self._open = dict(self.targets)  # the targets without a witness, in document order
         self._unsettled = {rule.id for rule in engine.program.rules}  # rules active in no default-entry witness
         self.budget = budget
@@ -196,11 +227,11 @@ class Search:
         self.options = _options(engine)
         self.sets = set_paths(engine.schema)
         self._atoms: dict[int, tuple[Compare, Callable[[Any, Any], bool]]] = {}
-        self._free: dict[str, Callable[[Any, Any], bool]] = {}
+        self._free: dict[Goal, Callable[[Any, Any], bool]] = {}
         self._played: dict[tuple[bytes, bytes], SessionState] = {}  # (state, move) -> the state after
         self._queue: deque[_Node] | None = None  # the sweep's frontier, kept so that it can resume
         self._seen: set[bytes] = set()
-        self._reveals = {t.key for t in targets if t.kind in _REVEAL_KINDS}  # those not yet witnessed
+        self._reveals = {t.goal for t in targets if t.kind in _REVEAL_KINDS}  # those not yet witnessed
 
     @property
     def open(self) -> list[Target]:
@@ -249,17 +280,21 @@ class Search:
         # rules are, so they are skipped before any key is made.
         unsettled = self._unsettled
         fresh = unsettled.intersection(active)
-        keys = [f"rule:{ident}" for ident in active if ident in fresh] if fresh else []
-        keys += [f"achievement:{ident}" for ident in after.achievements[len(before.achievements) if before else 0 :]]
-        keys += [f"ending:{after.ending}"] if after.ending is not None else []
-        keys += [f"completion:{ident}" for ident in sorted(after.completed - (before.completed if before else set()))]
+        keys = [Goal("rule", ident) for ident in active if ident in fresh] if fresh else []
+        keys += [
+            Goal("achievement", ident) for ident in after.achievements[len(before.achievements) if before else 0 :]
+        ]
+        keys += [Goal("ending", after.ending)] if after.ending is not None else []
+        keys += [
+            Goal("completion", ident) for ident in sorted(after.completed - (before.completed if before else set()))
+        ]
         if self._reveals and may_show_more(before, after):  # reveals without a default-entry witness yet
             # What the reader is shown, as play shows it: a reward_only asset once its reward unlocks,
             # a card's avatar, image or relationship once the card is revealed.
             now = shown(self.engine.program, after)
             then = shown(self.engine.program, before) if before is not None else {}
             for kind, goal in REVEALS.items():
-                keys += [f"{goal}:{ident}" for ident in sorted(now.get(kind, _NONE) - then.get(kind, _NONE))]
+                keys += [Goal(goal, ident) for ident in sorted(now.get(kind, _NONE) - then.get(kind, _NONE))]
         default = steps.entry == self.default
         for key in keys:
             known = self.found.get(key)
@@ -267,8 +302,8 @@ class Search:
             if known is None or (known.entry != self.default and default):
                 self.found[key] = steps
                 self._open.pop(key, None)
-            if default and key.startswith("rule:"):
-                unsettled.discard(key[5:])
+            if default and key.kind == "rule":
+                unsettled.discard(key.id)
             if default:
                 self._reveals.discard(key)
 
@@ -336,7 +371,7 @@ class Search:
                 formulas = _bnb.Formulas(analysis, on, start.answers)
                 writers = effects.writers(formulas, start.completed)
                 for target in self.open:
-                    if target.key in self.found or (target.entries is not None and start.entry not in target.entries):
+                    if target.goal in self.found or (target.entries is not None and start.entry not in target.entries):
                         continue
                     late = self.clock() > self.deadline
                     if work <= 0 or late:
@@ -350,7 +385,7 @@ class Search:
                     if move is None:
                         continue
                     after, steps = self.play(start, move, Reached(start.entry, []))
-                    if rule and target.key not in self.found:
+                    if rule and target.goal not in self.found:
                         self.harvest(after, steps)
         except Stop:
             pass
@@ -403,11 +438,11 @@ class Search:
         try:
             for target in order:
                 start = next((s for s in playable if self._within_reach(target, s)), None)
-                if start is None or target.key in self.found:
+                if start is None or target.goal in self.found:
                     continue
                 walk = walks.get(start.entry) or walks.setdefault(start.entry, Walk(self, start))
                 walk.towards(target)
-                if target.key not in self.found and walk.path.turns:
+                if target.goal not in self.found and walk.path.turns:
                     walk.restart()
                     walk.towards(target)
         except Stop:
@@ -443,9 +478,9 @@ class Search:
 
     def free(self, target: Target) -> Callable[[Any, Any], bool]:
         """``target``'s condition with its observations free: whether answers alone can make it hold."""
-        found = self._free.get(target.key)
+        found = self._free.get(target.goal)
         if found is None:
-            found = self._free[target.key] = compile_condition(
+            found = self._free[target.goal] = compile_condition(
                 _free(target.condition, self.engine.observations, want=True), set_paths=self.sets
             ).evaluate
         return found
@@ -589,14 +624,14 @@ class Walk:
             self.restart()
         stalls = 0
         self.harvest()
-        while target.key not in search.found and stalls < 2:
+        while target.goal not in search.found and stalls < 2:
             before = search.distance(target.condition, self.session.state, want=True)
             if depth and before == 0:
                 return
             best: tuple[float, SessionState, Reached] | None = None
             for move in self._moves(target):
                 after, steps = search.play(self.session, move, self.path)
-                if target.key in search.found:
+                if target.goal in search.found:
                     return
                 if after.ending is not None or _key(after) in self.visited:
                     continue  # an ending, or back where the walk has been: no way forward
