@@ -27,13 +27,19 @@ class _Watcher:
 
     def __init__(self, *args: str) -> None:
         env = {**os.environ, "PYTHONUNBUFFERED": "1", "NO_COLOR": "1"}
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "creatorpack", *args],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env=env,
-        )
+        # Ctrl-C as a terminal delivers it: a test run started as a background job ignores SIGINT,
+        # and a child inherits an ignored signal (a handled one is reset to the default at exec).
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "creatorpack", *args],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                env=env,
+            )
+        finally:
+            signal.signal(signal.SIGINT, previous)
         self.lines: queue.Queue[str] = queue.Queue()
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
