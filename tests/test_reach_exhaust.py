@@ -23,6 +23,8 @@ from creatorpack.play.engine import Engine, Turn
 from creatorpack.play.step import shown
 from creatorpack.scaffold import files
 
+from .planting import plant_achievement, plant_member, plant_rule
+
 Doc = dict[str, Any]
 RICH = Path(__file__).resolve().parent.parent / "examples" / "0.5" / "rich.json"
 
@@ -30,30 +32,6 @@ RICH = Path(__file__).resolve().parent.parent / "examples" / "0.5" / "rich.json"
 def _rich() -> Doc:
     doc: Doc = json.loads(RICH.read_text())
     return doc
-
-
-def _member(doc: Doc, name: str, schema: Doc, initial: Any) -> None:
-    doc["runtime"]["state"]["schema"]["properties"][name] = schema
-    doc["runtime"]["state"]["schema"]["required"].append(name)
-    for entry in doc["runtime"]["entries"]:
-        entry["initial_state"][name] = initial
-
-
-def _rule(doc: Doc, ident: str, when: Doc, *effects: Doc) -> None:
-    doc["runtime"]["rules"].append({"kind": "effect", "id": ident, "when": when, "effects": list(effects)})
-
-
-def _achievement(doc: Doc, ident: str, when: Doc) -> None:
-    doc["progression"]["achievements"].append(
-        {
-            "id": ident,
-            "visibility": "visible",
-            "title": ident,
-            "description": "Planted.",
-            "when": when,
-            "artwork_asset_id": "first_light_art",
-        }
-    )
 
 
 def _ending(doc: Doc, ident: str, when: Doc) -> None:
@@ -95,12 +73,12 @@ def ending_stops_it_first() -> Doc:
     company lifts it again, up to 2, so mood ranges over -3..2 in between.
     """
     doc = _rich()
-    _member(doc, "mood", {"type": "integer", "minimum": -10, "maximum": 10}, initial=0)
-    _rule(doc, "sulk", _obs("lamp_choice", "left_dark"), _inc("/mood", -1))  # the bold approach: leave it dark
-    _rule(doc, "cheer", _obs("met_mara", True), _inc("/mood", 1, limit=2))
+    plant_member(doc, "mood", {"type": "integer", "minimum": -10, "maximum": 10}, initial=0)
+    plant_rule(doc, "sulk", _obs("lamp_choice", "left_dark"), _inc("/mood", -1))  # the bold approach: leave it dark
+    plant_rule(doc, "cheer", _obs("met_mara", True), _inc("/mood", 1, limit=2))
     _ending(doc, "reckless", {"op": "all", "conditions": [_obs("lamp_choice", "left_dark"), _cmp("lte", "/mood", -3)]})
-    _achievement(doc, "low_spirits", _cmp("lte", "/mood", -2))
-    _achievement(doc, "despair", _cmp("lte", "/mood", -4))
+    plant_achievement(doc, "low_spirits", _cmp("lte", "/mood", -2))
+    plant_achievement(doc, "despair", _cmp("lte", "/mood", -4))
     return doc
 
 
@@ -110,12 +88,12 @@ def guarded_by_an_answer() -> Doc:
     So noise and a relit lamp never meet after a turn, though each alone is within reach.
     """
     doc = _rich()
-    _member(doc, "noise", {"type": "integer", "minimum": 0, "maximum": 6}, initial=0)
-    _rule(doc, "clatter", _obs("lamp_choice", "left_dark"), _inc("/noise", 1))
-    _rule(doc, "hush", {"op": "not", "condition": _obs("lamp_choice", "left_dark")}, _inc("/noise", -6))
-    _achievement(doc, "loud", _cmp("gte", "/noise", 3))
+    plant_member(doc, "noise", {"type": "integer", "minimum": 0, "maximum": 6}, initial=0)
+    plant_rule(doc, "clatter", _obs("lamp_choice", "left_dark"), _inc("/noise", 1))
+    plant_rule(doc, "hush", {"op": "not", "condition": _obs("lamp_choice", "left_dark")}, _inc("/noise", -6))
+    plant_achievement(doc, "loud", _cmp("gte", "/noise", 3))
     careful = {"op": "all", "conditions": [_obs("lamp_choice", "relit"), _cmp("gte", "/noise", 1)]}
-    _achievement(doc, "careful_but_heard", careful)
+    plant_achievement(doc, "careful_but_heard", careful)
     return doc
 
 
@@ -123,11 +101,11 @@ def holding_each_other_up() -> Doc:
     """Two counters that every rule moves together: they stay equal, so one high and one low never holds."""
     doc = _rich()
     for name in ("rope", "anchor"):
-        _member(doc, name, {"type": "integer", "minimum": 0, "maximum": 9}, initial=0)
-    _rule(doc, "haul", _obs("gave_key", True), _inc("/rope", 1, limit=4), _inc("/anchor", 1, limit=4))
-    _rule(doc, "lower", _obs("helped_stranger", False), _inc("/rope", -1), _inc("/anchor", -1))
-    _achievement(doc, "taut", {"op": "all", "conditions": [_cmp("gte", "/rope", 4), _cmp("gte", "/anchor", 4)]})
-    _achievement(doc, "lopsided", {"op": "all", "conditions": [_cmp("gte", "/rope", 2), _cmp("eq", "/anchor", 0)]})
+        plant_member(doc, name, {"type": "integer", "minimum": 0, "maximum": 9}, initial=0)
+    plant_rule(doc, "haul", _obs("gave_key", True), _inc("/rope", 1, limit=4), _inc("/anchor", 1, limit=4))
+    plant_rule(doc, "lower", _obs("helped_stranger", False), _inc("/rope", -1), _inc("/anchor", -1))
+    plant_achievement(doc, "taut", {"op": "all", "conditions": [_cmp("gte", "/rope", 4), _cmp("gte", "/anchor", 4)]})
+    plant_achievement(doc, "lopsided", {"op": "all", "conditions": [_cmp("gte", "/rope", 2), _cmp("eq", "/anchor", 0)]})
     return doc
 
 
@@ -237,7 +215,7 @@ def test_a_turn_with_more_answers_than_the_bound_allows_is_not_searched_exhausti
     doc = ending_stops_it_first()
     doc["runtime"]["observations"] += [{"type": "boolean", "id": f"o{k}", "question": "q?"} for k in range(7)]
     for k in range(7):  # each read by a condition: a yes and the rest (a no, or no answer) are told apart
-        _achievement(doc, f"yes{k}", _obs(f"o{k}", True))
+        plant_achievement(doc, f"yes{k}", _obs(f"o{k}", True))
     outcome = _reach.decide(doc, 8_000, 1e9, time.monotonic)
     assert outcome.states == 0
     bound = [f for f in outcome.findings if f.code == "reachability-bound"]

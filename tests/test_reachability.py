@@ -22,6 +22,8 @@ from creatorpack.lint.reach._abstract import IntRange, analyse
 from creatorpack.play.engine import Engine
 from creatorpack.testing import play
 
+from .planting import plant_achievement, plant_member
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 RICH = {version: EXAMPLES / version / "rich.json" for version in ("0.3", "0.4", "0.5")}
 runner = CliRunner()
@@ -33,38 +35,18 @@ def rich05() -> Doc:
     return doc
 
 
-def _member(doc: Doc, name: str, schema: Doc, initial: Any) -> None:
-    doc["runtime"]["state"]["schema"]["properties"][name] = schema
-    doc["runtime"]["state"]["schema"]["required"].append(name)
-    for entry in doc["runtime"]["entries"]:
-        entry["initial_state"][name] = initial
-
-
-def _achievement(doc: Doc, ident: str, when: Doc) -> None:
-    doc["progression"]["achievements"].append(
-        {
-            "id": ident,
-            "visibility": "visible",
-            "title": ident,
-            "description": "Planted.",
-            "when": when,
-            "artwork_asset_id": "first_light_art",
-        }
-    )
-
-
 def constant_flag() -> Doc:
     """A boolean that no effect changes, and an achievement that needs it true."""
     doc = rich05()
-    _member(doc, "bell_rung", {"type": "boolean"}, initial=False)
-    _achievement(doc, "bell_ringer", {"op": "eq", "path": "/bell_rung", "value": True})
+    plant_member(doc, "bell_rung", {"type": "boolean"}, initial=False)
+    plant_achievement(doc, "bell_ringer", {"op": "eq", "path": "/bell_rung", "value": True})
     return doc
 
 
 def clamped_counter() -> Doc:
     """A counter whose only increment stops at 8, and achievements at 8 (reachable) and 9 (not)."""
     doc = rich05()
-    _member(doc, "lanterns", {"type": "integer", "minimum": 0, "maximum": 20}, initial=0)
+    plant_member(doc, "lanterns", {"type": "integer", "minimum": 0, "maximum": 20}, initial=0)
     doc["runtime"]["rules"].append(
         {
             "kind": "effect",
@@ -73,15 +55,15 @@ def clamped_counter() -> Doc:
             "effects": [{"op": "increment", "path": "/lanterns", "by": 1, "limit": 8, "overflow": "clamp"}],
         }
     )
-    _achievement(doc, "eight_lanterns", {"op": "gte", "path": "/lanterns", "value": 8})
-    _achievement(doc, "nine_lanterns", {"op": "gte", "path": "/lanterns", "value": 9})
+    plant_achievement(doc, "eight_lanterns", {"op": "gte", "path": "/lanterns", "value": 8})
+    plant_achievement(doc, "nine_lanterns", {"op": "gte", "path": "/lanterns", "value": 9})
     return doc
 
 
 def ending_first() -> Doc:
     """A value that an ending always stops the session before: the alarm ends it at 3, a goal needs 4."""
     doc = rich05()
-    _member(doc, "alarm", {"type": "integer", "minimum": 0, "maximum": 10}, initial=0)
+    plant_member(doc, "alarm", {"type": "integer", "minimum": 0, "maximum": 10}, initial=0)
     doc["runtime"]["rules"].append(
         {
             "kind": "effect",
@@ -107,7 +89,7 @@ def ending_first() -> Doc:
             },
         }
     )
-    _achievement(doc, "loud_night", {"op": "gte", "path": "/alarm", "value": 4})
+    plant_achievement(doc, "loud_night", {"op": "gte", "path": "/alarm", "value": 4})
     return doc
 
 
@@ -118,8 +100,8 @@ def unaffordable() -> Doc:
     the rope, which another rule adds, is within reach.
     """
     doc = rich05()
-    _member(doc, "coins", {"type": "integer", "minimum": 0, "maximum": 20}, initial=3)
-    _member(doc, "pack", {"type": "array", "items": {"enum": ["sword", "rope"]}, "uniqueItems": True}, initial=[])
+    plant_member(doc, "coins", {"type": "integer", "minimum": 0, "maximum": 20}, initial=3)
+    plant_member(doc, "pack", {"type": "array", "items": {"enum": ["sword", "rope"]}, "uniqueItems": True}, initial=[])
     doc["runtime"]["rules"] += [
         {
             "kind": "effect",
@@ -137,8 +119,8 @@ def unaffordable() -> Doc:
             "effects": [{"op": "add", "path": "/pack", "value": "rope"}],
         },
     ]
-    _achievement(doc, "roped", {"op": "contains", "path": "/pack", "value": "rope"})
-    _achievement(doc, "armed", {"op": "contains", "path": "/pack", "value": "sword"})
+    plant_achievement(doc, "roped", {"op": "contains", "path": "/pack", "value": "rope"})
+    plant_achievement(doc, "armed", {"op": "contains", "path": "/pack", "value": "sword"})
     return doc
 
 
@@ -416,7 +398,7 @@ def test_a_rule_that_an_effect_always_rejects_is_not_a_rule_that_must_fire() -> 
     # `raise_bar` always holds, but its second effect (on a boolean) is always rejected, which undoes the
     # first: the counter never rises, and `lower_bar` can take it to 0.
     doc = rich05()
-    _member(doc, "bar", {"type": "integer", "minimum": 0, "maximum": 10}, initial=5)
+    plant_member(doc, "bar", {"type": "integer", "minimum": 0, "maximum": 10}, initial=5)
     doc["runtime"]["rules"] += [
         {
             "kind": "effect",
@@ -546,7 +528,7 @@ def test_a_clamp_that_pulls_a_counter_back_to_its_limit_is_no_small_move() -> No
     5 or more, read before the turn: after the gust it is 3 + 2 = 5, accepted. No `rejected-rule`.
     """
     doc = unaffordable()
-    _member(doc, "lanterns", {"type": "integer", "minimum": 0, "maximum": 6}, initial=6)
+    plant_member(doc, "lanterns", {"type": "integer", "minimum": 0, "maximum": 6}, initial=6)
     gust: Doc = {"kind": "effect", "id": "gust", "when": {"op": "observed", "id": "met_mara", "value": True}}
     gust["effects"] = [{"op": "increment", "path": "/lanterns", "by": 1, "limit": 3}]
     gift: Doc = {"kind": "effect", "id": "gift", "when": {"op": "gte", "path": "/lanterns", "value": 5}}
