@@ -15,10 +15,12 @@ from typing import Any, Final
 
 import pytest
 
-from creatorpack.contract.conditions import Goal
+from creatorpack.contract.conditions import Goal, parse
 from creatorpack.lint import Witness, lint
 from creatorpack.lint.reach import _decide as _reach
 from creatorpack.lint.reach import _exhaust
+from creatorpack.lint.reach._abstract import analyse
+from creatorpack.lint.reach._missing import missing_invariant
 from creatorpack.play.engine import Engine, Turn
 from creatorpack.play.step import shown
 from creatorpack.scaffold import files
@@ -269,3 +271,72 @@ def test_a_card_part_revealed_on_a_turn_that_leads_back_is_shown_once_its_card_i
     first = witness.turns[0]  # the avatar first, at the start's state, then the climb
     assert first["wave"] is True
     assert first.get("up") is not True
+
+
+# --- what an undecided goal's finding says a proof lacked ------------------------------------------
+
+
+def _undecided(doc: Doc, max_states: int = 300) -> dict[str, str]:
+    outcome = _reach.decide(doc, max_states, 1e9, time.monotonic)
+    found = (f for f in outcome.findings if f.code == "reachability-bound")
+    return {f.message.partition(" was ")[0]: f.message for f in found}
+
+
+def test_an_undecided_goal_names_the_invariant_a_proof_lacked() -> None:
+    messages = _undecided(ending_stops_it_first())
+    said = (
+        "a proof that it is unreachable would need the invariant that in sessions of entry 'opening', no reachable "
+        "state has "
+        "`/mood` at most -4, which the boxes turn by turn do not give (they allow `/mood` -10..2)"
+    )
+    assert said in messages["achievement 'despair'"]
+    assert messages["achievement 'despair'"].endswith("; raise --max-states (now 300) to search further")
+
+
+def test_the_invariant_names_every_member_the_goal_needs_and_the_answers_it_reads() -> None:
+    messages = _undecided(holding_each_other_up())
+    assert "has `/anchor` = 0 and `/rope` at least 2 at once, which" in messages["achievement 'lopsided'"]
+    assert "has `/anchor` = 4 and `/rope` = 4 at once, which" in messages["achievement 'taut'"]
+    messages = _undecided(guarded_by_an_answer())
+    said = "has `/noise` at least 1 together with the answers it reads (`lamp_choice`), which"
+    assert said in messages["achievement 'careful_but_heard'"]
+
+
+def test_the_named_states_are_where_a_play_that_reaches_the_goal_ends() -> None:
+    """`taut` is within reach: the play that reaches it ends where the message said it must."""
+    doc = holding_each_other_up()
+    assert "`/anchor` = 4 and `/rope` = 4" in _undecided(doc)["achievement 'taut'"]
+    report = lint(json.dumps(doc))
+    engine = Engine(doc)
+    session, _ = engine.start(report.witnesses["achievement:taut"].entry)
+    for answers in report.witnesses["achievement:taut"].turns:
+        session, _ = engine.step(session, Turn(answers))
+    assert (session.state["anchor"], session.state["rope"]) == (4, 4)
+
+
+def test_a_rules_invariant_is_about_the_states_a_turn_is_taken_from() -> None:
+    doc = ending_stops_it_first()
+    plant_rule(doc, "gloom", _cmp("lte", "/mood", -4), _inc("/mood", 1))
+    said = "the invariant that in sessions of entry 'opening', no state a turn is taken from has `/mood` at most -4"
+    assert said in _undecided(doc)["rule 'gloom'"]
+
+
+def test_a_goal_no_bound_on_the_state_rules_out_is_said_to_wait_on_answers() -> None:
+    engine = Engine(ending_stops_it_first())
+    analysis = analyse(engine.program, engine.entries[0], engine.entry_ids()[0])
+    said = missing_invariant(
+        parse(_obs("lamp_choice", "relit")), [analysis], [[analysis.after]], scoped=False, before=False
+    )
+    assert said.startswith("no bound on the state's members rules it out: the states the boxes turn by turn allow")
+    narrowed = missing_invariant(
+        parse(_cmp("gte", "/mood", 1)), [analysis], [[analysis.after]], scoped=False, before=False
+    )
+    assert "no reachable state has `/mood` at least 1, which" in narrowed
+    holding = {"op": "contains", "path": "/inventory", "value": "brass_key"}
+    assert "has `/inventory` holding 'brass_key', which" in missing_invariant(
+        parse(holding), [analysis], [[analysis.after]], scoped=False, before=False
+    )
+    lacking = {"op": "not", "condition": holding}
+    assert "has `/inventory` without 'brass_key', which" in missing_invariant(
+        parse(lacking), [analysis], [[analysis.after]], scoped=False, before=False
+    )

@@ -139,7 +139,9 @@ RATIONALES: Final[dict[str, str]] = {
         "(`--max-states`, in states for the exhaustive search; deterministic; the message says how many "
         "states were explored and turns played, or why the exhaustive search did not start, and, when "
         "the boxes turn by turn show it, how many turns any play that reaches the goal takes at "
-        "least), or the safety-net time limit (`--max-seconds`) stopped the search first, which the message then "
+        "least, and the invariant a proof lacked: the states the goal needs, which no reachable state "
+        "would have to be in for a proof, named with the ranges the boxes allow), or the safety-net time "
+        "limit (`--max-seconds`) stopped the search first, which the message then "
         "says. Raise the bound or simplify. `creatorpack lint --explain ID` prints a witness for "
         "goals that were reached, and the reason for goals proved unreachable."
     ),

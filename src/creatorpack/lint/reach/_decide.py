@@ -39,6 +39,7 @@ from creatorpack.lint.reach._abstract import (
     why_not,
 )
 from creatorpack.lint.reach._exhaust import Exhaustion, explore, revealed_along
+from creatorpack.lint.reach._missing import missing_invariant
 from creatorpack.lint.reach._turns import WORK, Trace, by_turn
 from creatorpack.lint.reach._witness import REVEALS, GoalKind, Reached, Search, Target
 from creatorpack.play.conditions import compile_condition
@@ -189,14 +190,17 @@ def decide(
             explored = f"no play reaches it: all {exhaustion.states:,} reachable states were explored"
             proofs.update({t.goal: explored for t in left if t.goal not in found})
     earliest: dict[Goal, int] = {}  # for a goal left undecided, the fewest turns a play that reaches it takes
+    missing: dict[Goal, str] = {}  # and the invariant a proof of it lacked
     left = [t for t in left if t.goal not in found and t.goal not in proofs]
     if left:  # the boxes turn by turn cost more than a small pack's whole search
         traces = [by_turn(analysis, work) for analysis in analyses]
         for target in left:
             if (reason := _turn_proof(target, analyses, traces)) is not None:
                 proofs[target.goal] = reason
-            elif target.kind not in REVEAL_KINDS and (turns := _earliest(target, analyses, traces)) is not None:
-                earliest[target.goal] = turns
+            elif target.kind not in REVEAL_KINDS:
+                if (turns := _earliest(target, analyses, traces)) is not None:
+                    earliest[target.goal] = turns
+                missing[target.goal] = _missing(target, analyses, traces)
     findings = _rejected(goals, analyses)
     for target in goals:
         name = f"{KINDS[target.kind]} {target.ident!r}"
@@ -208,7 +212,9 @@ def decide(
             where = _failing_at(target, analyses)
             findings.append(RawFinding(where, "unreachable", f"{name} is unreachable: {proofs[target.goal]}"))
         elif target.goal not in found:
-            message = _undecided(name, exhaustion, search, max_states, max_seconds, earliest.get(target.goal))
+            message = _undecided(
+                name, exhaustion, search, max_states, max_seconds, earliest.get(target.goal), missing.get(target.goal)
+            )
             findings.append(RawFinding(target.where, "reachability-bound", message))
     keys = {t.goal for t in goals}
     return Outcome(
@@ -304,9 +310,16 @@ def _rejected(goals: Sequence[Target], analyses: Sequence[Analysis]) -> list[Raw
 
 
 def _undecided(
-    name: str, exhaustion: Exhaustion, search: Search | None, max_states: int, max_seconds: float, earliest: int | None
+    name: str,
+    exhaustion: Exhaustion,
+    search: Search | None,
+    max_states: int,
+    max_seconds: float,
+    earliest: int | None,
+    missing: str | None = None,
 ) -> str:
     known = f"; no play of fewer than {earliest} turns reaches it (by the boxes turn by turn)" if earliest else ""
+    known += f"; {missing}" if missing else ""
     turns = search.spent if search is not None else 0
     if exhaustion.timed_out or (search is not None and search.timed_out):
         return (
@@ -340,6 +353,22 @@ def _earliest(target: Target, analyses: Sequence[Analysis], traces: Sequence[Tra
         turns = first + 1 if target.kind == "rule" else first
         fewest = turns if fewest is None else min(fewest, turns)
     return fewest if fewest is not None and fewest > 1 else None
+
+
+def _missing(target: Target, analyses: Sequence[Analysis], traces: Sequence[Trace | None]) -> str:
+    """The invariant a proof that ``target`` is unreachable lacked (:func:`missing_invariant`)."""
+    mine = _in_scope(target, analyses)
+    held: list[list[Abstract]] = []
+    for analysis, trace in zip(analyses, traces, strict=True):
+        if target.entries is not None and analysis.entry not in target.entries:
+            continue  # not among ``mine``
+        if trace is not None:
+            held.append(list(trace.before if target.kind == "rule" else trace.after))
+        else:
+            box = analysis.before if target.kind == "rule" else analysis.after
+            held.append([] if box is None else [box])
+    scoped = len(mine) < len(analyses)
+    return missing_invariant(target.condition, mine, held, scoped=scoped, before=target.kind == "rule")
 
 
 def _proof(target: Target, analyses: Sequence[Analysis]) -> str | None:

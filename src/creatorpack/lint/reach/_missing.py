@@ -1,0 +1,104 @@
+"""For a goal left undecided, the invariant a proof lacked: the states its condition needs, named.
+
+Lint proves a goal unreachable when its condition holds in no state of an over-approximation (the
+boxes turn by turn). When it may hold there and no play reached it, a creator wants to know what
+a proof would have to show. Narrowing each box to where the condition may hold gives exactly that:
+every state in which the goal holds has those members in those ranges, so the invariant "no
+reachable state has them there at once" would prove it, and is what the boxes could not state
+(usually because it needs a relation between members, which no box expresses).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from creatorpack._json import pointer
+from creatorpack.contract.conditions import Condition, Observed, leaves
+from creatorpack.lint.reach._abstract import Abstract, Analysis, IntRange, Members, Value, holds
+
+__all__ = ["missing_invariant"]
+
+
+def missing_invariant(
+    condition: Condition,
+    analyses: Sequence[Analysis],
+    boxes: Sequence[Sequence[Abstract]],
+    *,
+    scoped: bool,
+    before: bool,
+) -> str:
+    """What a proof that ``condition`` never holds lacks, said for a finding (see the module docstring).
+
+    ``boxes`` are, for each analysis, the boxes (turn by turn, or the analysis's own) that hold every
+    state the condition is read in. ``scoped``: ``analyses`` are only some of the pack's entries.
+    ``before``: the condition is read before a turn (a rule's ``when``), not after one.
+    """
+    states = "state a turn is taken from" if before else "reachable state"
+    for analysis, held in zip(analyses, boxes, strict=True):
+        needs = _needs(analysis, condition, held)
+        if needs is None:
+            continue
+        entry = f"in sessions of entry {analysis.entry!r}, " if scoped or len(analyses) > 1 else ""
+        if not needs:
+            return (
+                f"{entry}no bound on the state's members rules it out: the states the boxes turn by turn allow "
+                "include some in which it may hold, so it waits on answers and on what rules did, and a longer "
+                "search may reach it"
+            )
+        wanted = " and ".join(f"`{pointer(analysis.variables[i])}` {_said(value, whole)}" for i, value, whole in needs)
+        allowed = ", ".join(f"`{pointer(analysis.variables[i])}` {_show(whole)}" for i, _, whole in needs)
+        asked = list(dict.fromkeys(leaf.id for leaf in leaves(condition) if isinstance(leaf, Observed)))
+        if asked:
+            together = " together with the answers it reads (" + ", ".join(f"`{a}`" for a in asked) + ")"
+        else:
+            together = " at once" if len(needs) > 1 else ""
+        return (
+            f"a proof that it is unreachable would need the invariant that {entry}no {states} has "
+            f"{wanted}{together}, which the boxes turn by turn do not give (they allow {allowed})"
+        )
+    return "the boxes turn by turn did not settle, so no invariant was looked for"
+
+
+def _needs(analysis: Analysis, condition: Condition, held: Sequence[Abstract]) -> list[tuple[int, Value, Value]] | None:
+    """Each member the condition narrows: its values where the condition may hold, and in all of ``held``.
+
+    ``None`` when the condition holds in none of the boxes.
+    """
+    narrowed: Abstract | None = None
+    for box in held:
+        where = holds(analysis, condition, box)
+        if where is not None:
+            narrowed = where if narrowed is None else _join(narrowed, where)
+    if narrowed is None:
+        return None
+    whole = held[0]
+    for box in held[1:]:
+        whole = _join(whole, box)
+    return [(i, value, all_) for i, (value, all_) in enumerate(zip(narrowed, whole, strict=True)) if value != all_]
+
+
+def _join(left: Abstract, right: Abstract) -> Abstract:
+    return tuple(a.join(b) for a, b in zip(left, right, strict=True))  # type: ignore[arg-type]
+
+
+def _said(value: Value, whole: Value) -> str:
+    """The narrowed values said against the box's: ``at most 5``, ``at least 15``, ``holding 'a'``, ``without 'b'``."""
+    if isinstance(value, IntRange) and isinstance(whole, IntRange):
+        if value.low == value.high:
+            return f"= {value.low}"
+        if value.low == whole.low:
+            return f"at most {value.high}"
+        if value.high == whole.high:
+            return f"at least {value.low}"
+        return f"in {value.low}..{value.high}"
+    assert isinstance(value, Members)
+    assert isinstance(whole, Members)
+    parts = [f"holding {m!r}" for m in sorted(value.must - whole.must)]
+    parts += [f"without {m!r}" for m in sorted(whole.may - value.may)]
+    return " and ".join(parts)
+
+
+def _show(value: Value) -> str:
+    if isinstance(value, IntRange):
+        return value.show()
+    return "{" + ", ".join(sorted(value.may)) + "}"
