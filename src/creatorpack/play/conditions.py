@@ -192,18 +192,28 @@ def compile_condition(
     whole = False
     found, signs = signed_leaves(tree)
     for leaf in found:
-        if isinstance(leaf, Compare) and leaf.tokens is not None:
-            if leaf.tokens:
-                keys.add(leaf.tokens[0])
-            else:
-                whole = True
-        elif isinstance(leaf, Observed):
-            observations.add(leaf.id)
+        kind = type(leaf)
+        if kind is Compare:
+            if (tokens := leaf.tokens) is not None:  # type: ignore[union-attr]
+                if tokens:
+                    keys.add(tokens[0])
+                else:
+                    whole = True
+        elif kind is Observed:
+            observations.add(leaf.id)  # type: ignore[union-attr]
     if stand_in is not None:
         evaluate = stand_in(tree)
     else:
         evaluate = make_evaluator(tree, set_paths, shared) if generate else _compile(tree, set_paths)
-    return CompiledCondition(source, evaluate, frozenset(keys), frozenset(observations), whole, tree, found, signs)
+    return CompiledCondition(source, evaluate, _frozen(keys), _frozen(observations), whole, tree, found, signs)
+
+
+_NONE: Final[frozenset[str]] = frozenset()
+
+
+def _frozen(names: set[str]) -> frozenset[str]:
+    """``names`` as a frozenset; one shared empty set for none (most conditions read no observation, or no member)."""
+    return frozenset(names) if names else _NONE
 
 
 def signed_leaves(tree: Condition) -> tuple[tuple[Leaf, ...], tuple[int, ...]]:
@@ -217,12 +227,13 @@ def signed_leaves(tree: Condition) -> tuple[tuple[Leaf, ...], tuple[int, ...]]:
     stack: list[tuple[Condition, int]] = [(tree, 1)]
     while stack:
         top, sign = stack.pop()
-        if isinstance(top, AllOf | AnyOf):
-            stack.extend((child, sign) for child in reversed(top.conditions))
-        elif isinstance(top, Not):
-            stack.append((top.condition, -sign))
+        kind = type(top)  # the node types are final: `is` tests, cheaper than isinstance of a union
+        if kind is AllOf or kind is AnyOf:
+            stack.extend([(child, sign) for child in reversed(top.conditions)])  # type: ignore[union-attr]
+        elif kind is Not:
+            stack.append((top.condition, -sign))  # type: ignore[union-attr]
         else:
-            found.append(top)
+            found.append(top)  # type: ignore[arg-type]
             signs.append(sign)
     return tuple(found), tuple(signs)
 
