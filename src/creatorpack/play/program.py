@@ -8,6 +8,7 @@ it reads (:attr:`Program.readers`) changed.
 
 from __future__ import annotations
 
+import dataclasses
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,11 +24,13 @@ from creatorpack.errors import ConditionError, NotPlayableError
 from creatorpack.play._effects import EffectRunner, compile_effects, effect_rules, plain_runner, written
 from creatorpack.play._open import Held, OpenRules, open_rules, picker
 from creatorpack.play._paused import collector_paused
+from creatorpack.play._typed import Shape, shape_of
 from creatorpack.play._watch import Heard, Watch, heard, watches
 from creatorpack.play.conditions import (
     AllValues,
     CompiledCondition,
     Evaluator,
+    Typed,
     compile_condition,
     generate_all,
     make_evaluator,
@@ -204,6 +207,28 @@ class Program:
     """The ids of the achievements that are not hidden, in document order (what a turn lists as locked)."""
     all_open: OpenRules | None = field(default=None, repr=False)
     """The :class:`OpenRules` of a session that completed nothing (most sessions at their start)."""
+    shape: Shape | None = field(default=None, repr=False, compare=False)
+    """The members every entry's initial state holds, typed (:mod:`~creatorpack.play._typed`); None: none."""
+    twin: list[Program] = field(default_factory=list, repr=False, compare=False)
+    """The program :meth:`fitted` gives for states that fit :attr:`shape`, once made (a holder, as :attr:`every`)."""
+
+    def fitted(self, state: Any) -> Program:
+        """The program to play a turn from ``state`` with: this one, or its typed twin when ``state`` fits the shape.
+
+        The twin is this program with :attr:`evaluators` generated for :attr:`shape` (its members
+        read with no presence or type test: a third cheaper a call on the runtime benchmark pack),
+        made on first need; its other parts are this program's. A state that does not fit (not
+        from this engine, a save with members missing, a state changed in place) gets this program,
+        whose code is exact on any JSON state. A turn from a fitting state makes one that fits too.
+        """
+        shape = self.shape
+        if shape is None or not shape.fits(state):
+            return self
+        if not self.twin:
+            table = _Typed(self.conditions, set_paths(self.schema), shape.paths)
+            twin = dataclasses.replace(self, evaluators=table.functions, generator=table, shape=None, twin=[])
+            self.twin.append(twin)  # two threads may both make one: either is right, the first is kept
+        return self.twin[0]
 
     def values(self, state: Mapping[str, Any], answers: Mapping[str, Any], *, make: bool = True) -> tuple[bool, ...]:
         """Every condition's value on ``state`` and ``answers``.
@@ -392,6 +417,45 @@ def _first_call(
     """
     owner = table()
     made = owner.make(index) if owner is not None else make_evaluator(tree, sets)
+    return made(state, answers)
+
+
+class _Typed:
+    """Each condition's function for states that fit a shape (:class:`~creatorpack.play._typed.Shape`).
+
+    As :class:`_Conditions`' functions, each is generated on its first call (by a stand-in); the
+    conditions' own :attr:`~CompiledCondition.evaluate` stays the generic function.
+    """
+
+    def __init__(self, conditions: Sequence[CompiledCondition], sets: frozenset[str], typed: Typed) -> None:
+        self.trees = [c.tree or parse(c.source) for c in conditions]
+        self.sets = sets
+        self.typed = typed
+        self.shared: dict[str, Any] = {}
+        self.me = weakref.ref(self)
+        self.functions: list[Evaluator] = [
+            partial(_first_typed, self.me, i, tree, sets, typed) for i, tree in enumerate(self.trees)
+        ]
+
+    def make(self, index: int) -> Evaluator:
+        """Generate condition ``index``'s typed function and put it where its stand-in was."""
+        made = make_evaluator(self.trees[index], self.sets, self.shared, self.typed)
+        self.functions[index] = made
+        return made
+
+
+def _first_typed(
+    table: weakref.ref[_Typed],
+    index: int,
+    tree: Condition,
+    sets: frozenset[str],
+    typed: Typed,
+    state: Mapping[str, Any],
+    answers: Mapping[str, Any],
+) -> bool:
+    """A typed stand-in's call: generate condition ``index``'s typed function, put it in its place, call it."""
+    owner = table()
+    made = owner.make(index) if owner is not None else make_evaluator(tree, sets, None, typed)
     return made(state, answers)
 
 
@@ -615,6 +679,7 @@ def _compile_program(pack: Mapping[str, Any]) -> Program:
         all_open=open_rules(
             frozenset(), rule_table.ids, rule_table.whens, rule_table.instructions, (), {}, rule_table.instructed
         ),
+        shape=shape if (shape := shape_of(schema, [e.get("initial_state", {}) for e in entries])).paths else None,
     )
 
 
