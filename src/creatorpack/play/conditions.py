@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 from creatorpack._json import parse_pointer
 from creatorpack.contract.conditions import (
@@ -164,14 +164,16 @@ class CompiledCondition:
     leaves: tuple[Leaf, ...] = ()  # the tree's leaves, in document order (walked once, for what indexes them)
     signs: tuple[int, ...] = ()  # each leaf's sign: 1 under an even number of `not`s, -1 under an odd number
 
-    @property
-    def __call__(self) -> Evaluator:
-        """Evaluate on a state and the narrator's latest answers: ``condition(state, answers)``.
+    if TYPE_CHECKING:
 
-        A property giving :attr:`evaluate`, which Python then calls: one Python frame fewer a call
-        than a method forwarding to it (the runtime benchmark measured 150-320 ns a call for that frame).
-        """
-        return self.evaluate
+        def __call__(self, state: State, answers: Answers) -> bool:
+            """Evaluate on a state and the narrator's latest answers: ``condition(state, answers)``."""
+
+
+# A call of a CompiledCondition is a call of its `evaluate`: `__call__` is the slot's own descriptor, so Python
+# reads the function from the slot and calls it, with no Python frame in between (121 ns a call on 13,270
+# trivial functions against 153 for a property giving `evaluate` and 192 for a method forwarding to it).
+CompiledCondition.__call__ = vars(CompiledCondition)["evaluate"]  # type: ignore[method-assign]
 
 
 def compile_condition(
