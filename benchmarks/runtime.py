@@ -133,12 +133,17 @@ def main() -> None:
     loading = _Timer()
     for _ in range(6):  # the first load makes what later ones reuse
         assert loading(engine.load, saved) == session
-    conditions = engine._conditions  # the compiled conditions (`CompiledCondition`, whose __call__ forwards)
-    # Each condition's function as a turn calls it: `refresh` calls `program.evaluators[i](state, answers)`.
-    functions = list(getattr(engine.program, "evaluators", [c.evaluate for c in conditions]))
+    conditions = engine._conditions  # the compiled conditions (`CompiledCondition`, whose call gives `evaluate`)
     state, answers = session.state, dict(session.answers)
-    verdicts = [c(state, answers) for c in conditions]
+    verdicts = [c(state, answers) for c in conditions]  # each generic function made (on its first call), then:
+    # Each condition's function as a turn calls it: `refresh` calls `program.evaluators[i](state, answers)`, of
+    # the program `Engine.step` plays the session with (where the code has it: the typed twin, when the state fits).
+    fitted = getattr(engine.program, "fitted", None)
+    played = fitted(state) if fitted is not None else engine.program
+    functions = list(getattr(played, "evaluators", [c.evaluate for c in conditions]))
     assert [function(state, answers) for function in functions] == verdicts
+    functions = list(getattr(played, "evaluators", [c.evaluate for c in conditions]))  # each one made by now
+    generic = list(getattr(engine.program, "evaluators", [c.evaluate for c in conditions]))
     translated = [to_json_logic(dict(c.source)) for c in conditions]
     data = {"state": state, "answers": answers}
     agree = sum(bool(jsonLogic(rule, data)) == ours for rule, ours in zip(translated, verdicts, strict=True))
@@ -146,7 +151,11 @@ def main() -> None:
     # in one chunk, where the second would find the first's code in the cache). json-logic runs in both.
     direct_rate, theirs_first = _evaluations(functions, translated, state, answers)
     ours_rate, theirs_second = _evaluations(conditions, translated, state, answers)
-    theirs_rate = 2 / (1 / theirs_first + 1 / theirs_second)
+    generic_rate, theirs_third = (
+        _evaluations(generic, translated, state, answers) if played is not engine.program else (0, 0)
+    )
+    theirs = [theirs_first, theirs_second] + ([theirs_third] if generic_rate else [])
+    theirs_rate = len(theirs) / sum(1 / rate for rate in theirs)
     every = getattr(engine.program, "values", None)  # all conditions at once, sharing leaves (as Engine.load does)
     every_rate = None
     if every is not None:
@@ -184,13 +193,16 @@ def main() -> None:
     print(f"\n| {'evaluations a second (CPU time)':<46} | {'value':>14} |")
     print("|" + "-" * 48 + "|" + "-" * 16 + "|")
     print(f"| {'each condition function (as a turn calls it)':<46} | {direct_rate:>14,.0f} |")
+    if generic_rate:
+        print(f"| {'each generic function (exact on any state)':<46} | {generic_rate:>14,.0f} |")
     print(f"| {'each CompiledCondition called':<46} | {ours_rate:>14,.0f} |")
     if every_rate is not None:
         print(f"| {'all at once, leaves shared (Program.values)':<46} | {every_rate:>14,.0f} |")
     print(f"| {'json-logic (json-logic-qubit)':<46} | {theirs_rate:>14,.0f} |")
     print(
         f"\nspeed-up over json-logic: {direct_rate / theirs_rate:.1f}x each condition function called, "
-        f"{ours_rate / theirs_rate:.1f}x each CompiledCondition called"
+        + (f"{generic_rate / theirs_rate:.1f}x each generic function, " if generic_rate else "")
+        + f"{ours_rate / theirs_rate:.1f}x each CompiledCondition called"
         + (f", {every_rate / theirs_rate:.1f}x all at once" if every_rate is not None else "")
         + f"; verdicts agree on {agree:,} of {len(translated):,} conditions"
     )

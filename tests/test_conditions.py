@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -9,11 +10,13 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from creatorpack.contract.conditions import parse
+from creatorpack.play._typed import shape_of
 from creatorpack.play.conditions import (
     MISSING,
     compile_condition,
     expression,
     generate_all,
+    generate_function,
     json_equal,
     parse_pointer,
     resolve,
@@ -340,4 +343,124 @@ def test_common_leaves_are_short_code(condition: dict[str, Any], code: str) -> N
     """
     constants: list[Any] = []
     assert expression(parse(condition), frozenset(), constants) == code
+    assert not constants
+
+
+# Typed code: a shape that holds /trust (integer), /lit (boolean), /items (a set), /flags (an object) and /flags/met.
+_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "trust": {"type": "integer", "minimum": 0, "maximum": 9},
+        "lit": {"type": "boolean"},
+        "items": {"type": "array", "items": {"enum": ["key", "map"]}, "uniqueItems": True},
+        "name": {"enum": ["a", "b"]},  # a type typed code does not know: read as before
+        "flags": {"type": "object", "properties": {"met": {"type": "boolean"}, "x": {"type": "integer"}}},
+        "deep": {"type": "object", "properties": {"x": {"type": "object", "properties": {}}}},
+    },
+}
+_SHAPE = shape_of(_SCHEMA, [{"trust": 0, "lit": False, "items": [], "name": "a", "flags": {"met": False}, "deep": {}}])
+_fitting = st.fixed_dictionaries(
+    {
+        "trust": st.integers(-5, 2**70) | st.sampled_from([0, 1, 0.0, 1.0, -0.0, 2.5, float("inf"), float("nan")]),
+        "lit": st.booleans(),
+        "items": st.lists(_value, max_size=3),
+        "flags": st.fixed_dictionaries({"met": st.booleans()}, optional={"x": _value, "0": _member}),
+        "deep": st.dictionaries(st.sampled_from(["x", "0"]), _member, max_size=2),
+    },
+    optional={"name": _value, "list": _member, "": _member},
+)
+
+
+def test_the_shape_holds_what_every_initial_state_has_of_the_types_it_knows() -> None:
+    assert dict(_SHAPE.paths) == {
+        ("trust",): "integer",
+        ("lit",): "boolean",
+        ("items",): "array",
+        ("flags",): "object",
+        ("flags", "met"): "boolean",
+        ("deep",): "object",
+    }
+    assert shape_of(_SCHEMA, [{"trust": 1}, {"lit": True}]).paths == {}  # in one entry's state, not the other's
+    assert shape_of(_SCHEMA, []).paths == {}
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        {"trust": 1, "lit": True, "items": [], "flags": {}, "deep": {}},  # /flags/met missing
+        {"lit": True, "items": [], "flags": {"met": True}, "deep": {}},  # /trust missing
+        {"trust": True, "lit": True, "items": [], "flags": {"met": True}, "deep": {}},  # a bool is no integer here
+        {"trust": "1", "lit": True, "items": [], "flags": {"met": True}, "deep": {}},
+        {"trust": 1, "lit": 1, "items": [], "flags": {"met": True}, "deep": {}},  # 1 is no bool
+        {"trust": 1, "lit": True, "items": ("key",), "flags": {"met": True}, "deep": {}},  # a tuple is no list
+        {"trust": 1, "lit": True, "items": "key", "flags": {"met": True}, "deep": {}},
+        {"trust": 1, "lit": True, "items": [], "flags": [True], "deep": {}},
+        {"trust": 1, "lit": True, "items": [], "flags": MappingProxyType({"met": True}), "deep": {}},
+        MappingProxyType({"trust": 1, "lit": True, "items": [], "flags": {"met": True}, "deep": {}}),
+        [],
+    ],
+)
+def test_a_state_fits_only_with_every_member_of_the_shape_of_its_type(state: Any) -> None:
+    assert not _SHAPE.fits(state)
+    assert _SHAPE.fits({"trust": 1.5, "lit": False, "items": [1], "flags": {"met": True, "y": 0}, "deep": {}, "z": 0})
+
+
+@settings(max_examples=800)
+@given(_any_condition, _fitting, _any_answers)
+@example(_cmp("eq", "/trust", 1), {"trust": 1.0, "lit": True, "items": [], "flags": {"met": True}, "deep": {}}, {})
+@example(_cmp("ne", "/trust", 0), {"trust": -0.0, "lit": True, "items": [], "flags": {"met": True}, "deep": {}}, {})
+@example(_cmp("gt", "/lit", 0), {"trust": 1, "lit": True, "items": [], "flags": {"met": True}, "deep": {}}, {})
+@example(_cmp("eq", "/lit", 1), {"trust": 1, "lit": True, "items": [], "flags": {"met": True}, "deep": {}}, {})
+@example(_cmp("ne", "/trust", None), {"trust": 1, "lit": True, "items": [], "flags": {"met": True}, "deep": {}}, {})
+@example(
+    _cmp("contains", "/items", 1), {"trust": 1, "lit": True, "items": [True], "flags": {"met": False}, "deep": {}}, {}
+)
+@example(
+    _cmp("contains", "/flags", "met"), {"trust": 1, "lit": True, "items": [], "flags": {"met": True}, "deep": {}}, {}
+)
+@example(
+    _cmp("eq", "/items", ["map", "key"]),
+    {"trust": 1, "lit": True, "items": ["key", "map"], "flags": {"met": True}, "deep": {}},
+    {},
+)
+@example(
+    _cmp("lt", "/trust", 2), {"trust": float("nan"), "lit": True, "items": [], "flags": {"met": True}, "deep": {}}, {}
+)
+def test_typed_code_agrees_with_closures_on_states_that_fit(
+    condition: dict[str, Any], state: dict[str, Any], answers: dict[str, Any]
+) -> None:
+    """Typed code skips the presence and type tests the shape makes needless; where the shape holds, nothing changes."""
+    assert _SHAPE.fits(state)
+    sets = frozenset({"/items", "/flags/met"})
+    expected = compile_condition(condition, set_paths=sets, generate=False)(state, answers)
+    assert generate_function(parse(condition), sets, None, _SHAPE.paths)(state, answers) is expected
+
+
+@settings(max_examples=400)
+@given(_any_condition, _states, _any_answers)
+def test_typed_code_is_used_only_on_states_that_fit(
+    condition: dict[str, Any], state: dict[str, Any], answers: dict[str, Any]
+) -> None:
+    """On any JSON state: where the shape fits, typed code is exact; where not, the engine takes the generic code."""
+    sets = frozenset({"/items", "/flags/met"})
+    expected = compile_condition(condition, set_paths=sets, generate=False)(state, answers)
+    if _SHAPE.fits(state):
+        assert generate_function(parse(condition), sets, None, _SHAPE.paths)(state, answers) is expected
+
+
+@pytest.mark.parametrize(
+    ("condition", "code"),
+    [
+        ({"op": "gte", "path": "/trust", "value": 5}, "(s['trust'] >= 5)"),
+        ({"op": "eq", "path": "/trust", "value": 1}, "(s['trust'] == 1)"),
+        ({"op": "ne", "path": "/trust", "value": 5}, "(s['trust'] != 5)"),
+        ({"op": "lt", "path": "/lit", "value": 5}, "False"),
+        ({"op": "eq", "path": "/flags/met", "value": True}, "(s['flags']['met'] is True)"),
+        ({"op": "contains", "path": "/items", "value": "key"}, "('key' in s['items'])"),
+        ({"op": "gte", "path": "/name", "value": 5}, "('name' in s and type(v := s['name']) in _N and v >= 5)"),
+    ],
+)
+def test_typed_leaves_read_with_no_presence_or_type_test(condition: dict[str, Any], code: str) -> None:
+    constants: list[Any] = []
+    assert expression(parse(condition), frozenset(), constants, _SHAPE.paths) == code
     assert not constants

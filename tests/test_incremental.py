@@ -24,6 +24,7 @@ from creatorpack.contract.conditions import parse
 from creatorpack.play import _effects
 from creatorpack.play.conditions import compile_condition, generate_all
 from creatorpack.play.engine import Engine, Turn
+from creatorpack.play.program import _first_call, _first_typed
 from creatorpack.play.state import CompiledEffect, set_paths
 from creatorpack.play.step import _copied, _locked, describe, evaluate_all, locked_achievements, step
 from tests.random_packs import random_condition, random_pack
@@ -257,9 +258,13 @@ def test_condition_functions_are_generated_on_first_call() -> None:
     """Compiling a pack generates no condition code; each condition's first call makes its function, once."""
     engine = Engine(random_pack(3))
     program = engine.program
-    assert {function.__name__ for function in program.evaluators} == {"first_call"}
-    session, _ = engine.start()  # the start evaluates every condition
-    assert "first_call" not in {function.__name__ for function in program.evaluators}
+    assert all(getattr(function, "func", None) is _first_call for function in program.evaluators)
+    session, _ = engine.start()  # the start evaluates every condition, with the program it plays
+    played = program.fitted(session.state)
+    assert not any(getattr(function, "func", None) in (_first_call, _first_typed) for function in played.evaluators)
+    for condition in program.conditions:
+        condition(session.state, session.answers)  # the generic function, generated on its first call too
+    assert not any(getattr(function, "func", None) is _first_call for function in program.evaluators)
     for condition, function in zip(program.conditions, program.evaluators, strict=True):
         assert condition.evaluate is function
         fresh = compile_condition(condition.source, set_paths=set_paths(program.schema), generate=False)
@@ -408,3 +413,20 @@ def test_a_rule_with_a_rejected_effect_changes_nothing_on_the_generated_path() -
     run([True, True], state, frozenset(), rejected)
     assert state == {"n": 2, "m": 0, "s": ["a"]}  # r0 changed nothing, r1 applied
     assert [r["rule"] for r in rejected] == ["r0"]
+
+
+def test_a_compiled_program_goes_to_the_collectors_oldest_generation_unless_the_host_froze_objects() -> None:
+    """What compiling makes lives on: it is moved to the oldest generation at once, not walked by two collections."""
+    pack = random_pack(3)
+    engine = Engine(pack)
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    assert id(engine.program.conditions[0]) in oldest
+    assert id(engine.program.conditions) in oldest
+    gc.freeze()  # a host that froze its objects (before forking workers) keeps them frozen
+    try:
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        Engine(pack)
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()

@@ -153,7 +153,7 @@ Glossary: TypeAlias = Mapping[str, Mapping[str, Any]]
 
 
 def _is_comparison(op: object) -> TypeGuard[ComparisonOp]:
-    return op in COMPARISON_OPS
+    return op in COMPARISON_OPS  # a tuple: an op that is no string (unhashable, even) is simply not one
 
 
 _tokens: Final = functools.lru_cache(maxsize=4096)(parse_pointer)
@@ -166,24 +166,26 @@ def parse(raw: Any, at: JsonPath = ()) -> Condition:
     Raises :class:`~creatorpack.errors.ConditionError` for what is no condition: not an object, an
     unknown ``op``, a group whose ``conditions`` is not a list. A valid pack has none of these;
     members the grammar does not read are ignored, and a missing one reads as JSON ``null``.
+    The most common ops are tested first and a ``dict`` before the abstract ``Mapping``: compiling
+    a pack parses every condition (81,000 nodes on the runtime benchmark pack).
     """
-    if not isinstance(raw, Mapping):
+    if type(raw) is not dict and not isinstance(raw, Mapping):
         raise ConditionError(f"a condition must be an object, not {raw!r}")
     op = raw.get("op")
-    if op == "literal":
-        return LiteralCond(raw.get("value"), at)
     if _is_comparison(op):
         path = raw.get("path")
         tokens = _tokens(path) if isinstance(path, str) else None
         return Compare(op, path, raw.get("value"), at, tokens)
-    if op == "observed":
-        return Observed(str(raw.get("id")), raw.get("value"), at)
-    if op in ("all", "any"):
+    if op in ("all", "any"):  # a tuple: an unhashable op is simply none of them
         children = raw.get("conditions", [])
         if not isinstance(children, list | tuple):
             raise ConditionError(f"a group's conditions must be a list, not {children!r}")
-        parsed = tuple(parse(child, (*at, "conditions", i)) for i, child in enumerate(children))
+        parsed = tuple([parse(child, (*at, "conditions", i)) for i, child in enumerate(children)])
         return AllOf(parsed, at) if op == "all" else AnyOf(parsed, at)
+    if op == "observed":
+        return Observed(str(raw.get("id")), raw.get("value"), at)
+    if op == "literal":
+        return LiteralCond(raw.get("value"), at)
     if op == "not":
         return Not(parse(raw.get("condition"), (*at, "condition")), at)
     raise ConditionError(f"unknown condition op {op!r}")

@@ -132,18 +132,26 @@ class Engine:
                 f"(at /runtime/entries/{index}/initial_state)",
                 problems,
             )
-        values = self.program.values(initial, {}, make=False)
+        program = self.program.fitted(initial)  # typed condition code when the state holds the members it reads
+        values = program.values(initial, {}, make=False)
         blank = SessionState(
             self.pack_id, self.revision, ids[index], 0, initial, {}, frozenset(), {}, (), (), None, values
         )
-        after, new_completed = settle(self.program, blank, 0, initial, {}, values)
+        after, new_completed = settle(program, blank, 0, initial, {}, values)
         nothing = Applied(initial, (), (), (), frozenset())
         return after, describe(self.program, blank, after, nothing, new_completed, None)
 
     def step(self, session: SessionState, turn: Turn | Mapping[str, Any]) -> tuple[SessionState, TurnResult]:
-        """Play one turn (a :class:`Turn` or its JSON form); :class:`TurnError` (changing nothing) for bad input."""
+        """Play one turn (a :class:`Turn` or its JSON form); :class:`TurnError` (changing nothing) for bad input.
+
+        Any session is played exactly: one whose state holds the members every entry starts with,
+        each of its schema type, with condition code that relies on that, any other (built by hand,
+        loaded from an old save, its state changed) with code that tests each value it reads
+        (:meth:`~creatorpack.play.program.Program.fitted`, checked on each call, a few microseconds).
+        """
         session, turn = _session(session), _turn(turn)
-        after, applied, new_completed, illustration = step(self.program, session, turn)
+        program = self.program.fitted(session.state)
+        after, applied, new_completed, illustration = step(program, session, turn)
         return after, describe(self.program, session, after, applied, new_completed, illustration)
 
     def advance(self, session: SessionState, turn: Turn) -> tuple[SessionState, tuple[str, ...]]:

@@ -8,10 +8,12 @@ it reads (:attr:`Program.readers`) changed.
 
 from __future__ import annotations
 
+import dataclasses
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import partial
 from itertools import compress
 from typing import Any
 
@@ -22,11 +24,13 @@ from creatorpack.errors import ConditionError, NotPlayableError
 from creatorpack.play._effects import EffectRunner, compile_effects, effect_rules, plain_runner, written
 from creatorpack.play._open import Held, OpenRules, open_rules, picker
 from creatorpack.play._paused import collector_paused
+from creatorpack.play._typed import Shape, shape_of
 from creatorpack.play._watch import Heard, Watch, heard, watches
 from creatorpack.play.conditions import (
     AllValues,
     CompiledCondition,
     Evaluator,
+    Typed,
     compile_condition,
     generate_all,
     make_evaluator,
@@ -203,6 +207,28 @@ class Program:
     """The ids of the achievements that are not hidden, in document order (what a turn lists as locked)."""
     all_open: OpenRules | None = field(default=None, repr=False)
     """The :class:`OpenRules` of a session that completed nothing (most sessions at their start)."""
+    shape: Shape | None = field(default=None, repr=False, compare=False)
+    """The members every entry's initial state holds, typed (:mod:`~creatorpack.play._typed`); None: none."""
+    twin: list[Program] = field(default_factory=list, repr=False, compare=False)
+    """The program :meth:`fitted` gives for states that fit :attr:`shape`, once made (a holder, as :attr:`every`)."""
+
+    def fitted(self, state: Any) -> Program:
+        """The program to play a turn from ``state`` with: this one, or its typed twin when ``state`` fits the shape.
+
+        The twin is this program with :attr:`evaluators` generated for :attr:`shape` (its members
+        read with no presence or type test: a third cheaper a call on the runtime benchmark pack),
+        made on first need; its other parts are this program's. A state that does not fit (not
+        from this engine, a save with members missing, a state changed in place) gets this program,
+        whose code is exact on any JSON state. A turn from a fitting state makes one that fits too.
+        """
+        shape = self.shape
+        if shape is None or not shape.fits(state):
+            return self
+        if not self.twin:
+            table = _Typed(self.conditions, set_paths(self.schema), shape.paths)
+            twin = dataclasses.replace(self, evaluators=table.functions, generator=table, shape=None, twin=[])
+            self.twin.append(twin)  # two threads may both make one: either is right, the first is kept
+        return self.twin[0]
 
     def values(self, state: Mapping[str, Any], answers: Mapping[str, Any], *, make: bool = True) -> tuple[bool, ...]:
         """Every condition's value on ``state`` and ``answers``.
@@ -328,8 +354,11 @@ class _Conditions:
         self.sets = set_paths(schema)
         self.compiled: list[CompiledCondition] = []
         self.functions: list[Evaluator] = []
-        self.readers: dict[Read, list[int]] = {}
+        self.members: dict[str, list[int]] = {}  # a top-level state member -> the conditions reading it
+        self.observations: dict[str, list[int]] = {}  # an observation -> the conditions reading its answer
+        self.whole: list[int] = []  # the conditions comparing the whole state
         self.shared: dict[str, Any] = {}  # generated code -> its function, shared by conditions with the same code
+        self.me = weakref.ref(self)  # what the stand-ins hold (one for all of them)
 
     def make(self, index: int) -> Evaluator:
         """Generate condition ``index``'s function and put it where its stand-in was."""
@@ -339,36 +368,95 @@ class _Conditions:
         self.functions[index] = made
         return made
 
-    def _stand_in(self, index: int, tree: Condition) -> Evaluator:
-        """A function that generates condition ``index``'s on its first call and puts it in its place.
-
-        It holds the table weakly (the program holds it), so that a program dropped before its
-        conditions were all called is freed at once, not left in reference cycles for the collector;
-        a stand-in called after its program is gone generates a function for the call.
-        """
-        table, sets = weakref.ref(self), self.sets
-
-        def first_call(state: Mapping[str, Any], answers: Mapping[str, Any]) -> bool:
-            owner = table()
-            made = owner.make(index) if owner is not None else make_evaluator(tree, sets)
-            return made(state, answers)
-
-        return first_call
-
     def add(self, condition: Any) -> int:
         if not isinstance(condition, Mapping):
             condition = ALWAYS  # an absent `when` always holds
         index = len(self.compiled)
-        compiled = compile_condition(condition, set_paths=self.sets, stand_in=lambda tree: self._stand_in(index, tree))
+        compiled = compile_condition(
+            condition, set_paths=self.sets, stand_in=lambda tree: partial(_first_call, self.me, index, tree, self.sets)
+        )
         self.compiled.append(compiled)
         self.functions.append(compiled.evaluate)
         for key in compiled.state_keys:
-            self.readers.setdefault(Read(ReadKind.STATE, key), []).append(index)
+            if (found := self.members.get(key)) is None:
+                self.members[key] = [index]
+            else:
+                found.append(index)
         for observation in compiled.observations:
-            self.readers.setdefault(Read(ReadKind.OBSERVATION, observation), []).append(index)
+            if (found := self.observations.get(observation)) is None:
+                self.observations[observation] = [index]
+            else:
+                found.append(index)
         if compiled.whole_state:
-            self.readers.setdefault(Read(ReadKind.WHOLE_STATE, ""), []).append(index)
+            self.whole.append(index)
         return index
+
+    def readers(self) -> dict[Read, tuple[int, ...]]:
+        """What each state member, observation and the whole state is read by (:attr:`Program.readers`)."""
+        readers = {Read(ReadKind.STATE, key): tuple(found) for key, found in self.members.items()}
+        readers.update((Read(ReadKind.OBSERVATION, key), tuple(found)) for key, found in self.observations.items())
+        if self.whole:
+            readers[Read(ReadKind.WHOLE_STATE, "")] = tuple(self.whole)
+        return readers
+
+
+def _first_call(
+    table: weakref.ref[_Conditions],
+    index: int,
+    tree: Condition,
+    sets: frozenset[str],
+    state: Mapping[str, Any],
+    answers: Mapping[str, Any],
+) -> bool:
+    """A stand-in's call (a ``partial`` of this): generate condition ``index``'s function, put it in its place, call it.
+
+    A stand-in holds its table weakly (the program holds it), so that a program dropped before its
+    conditions were all called is freed at once, not left in reference cycles for the collector;
+    a stand-in called after its program is gone generates a function for the call. A ``partial``,
+    not a closure: two objects a condition instead of six, made for every condition of a pack.
+    """
+    owner = table()
+    made = owner.make(index) if owner is not None else make_evaluator(tree, sets)
+    return made(state, answers)
+
+
+class _Typed:
+    """Each condition's function for states that fit a shape (:class:`~creatorpack.play._typed.Shape`).
+
+    As :class:`_Conditions`' functions, each is generated on its first call (by a stand-in); the
+    conditions' own :attr:`~CompiledCondition.evaluate` stays the generic function.
+    """
+
+    def __init__(self, conditions: Sequence[CompiledCondition], sets: frozenset[str], typed: Typed) -> None:
+        self.trees = [c.tree or parse(c.source) for c in conditions]
+        self.sets = sets
+        self.typed = typed
+        self.shared: dict[str, Any] = {}
+        self.me = weakref.ref(self)
+        self.functions: list[Evaluator] = [
+            partial(_first_typed, self.me, i, tree, sets, typed) for i, tree in enumerate(self.trees)
+        ]
+
+    def make(self, index: int) -> Evaluator:
+        """Generate condition ``index``'s typed function and put it where its stand-in was."""
+        made = make_evaluator(self.trees[index], self.sets, self.shared, self.typed)
+        self.functions[index] = made
+        return made
+
+
+def _first_typed(
+    table: weakref.ref[_Typed],
+    index: int,
+    tree: Condition,
+    sets: frozenset[str],
+    typed: Typed,
+    state: Mapping[str, Any],
+    answers: Mapping[str, Any],
+) -> bool:
+    """A typed stand-in's call: generate condition ``index``'s typed function, put it in its place, call it."""
+    owner = table()
+    made = owner.make(index) if owner is not None else make_evaluator(tree, sets, None, typed)
+    return made(state, answers)
 
 
 def _rule(table: _Conditions, schema: Mapping[str, Any], rule: Mapping[str, Any], index: int) -> Rule:
@@ -492,9 +580,10 @@ def compile_program(pack: Mapping[str, Any]) -> Program:
     0.3 pack's ``progression`` or a 0.4 pack's ``presentation`` is an extension field, not played.
     Python's cyclic garbage collector is paused meanwhile (when it was running): compiling makes
     hundreds of thousands of objects that all live on, and each collection it triggered walked
-    them all again, which took more than half of the compile time on the runtime benchmark pack.
+    them all again, which took more than half of the compile time on the runtime benchmark pack;
+    afterwards they go straight to its oldest generation, unwalked (see ``collector_paused``).
     """
-    with collector_paused():
+    with collector_paused(kept=True):
         return _compile_program(pack)
 
 
@@ -561,7 +650,7 @@ def _compile_program(pack: Mapping[str, Any]) -> Program:
         conditions=tuple(table.compiled),
         evaluators=table.functions,
         generator=table,
-        readers={read: tuple(indices) for read, indices in table.readers.items()},
+        readers=table.readers(),
         watches=watches([c.leaves for c in table.compiled], [c.signs for c in table.compiled]),
         heard=heard([c.leaves for c in table.compiled], [c.signs for c in table.compiled]),
         rules=rules,
@@ -590,6 +679,7 @@ def _compile_program(pack: Mapping[str, Any]) -> Program:
         all_open=open_rules(
             frozenset(), rule_table.ids, rule_table.whens, rule_table.instructions, (), {}, rule_table.instructed
         ),
+        shape=shape if (shape := shape_of(schema, [e.get("initial_state", {}) for e in entries])).paths else None,
     )
 
 
