@@ -27,7 +27,9 @@ LOPSIDED = Goal("achievement", "lopsided")
 
 def _search(doc: Doc) -> _witness.Search:
     engine = Engine(doc)
-    analyses = [analyse(engine.program, entry, name) for entry, name in zip(engine.entries, engine.entry_ids())]
+    analyses = [
+        analyse(engine.program, entry, name) for entry, name in zip(engine.entries, engine.entry_ids(), strict=True)
+    ]
     goals = [t for t in _reach.targets(engine) if t.goal == LOPSIDED]
     return _witness.Search(engine, goals, 1_000, time.monotonic() + 1e9, time.monotonic, analyses)
 

@@ -241,6 +241,7 @@ class Search:
         self._queue: deque[_Node] | None = None  # the sweep's frontier, kept so that it can resume
         self._seen: set[bytes] = set()
         self._reveals = {t.goal for t in targets if t.kind in _REVEAL_KINDS}  # those not yet witnessed
+        self._value_at = _value_indices(engine.program, targets)
         self.patience: int | None = None  # when set: turns without a new target witnessed before play stops
         self._last_new = 0  # the turns spent when a target was last witnessed (or patience was set)
 
@@ -487,8 +488,10 @@ class Search:
             return None
         fixed: Move = {}
         hits = 0
+        values, at = session.values, self._value_at
         for target in self.open:
-            if not self.free(target)(session.state, {}):
+            index = at.get(target.goal)
+            if not (values[index] if index is not None else self.free(target)(session.state, {})):
                 continue
             trial = dict(fixed)
             if self.satisfy(target.condition, session, trial, want=True):
@@ -739,6 +742,33 @@ class Walk:
 
 
 # --- helpers -------------------------------------------------------------------------------------
+
+
+def _value_indices(program: Program, targets: Sequence[Target]) -> dict[Goal, int]:
+    """For each target whose condition reads no answer: the index of that condition in ``program``.
+
+    Answers alone cannot change such a condition, so whether they can make it hold is its value on
+    the state, which a session keeps for every condition (``SessionState.values``, kept up to date
+    by the runtime's turn): :meth:`Search.harvest` reads it there rather than evaluating it again
+    (on the runtime benchmark pack, about 2,000,000 evaluations and 13,000 generated functions).
+    A target gets an index only when the program's condition is the target's, node for node.
+    """
+    known: dict[Goal, int] = {}
+    for rule in program.rules:
+        known[Goal("rule", rule.id)] = rule.when
+        if rule.completion is not None:
+            known[Goal("completion", rule.id)] = rule.completion
+    known.update((Goal("achievement", goal.id), goal.when) for goal in program.achievements)
+    known.update((Goal("ending", goal.id), goal.when) for goal in program.endings)
+    known.update((Goal(REVEALS[reveal.kind], reveal.ident), reveal.when) for reveal in program.reveals)
+    found: dict[Goal, int] = {}
+    for target in targets:
+        index = known.get(target.goal)
+        if index is None or any(isinstance(leaf, Observed) for leaf in leaves(target.condition)):
+            continue
+        if tree_of(program.conditions[index]) == target.condition:
+            found[target.goal] = index
+    return found
 
 
 def may_show_more(before: SessionState | None, after: SessionState) -> bool:
