@@ -1,9 +1,10 @@
-"""The walk's patience: it stops once ``PATIENCE`` turns in a row witness no new target.
+"""How the guided search spares turns that find nothing: the walk's patience, the hunt's smaller share.
 
 On a pack whose one open goal no play reaches (two counters moved together, one high and one low
-asked for), the walk gives up after the patience, not after its own stalls; the sweep resumed
-after it plays its budget when it tries every move (it may still prove), and none of it when it
-tries one answer a turn (it cannot prove, and found nothing for as long).
+asked for), the walk gives up once ``PATIENCE`` turns in a row witnessed nothing new, not after
+its own stalls; the sweep resumed after it plays its budget when it tries every move (it may still
+prove), and none of it when it tries one answer a turn (it cannot prove, and found nothing for as
+long). Such a sweep also first gets an eighth of the budget, not a quarter.
 """
 
 from __future__ import annotations
@@ -67,3 +68,18 @@ def test_a_sweep_of_one_answer_a_turn_keeps_the_walk_s_patience(monkeypatch: pyt
     search.sweep(search.starts(), 50)
     assert search.spent == 2  # nothing new for as long as the patience, and no proof possible: no more turns
     assert search.patience == 2
+
+
+@pytest.mark.parametrize(("wide", "share"), [(False, _reach.SWEEP_SHARE), (True, _reach.HUNT_SHARE)])
+def test_a_sweep_of_one_answer_a_turn_first_gets_the_smaller_share(
+    wide: bool, share: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    given: list[int] = []
+    sweep = _witness.Search.sweep
+    monkeypatch.setattr(
+        _witness.Search, "sweep", lambda self, starts, budget: (given.append(budget), sweep(self, starts, budget))[1]
+    )
+    doc = _wide(holding_each_other_up()) if wide else holding_each_other_up()
+    _reach.decide(doc, 2_000, 1e9, time.monotonic, exhaustive=False)
+    assert given[0] == 2_000 // share
+    assert _reach.HUNT_SHARE > _reach.SWEEP_SHARE

@@ -246,6 +246,11 @@ class Search:
         self._last_new = 0  # the turns spent when a target was last witnessed (or patience was set)
 
     @property
+    def complete(self) -> bool:
+        """Whether the sweep tries every combination of answers (at most :data:`FULL_BRANCHING`), so may prove."""
+        return math.prod(len(choices) + 1 for choices in self.options) <= FULL_BRANCHING
+
+    @property
     def open(self) -> list[Target]:
         """Targets without a witness, in document order."""
         return list(self._open.values())
@@ -330,8 +335,7 @@ class Search:
         The frontier and the seen states are kept between calls, and a state half expanded when
         the budget ran out is expanded on from the move it stopped at.
         """
-        total = math.prod(len(choices) + 1 for choices in self.options)
-        complete = total <= FULL_BRANCHING
+        complete = self.complete
         single = _single_moves(self.options)
         if self._queue is None:
             self._seen = {_key(s) for s in starts}
