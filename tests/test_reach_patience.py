@@ -76,9 +76,12 @@ def test_a_sweep_of_one_answer_a_turn_first_gets_the_smaller_share(
 ) -> None:
     given: list[int] = []
     sweep = _witness.Search.sweep
-    monkeypatch.setattr(
-        _witness.Search, "sweep", lambda self, starts, budget: (given.append(budget), sweep(self, starts, budget))[1]
-    )
+
+    def spied(self: _witness.Search, starts: Any, budget: int) -> None:
+        given.append(budget)
+        sweep(self, starts, budget)
+
+    monkeypatch.setattr(_witness.Search, "sweep", spied)
     doc = _wide(holding_each_other_up()) if wide else holding_each_other_up()
     _reach.decide(doc, 2_000, 1e9, time.monotonic, exhaustive=False)
     assert given[0] == 2_000 // share
