@@ -21,6 +21,7 @@ Both count their work in nodes, never seconds, so they give the same answer on e
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
@@ -50,6 +51,7 @@ __all__ = [
     "Effects",
     "Formulas",
     "Guard",
+    "Memo",
     "Slot",
     "Writer",
     "extreme",
@@ -81,6 +83,8 @@ so a pack with a thousand purchases from one purse would otherwise fold the purs
 a turn (18.8 s against 1.6 s); on the runtime benchmark pack, whose counters have ~60 writers
 each, following them per choice cost 0.5 s of its boxes and changed none of them. A concrete
 session (one turn solved for a goal) always follows the guard."""
+
+_CHOICE: Final = re.compile(r"c\[(\d+)\]")  # a choice read by generated code
 
 _OTHER: Final = object()  # an answer to an observation whose kind lists no values
 
@@ -590,7 +594,8 @@ class Formulas:
 
     ``answers`` are a concrete session's answers in force; choice 0 of an observation leaves its
     answer as it is (without ``answers``: unanswered, which with every value as a choice covers
-    any answer an abstract box may have kept).
+    any answer an abstract box may have kept). ``memo``, shared by the formulas of successive
+    boxes of one entry (the boxes turn by turn), keeps what does not depend on the box as a whole.
     """
 
     def __init__(
@@ -598,6 +603,7 @@ class Formulas:
         analysis: Analysis,
         on: Abstract,
         answers: Mapping[str, Any] | None = None,
+        memo: Memo | None = None,
     ) -> None:
         self.checker = checker_for(analysis)
         self.observations = analysis.program.observations
@@ -606,6 +612,7 @@ class Formulas:
         self.domains: list[tuple[Any, ...]] = []
         self._keys: dict[Any, int] = {}
         self._compiled: dict[int, tuple[Fire | int, tuple[int, ...]]] = {}
+        self._memo = memo if memo is not None else Memo()
 
     def compile(self, node: Condition) -> tuple[Fire | int, tuple[int, ...]]:
         """``node`` as a constant, or a function of the choices with the choices it reads."""
@@ -617,7 +624,7 @@ class Formulas:
         if isinstance(code, int):
             made: tuple[Fire | int, tuple[int, ...]] = (code, ())
         else:
-            made = (eval(f"lambda c: {code}"), tuple(dict.fromkeys(uses)))  # noqa: S307 - ints and names built here
+            made = (self._memo.function(code), tuple(dict.fromkeys(uses)))
         self._compiled[id(node)] = (made[0], made[1])
         return made
 
@@ -634,10 +641,9 @@ class Formulas:
 
     def atom(self, node: Compare, uses: list[int]) -> int | str:
         """A comparison on the box: decided, or an open choice."""
-        if self.checker.refine(self.on, node, want=True) is None:
-            return FALSE
-        if self.checker.refine(self.on, node, want=False) is None:
-            return TRUE
+        decided = self._memo.decided(self.checker, self.on, node)
+        if decided != OPEN:
+            return decided
         k = self._choice(("atom", orjson.dumps(to_json(node), option=orjson.OPT_SORT_KEYS)), (False, True))
         uses.append(k)
         return f"(1 if c[{k}]<0 else 2*c[{k}])"
@@ -673,6 +679,50 @@ class Formulas:
             k = self._keys[key] = len(self.domains)
             self.domains.append(domain)
         return k
+
+
+class Memo:
+    """What :class:`Formulas` of one entry's successive boxes share: neither depends on the box as a whole.
+
+    Code generated once per shape: a condition's code with its choices' numbers taken out is a
+    *template*, made a function of those numbers once (``eval``), and each code is that function
+    called with its own numbers (a closure, no ``eval``). And whether a comparison is decided on a
+    box, which depends only on the value the box gives the member it reads. On the runtime
+    benchmark pack the boxes turn by turn compile 2,500 rules' ``when`` on each of 36 boxes: 90,000
+    codes, 31,800 of them distinct, 1,500 templates; 80% of the comparisons were decided before.
+    """
+
+    __slots__ = ("_decided", "_templates")
+
+    def __init__(self) -> None:
+        self._templates: dict[str, Callable[..., Fire]] = {}
+        self._decided: dict[tuple[int, Value | None], tuple[Compare, int]] = {}
+
+    def function(self, code: str) -> Fire:
+        """``lambda c: <code>``, made from the template of ``code`` (its ``c[<number>]`` numbered in order)."""
+        numbers: dict[str, int] = {}
+        template = _CHOICE.sub(lambda m: f"c[k{numbers.setdefault(m.group(1), len(numbers))}]", code)
+        factory = self._templates.get(template)
+        if factory is None:
+            names = ", ".join(f"k{j}" for j in range(len(numbers)))
+            factory = self._templates[template] = eval(f"lambda {names}: lambda c: {template}")  # noqa: S307 - ints and names built here
+        return factory(*(int(number) for number in numbers))
+
+    def decided(self, checker: Any, on: Abstract, node: Compare) -> int:
+        """``FALSE`` or ``TRUE`` when the box decides comparison ``node``, ``OPEN`` when it leaves it open."""
+        place = checker.place(node.path)
+        index = getattr(place, "index", None)
+        key = (id(node), on[index] if index is not None else None)
+        known = self._decided.get(key)
+        if known is None:
+            if checker.refine(on, node, want=True) is None:
+                verdict = FALSE
+            elif checker.refine(on, node, want=False) is None:
+                verdict = TRUE
+            else:
+                verdict = OPEN
+            known = self._decided[key] = (node, verdict)  # the node kept, so that its id stays its own
+        return known[1]
 
 
 def _same(left: Any, right: Any) -> bool:

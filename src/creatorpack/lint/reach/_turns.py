@@ -25,7 +25,7 @@ from typing import Final
 
 from creatorpack._json import pointer
 from creatorpack.lint.reach._abstract import Abstract, Analysis, IntRange, Members, Value, checker_for, tree_of, widen
-from creatorpack.lint.reach._bnb import Effects, Formulas, Writer, extreme
+from creatorpack.lint.reach._bnb import Effects, Formulas, Memo, Writer, extreme
 from creatorpack.play.conditions import resolve
 
 __all__ = ["JOINED_PASSES", "NODE_BUDGET", "PLAIN_JOINED", "TURNS", "WORK", "Trace", "by_turn"]
@@ -191,6 +191,7 @@ class _Turn:
         self.analysis = analysis
         self.effects = Effects(analysis)
         self.left = work
+        self.memo = Memo()
 
     def _extreme(self, formulas: Formulas, writers: list[Writer], start: int, *, lowest: bool) -> int:
         value, nodes = extreme(formulas, writers, start, lowest=lowest, budget=NODE_BUDGET)
@@ -201,7 +202,7 @@ class _Turn:
 
     def after(self, before: Abstract, *, rejections: bool = True) -> Abstract:
         """Every state one turn can lead to from ``before``, as a box (``rejections``: see :meth:`Effects.writers`)."""
-        formulas = Formulas(self.analysis, before)
+        formulas = Formulas(self.analysis, before, memo=self.memo)
         writers = self.effects.writers(formulas, rejections=rejections)
         result = list(before)
         for i in self.effects.untracked:
