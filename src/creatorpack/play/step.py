@@ -465,7 +465,7 @@ def step(
         if not isinstance(held, Held) or not held.fits(session.values, completed):
             held = program.held(session.values, completed)
         ids, told = table.ids, table.instructions
-        held = held.after(updated, flipped, table.by_when, ids, told, lambda p: ids[p] not in completed, (None, None))
+        held = held.after(updated, flipped, table.by_when, ids, told, completed, (None, None))
         first = len(flipped)
         applied = apply_rules(program, updated, session.state, completed, chosen=(held.ids, held.texts))
         changed_state = [Read(ReadKind.STATE, k) for k in applied.changed]
@@ -486,7 +486,7 @@ def step(
             table.by_when,
             ids,
             told,
-            lambda p: ids[p] not in done,
+            done,
             (values, done),
             closed,
             defer=True,
