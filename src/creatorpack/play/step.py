@@ -455,15 +455,16 @@ def step(
         eligible = eligible_illustrations(program, session.values)
         flipped: list[int] = []
         was = (session.state, session.answers)
-        # One list of values for the turn, changed in place by both refreshes: a tuple is made once, at the end.
-        updated = list(session.values)
-        stale = _stale(program, session.values, session.state, answers, changed_answers, was)
-        _reevaluate(program, updated, stale, session.state, answers, flipped)
-        table = program.rule_table or RuleTable.of(program.rules)
         completed = session.completed
         held = session.held
         if not isinstance(held, Held) or not held.fits(session.values, completed):
             held = program.held(session.values, completed)
+        # One list of values for the turn, changed in place by both refreshes: a tuple is made once, at the end,
+        # and the list handed to the next turn (the one that made the values it starts from, not a copy).
+        updated = held.take(session.values)
+        stale = _stale(program, session.values, session.state, answers, changed_answers, was)
+        _reevaluate(program, updated, stale, session.state, answers, flipped)
+        table = program.rule_table or RuleTable.of(program.rules)
         ids, told = table.ids, table.instructions
         held = held.after(updated, flipped, table.by_when, ids, told, completed, (None, None))
         first = len(flipped)
@@ -491,6 +492,7 @@ def step(
             closed,
             defer=True,
             listed=listed,
+            spare=updated,
         )
         after = replace(after, held=held)
     illustration = choose_illustration(program, eligible & set(turn.illustration_matches), session.entry)
