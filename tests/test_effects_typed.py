@@ -144,3 +144,37 @@ def test_members_written_on_the_plain_path_are_not_settled() -> None:
         ]
     )
     assert _effects._settled_kinds(rules) == {"s": list}
+
+
+_set_state = st.fixed_dictionaries(
+    {
+        "n": st.integers(-1, 6),
+        "s": st.lists(st.sampled_from(["a", "b", "c", "z"]), max_size=4)  # duplicates too: a state built by hand
+        | st.lists(st.sampled_from(["a", "b"]), unique=True).map(lambda members: [*members, ["c"]]),  # no key
+    }
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    rules=st.lists(st.lists(_set_effect | _increment, min_size=1, max_size=2), min_size=1, max_size=6),
+    states=st.lists(_set_state, min_size=2, max_size=8),
+)
+def test_the_same_generated_effects_on_one_state_after_another_agree_with_the_plain_path(
+    rules: list[list[dict[str, Any]]], states: list[dict[str, Any]]
+) -> None:
+    """What ``_add`` remembers from one state's sets is right for the next, and never shared between them."""
+    compiled = _compiled(rules)
+    run = _effects._generate(compiled)
+    made: list[Any] = []
+    for state in states:
+        fast_state, slow_state = copy_json(state), copy_json(state)
+        fast_rejected: list[dict[str, Any]] = []
+        slow_rejected: list[dict[str, Any]] = []
+        run([True] * len(compiled), fast_state, frozenset(), fast_rejected)
+        _effects.plain_runner(compiled)([True] * len(compiled), slow_state, frozenset(), slow_rejected)
+        assert fast_state == slow_state
+        assert fast_rejected == slow_rejected
+        made.append(fast_state["s"])
+        fast_state["s"].append("a")  # whoever has the state may change it: nothing remembered may change with it
+    assert len({id(members) for members in made}) == len(made)  # each state its own list

@@ -29,6 +29,8 @@ EffectRunner = Callable[[Sequence[bool], dict[str, Any], frozenset[str], list[di
 """``run(values, working, completed, rejected)``: apply the effects of the active, open rules to ``working``."""
 
 _MISSING: Final = object()
+_REMEMBERED: Final = 256
+"""The most sets of members :func:`_add` remembers its result for, a member and value."""
 _MOST_EFFECTS: Final = 16
 """A rule with more effects than this runs the plain path (its blocks would nest too deep for Python's parser)."""
 
@@ -165,13 +167,37 @@ def _needs(rule: EffectRule) -> dict[str, type] | None:
     return kinds
 
 
-def _add(members: list[Any], value: Any, allowed: list[Any]) -> list[Any]:
-    """The set ``members`` with ``value`` added, in the order of the set's values (as ``add`` keeps it)."""
-    return [m for m in allowed if m in members or m == value]
+def _add(members: list[Any], value: Any, allowed: list[Any], made: dict[tuple[Any, ...], tuple[Any, ...]]) -> list[Any]:
+    """The set ``members`` with ``value`` added, in the order of the set's values (as ``add`` keeps it).
+
+    The result depends only on which of ``allowed`` the members equal (it holds ``allowed``'s own
+    values), so it is remembered in ``made`` (one a member and value) by the members as a tuple:
+    a lookup and a copy instead of testing each allowed value against each member (0.24 against
+    0.99 µs here). Members that cannot be a key (a list in a set) are not remembered, nor more than
+    :data:`_REMEMBERED` sets of members.
+    """
+    try:
+        return [*made[(*members,)]]
+    except KeyError:
+        found = [m for m in allowed if m in members or m == value]
+        if len(made) < _REMEMBERED:
+            made[(*members,)] = (*found,)
+        return found
+    except TypeError:
+        return [m for m in allowed if m in members or m == value]
 
 
 def _remove(members: list[Any], value: Any) -> list[Any]:
-    """The set ``members`` without ``value``."""
+    """The set ``members`` without ``value``.
+
+    A string in a set once (the usual case) is removed from a copy by ``list.remove``; any other
+    value, or one there more than once, by a comprehension (``list.remove`` finds a value by
+    identity first, which for a float ``nan`` is not what ``!=`` says).
+    """
+    if type(value) is str and members.count(value) == 1:
+        kept = [*members]
+        kept.remove(value)
+        return kept
     return [m for m in members if m != value]
 
 
@@ -266,7 +292,8 @@ def _rule_block(
             if effect.op == "add":
                 allowed = _constant(effect.allowed, constants)
                 lines.append(f"{indent}if {value} not in {name}:")
-                lines.append(f"{indent}    {name} = _add({name}, {value}, {allowed})")
+                made = _constant({}, constants)  # what _add found for this member and value, by members
+                lines.append(f"{indent}    {name} = _add({name}, {value}, {allowed}, {made})")
             else:
                 lines.append(f"{indent}if {value} in {name}:")
                 lines.append(f"{indent}    {name} = _remove({name}, {value})")
