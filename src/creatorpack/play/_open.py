@@ -14,7 +14,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, compress
-from operator import itemgetter, mul
+from operator import itemgetter
 from typing import Any, Final
 
 __all__ = ["Held", "OpenRules", "open_rules", "picker"]
@@ -143,9 +143,32 @@ _TOLD: Final = 2
 """The mark of an active rule with an instruction: its id is in :attr:`Held.ids`, its text in :attr:`Held.texts`."""
 
 
-def _kinds(instructions: Sequence[str | None]) -> bytes:
-    """Each rule's mark when it is active (:data:`_ACTIVE`, or :data:`_TOLD` for a rule with an instruction)."""
-    return bytes(_ACTIVE if text is None else _TOLD for text in instructions)
+_KINDS_KEPT: Final = 8
+_kinds_made: dict[int, tuple[Sequence[str | None], bytes, int]] = {}
+""":func:`_kinds` of the last few rule tables, by the identity of their instructions (kept alive with them)."""
+
+
+def _kinds(instructions: Sequence[str | None]) -> tuple[bytes, int]:
+    """Each rule's mark when active (:data:`_ACTIVE`, or :data:`_TOLD` if it has an instruction); those told, as bits.
+
+    The bits are an ``int`` with a byte a rule (1 for a rule with an instruction), so that
+    :meth:`Held.of` marks ten thousand rules with two operations on integers, not a call a rule.
+    Made once a program (its instructions are the same tuple each time): a session loaded from a
+    save makes its :class:`Held` on its first turn, which the service does on every turn it plays.
+    """
+    known = _kinds_made.get(id(instructions))
+    if known is not None and known[0] is instructions:
+        return known[1], known[2]
+    told = bytes(text is not None for text in instructions)
+    kinds = told.translate(_KIND_OF)
+    if len(_kinds_made) >= _KINDS_KEPT:
+        _kinds_made.clear()
+    _kinds_made[id(instructions)] = (instructions, kinds, int.from_bytes(told, "little"))
+    return kinds, _kinds_made[id(instructions)][2]
+
+
+_KIND_OF: Final = bytes([_ACTIVE, _TOLD]) + bytes(254)
+"""A rule told or not (1 or 0) -> its mark when active (for ``bytes.translate``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,9 +236,10 @@ class Held:
         mask = bytearray(pick(values))
         for position in closed:
             mask[position] = 0
-        kinds = _kinds(instructions)
+        kinds, told_bits = _kinds(instructions)
         positions = tuple(compress(range(len(mask)), mask))
-        marks = bytes(map(mul, mask, kinds))
+        active = int.from_bytes(mask, "little")  # a byte a rule, 0 or 1: adding the told ones makes them 2
+        marks = (active + (active & told_bits)).to_bytes(len(mask), "little")
         told = tuple(p for p in positions if kinds[p] == _TOLD)
         ids = _take(table, positions)
         texts: tuple[str, ...] = _take(instructions, told)
@@ -260,11 +284,12 @@ class Held:
             if marks[position]:
                 changes[position] = _OUT
         for index in chain(self.pending, flipped):
-            holds = values[index]
             for position in by_when.get(index, ()):
-                mark = kinds[position] if holds and table[position] not in completed else _OUT
-                if mark != marks[position]:
-                    changes[position] = mark
+                if values[index] and table[position] not in completed:
+                    if marks[position] != (mark := kinds[position]):
+                        changes[position] = mark
+                elif marks[position]:
+                    changes[position] = _OUT
         if not changes:
             return Held(marks, self.ids, self.texts, basis, (), (), listed, kinds)
         return self._spliced(changes, table, instructions, basis, listed)
