@@ -18,7 +18,7 @@ given or changed (:mod:`creatorpack.play._watch`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from itertools import compress, filterfalse
 from typing import Any, Final
 
@@ -499,7 +499,7 @@ def step(
             listed=listed,
             spare=updated,
         )
-        after = replace(after, held=held)
+        object.__setattr__(after, "held", held)  # frozen for its users; made just above, seen by no one yet
     illustration = choose_illustration(program, eligible & set(turn.illustration_matches), session.entry)
     return after, applied, new_completed, illustration
 
