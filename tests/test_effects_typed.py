@@ -126,7 +126,10 @@ def test_generated_effects_with_types_checked_once_agree_with_the_plain_path(
 
 
 def test_a_member_of_another_type_runs_the_function_that_tests_each_rule() -> None:
-    rules = [[{"op": "increment", "path": "/n", "by": 2}], [{"op": "add", "path": "/s", "value": "b"}]]
+    rules: list[list[dict[str, Any]]] = [
+        [{"op": "increment", "path": "/n", "by": 2}],
+        [{"op": "add", "path": "/s", "value": "b"}],
+    ]
     assert not _agree(rules, {"n": 1, "s": ["a"]}, [True, True])  # the types agree: checked once
     assert _agree(rules, {"n": "1", "s": ["a"]}, [True, True])  # a string: each rule tests its own
     assert _agree(rules, {"s": ["a"]}, [True, True])  # missing
