@@ -11,13 +11,13 @@ few turns: :meth:`OpenRules.without` drops the newly completed rules by slicing.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import compress
+from itertools import chain, compress
 from operator import itemgetter
-from typing import Any
+from typing import Any, Final
 
-__all__ = ["Held", "OpenRules", "open_rules", "picker"]
+__all__ = ["Held", "OpenRules", "open_rules", "picker", "rule_kinds"]
 
 
 def picker(indices: Sequence[int]) -> Callable[[Sequence[bool]], Sequence[bool]]:
@@ -135,30 +135,74 @@ def open_rules(
     )
 
 
+_OUT: Final = 0
+"""A rule's mark in :attr:`Held.marks` when it is not active."""
+_ACTIVE: Final = 1
+"""The mark of an active rule with no instruction: its id is in :attr:`Held.ids`."""
+_TOLD: Final = 2
+"""The mark of an active rule with an instruction: its id is in :attr:`Held.ids`, its text in :attr:`Held.texts`."""
+
+
+def rule_kinds(instructions: Sequence[str | None]) -> tuple[bytes, int]:
+    """Each rule's mark when active (:data:`_ACTIVE`, or :data:`_TOLD` if it has an instruction); those told, as bits.
+
+    The bits are an ``int`` with a byte a rule (1 for a rule with an instruction), so that
+    :meth:`Held.of` marks ten thousand rules with two operations on integers, not a call a rule.
+    A program makes them once (:class:`~creatorpack.play.program.RuleTable`): a session loaded from
+    a save makes its :class:`Held` on its first turn, which the service does on every turn it plays.
+    """
+    told = bytes(text is not None for text in instructions)
+    return told.translate(_KIND_OF), int.from_bytes(told, "little")
+
+
+_KIND_OF: Final = bytes([_ACTIVE, _TOLD]) + bytes(254)
+"""A rule told or not (1 or 0) -> its mark when active (for ``bytes.translate``)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Held:
-    """The active rules on a session's values: their positions and ids, and those with an instruction.
+    """The active rules on a session's values: their ids, and the instructions of those that have one.
 
-    ``positions`` are the open rules whose ``when`` holds (document order) and ``ids`` their ids;
-    ``told`` and ``texts`` the same for the rules with an instruction. A turn changes only the
-    rules whose ``when`` flipped or that completed (:meth:`after`): the new tuples are the old
-    ones spliced where those rules stand (slices copied whole), not a look at every rule's ``when``.
+    ``marks`` has a byte a rule (by position): 0 for a rule that is not active (its ``when`` does
+    not hold, or it completed), else :data:`_ACTIVE` or :data:`_TOLD`. ``ids`` are the ids of the
+    rules marked, in document order, and ``texts`` the instructions of those marked :data:`_TOLD`.
+    A turn changes only the rules whose ``when`` flipped or that completed (:meth:`after`): the new
+    tuples are the old ones spliced where those rules stand (slices copied whole), and where that is
+    in the old tuples is counted in the marks (``bytes.count``, in C), not looked up in a tuple of positions.
     """
 
-    positions: tuple[int, ...]
+    marks: bytes
     ids: tuple[Any, ...]
-    told: tuple[int, ...]
     texts: tuple[str, ...]
     basis: tuple[Any, Any] = (None, None)
     """The values and the completed set these are of (compared by identity: see :meth:`fits`)."""
-    pending: Mapping[int, bool] = field(default_factory=dict)
-    """Rules (by position) put in (True) or out of the tuples by a deferred :meth:`after`, not spliced in yet."""
+    pending: tuple[int, ...] = ()
+    """Conditions that flipped since ``ids`` were made (a deferred :meth:`after`): their rules are looked at next."""
+    closing: tuple[int, ...] = ()
+    """Rules (by position) that completed since ``ids`` were made (a deferred :meth:`after`)."""
     listed: tuple[str, ...] = ()
     """The completed rules with a completion, in document order (what a turn result lists), of ``basis[1]``."""
+    kinds: bytes = b""
+    """Each rule's mark when active (see :func:`rule_kinds`): made once, shared by every :class:`Held` after it."""
+    spare: list[list[bool]] = field(default_factory=list)
+    """The values of ``basis`` as a list, for the next turn to take (:meth:`take`) and change in place; at most one."""
 
     def fits(self, values: Any, completed: Any) -> bool:
         """Whether these are the active rules of ``values`` and ``completed`` (the very objects they were made of)."""
         return self.basis[0] is values and self.basis[1] is completed
+
+    def take(self, values: Sequence[bool]) -> list[bool]:
+        """``values`` (those of :attr:`basis`) as a list of the caller's own, to change in place.
+
+        The turn that made these values left the list it made them from (:attr:`spare`); the first
+        to take it has it (``list.pop`` is atomic: a session stepped twice, by two threads or one,
+        gets it once), any later caller a copy. That saves copying the 13,270 values of the runtime
+        benchmark pack a turn, and keeps no more than one list a session.
+        """
+        try:
+            return self.spare.pop()
+        except IndexError:
+            return list(values)
 
     @classmethod
     def of(
@@ -170,21 +214,25 @@ class Held:
         instructions: Sequence[str | None],
         basis: tuple[Any, Any],
         listed: tuple[str, ...] = (),
+        made: tuple[bytes, int] | None = None,
     ) -> Held:
         """The active rules on ``values``: ``pick`` gives each rule's ``when``; ``closed``, the completed ones.
 
         ``table`` are the rules' ids and ``instructions`` their instructions (None: none), by position;
         ``basis`` the values and completed set; ``listed`` the completed rules that have a completion,
-        in document order.
+        in document order; ``made``, :func:`rule_kinds` of ``instructions`` when the caller keeps them.
         """
         mask = bytearray(pick(values))
         for position in closed:
             mask[position] = 0
+        kinds, told_bits = rule_kinds(instructions) if made is None else made
         positions = tuple(compress(range(len(mask)), mask))
-        told = tuple(p for p in positions if instructions[p] is not None)
+        active = int.from_bytes(mask, "little")  # a byte a rule, 0 or 1: adding the told ones makes them 2
+        marks = (active + (active & told_bits)).to_bytes(len(mask), "little")
+        told = tuple(p for p in positions if kinds[p] == _TOLD)
         ids = _take(table, positions)
         texts: tuple[str, ...] = _take(instructions, told)
-        return cls(positions, ids, told, texts, basis, {}, listed)
+        return cls(marks, ids, texts, basis, (), (), listed, kinds)
 
     def after(
         self,
@@ -193,62 +241,82 @@ class Held:
         by_when: Mapping[int, Sequence[int]],
         table: Sequence[Any],
         instructions: Sequence[str | None],
-        is_open: Callable[[int], bool],
+        completed: Container[Any],
         basis: tuple[Any, Any],
         closed: Iterable[int] = (),
         *,
         defer: bool = False,
         listed: tuple[str, ...] | None = None,
+        spare: list[bool] | None = None,
     ) -> Held:
         """These once the conditions ``flipped`` took their ``values`` and the rules at ``closed`` completed.
 
         ``by_when`` maps a condition to the rules whose ``when`` it is, ``table`` and
-        ``instructions`` are the rules' ids and instructions by position, and ``is_open`` tells
-        whether a rule is not completed. With ``defer``, the changes are kept in :attr:`pending`
-        and spliced in by the next ``after`` without it, together with its own (a turn ends with
-        one and starts with another: one splice a turn instead of two). ``listed``: that of the
-        new completed set, when it changed (see :attr:`listed`).
+        ``instructions`` are the rules' ids and instructions by position, and ``completed`` the
+        ids of the completed rules (a rule whose id is in it is not active). With ``defer``, the
+        flipped conditions and closed rules are kept in :attr:`pending` and :attr:`closing` and
+        looked at by the next ``after`` without it, together with its own (a turn ends with one and
+        starts with another: one splice a turn instead of two). A rule's mark is found from the
+        values and ``completed`` at that time, so a rule looked at twice is marked once.
+        ``listed``: that of the new completed set, when it changed (see :attr:`listed`); ``spare``,
+        the values of ``basis`` as a list the caller is done with (see :meth:`take`), with ``defer``.
         """
         if listed is None:
             listed = self.listed
-        now: dict[int, bool] = dict(self.pending)
-        for index in flipped:
+        if defer:
+            pending, closing = (*self.pending, *flipped), (*self.closing, *closed)
+            kept = [spare] if spare is not None else []
+            return Held(self.marks, self.ids, self.texts, basis, pending, closing, listed, self.kinds, kept)
+        marks, kinds = self.marks, self.kinds
+        changes: dict[int, int] = {}
+        for position in chain(self.closing, closed):
+            if marks[position]:
+                changes[position] = _OUT
+        for index in chain(self.pending, flipped):
             for position in by_when.get(index, ()):
-                now[position] = bool(values[index]) and is_open(position)
-        for position in closed:
-            now[position] = False
-        if defer or not now:
-            return Held(self.positions, self.ids, self.told, self.texts, basis, now, listed)
-        positions, ids = _spliced_by(self.positions, self.ids, now, table)
-        told = {p: held for p, held in now.items() if instructions[p] is not None}
-        if told:
-            kept, texts = _spliced_by(self.told, self.texts, told, instructions)
-            return Held(positions, ids, kept, texts, basis, {}, listed)
-        return Held(positions, ids, self.told, self.texts, basis, {}, listed)
+                if values[index] and table[position] not in completed:
+                    if marks[position] != (mark := kinds[position]):
+                        changes[position] = mark
+                elif marks[position]:
+                    changes[position] = _OUT
+        if not changes:
+            return Held(marks, self.ids, self.texts, basis, (), (), listed, kinds)
+        return self._spliced(changes, table, instructions, basis, listed)
 
-
-def _spliced_by(
-    positions: tuple[int, ...], items: tuple[Any, ...], now: Mapping[int, bool], table: Sequence[Any]
-) -> tuple[tuple[int, ...], tuple[Any, ...]]:
-    """``positions`` and their ``items``, each position of ``now`` put in (True) or out; ``table[p]``: its item."""
-    new_positions: list[int] = []
-    new_items: list[Any] = []
-    start = 0
-    for position in sorted(now):
-        at = bisect_left(positions, position, start)
-        present = at < len(positions) and positions[at] == position
-        if present is now[position]:
-            continue
-        new_positions.extend(positions[start:at])
-        new_items.extend(items[start:at])
-        if now[position]:
-            new_positions.append(position)
-            new_items.append(table[position])
-            start = at
-        else:
-            start = at + 1
-    if not new_positions and start == 0:
-        return positions, items
-    new_positions.extend(positions[start:])
-    new_items.extend(items[start:])
-    return tuple(new_positions), tuple(new_items)
+    def _spliced(
+        self,
+        changes: Mapping[int, int],
+        table: Sequence[Any],
+        instructions: Sequence[str | None],
+        basis: tuple[Any, Any],
+        listed: tuple[str, ...],
+    ) -> Held:
+        """These with each rule of ``changes`` (position -> its new mark, never its old one) marked anew."""
+        marks, ids, texts = self.marks, self.ids, self.texts
+        new_ids: list[Any] = []
+        new_texts: list[str] = []
+        new_marks = bytearray(marks)
+        at = told = start = 0  # where ``start`` (a position) stands in ``ids`` and in ``texts``
+        count = marks.count
+        for position in sorted(changes):
+            if position > start:  # the rules between the last change and this one, as they were
+                if kept := position - start - count(_OUT, start, position):
+                    new_ids += ids[at : at + kept]
+                    at += kept
+                if spoken := count(_TOLD, start, position):
+                    new_texts += texts[told : told + spoken]
+                    told += spoken
+            old = marks[position]
+            if old:  # out of the old tuples
+                at += 1
+                if old == _TOLD:
+                    told += 1
+            new = new_marks[position] = changes[position]
+            if new:
+                new_ids.append(table[position])
+                if new == _TOLD:
+                    new_texts.append(instructions[position])  # type: ignore[arg-type]
+            start = position + 1
+        new_ids += ids[at:]
+        new_texts += texts[told:]
+        return Held(bytes(new_marks), tuple(new_ids), tuple(new_texts), basis, (), (), listed, self.kinds)

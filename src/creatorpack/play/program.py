@@ -22,7 +22,7 @@ from creatorpack.contract.conditions import Condition, parse
 from creatorpack.contract.schema import as_declared
 from creatorpack.errors import ConditionError, NotPlayableError
 from creatorpack.play._effects import EffectRunner, compile_effects, effect_rules, plain_runner, written
-from creatorpack.play._open import Held, OpenRules, open_rules, picker
+from creatorpack.play._open import Held, OpenRules, open_rules, picker, rule_kinds
 from creatorpack.play._paused import collector_paused
 from creatorpack.play._typed import Shape, shape_of
 from creatorpack.play._watch import Heard, Watch, heard, watches
@@ -265,7 +265,8 @@ class Program:
         table = self.rule_table or RuleTable.of(self.rules)
         closed = (p for ident in completed for p in self.rule_positions.get(ident, ()))
         basis = (values, completed)
-        return Held.of(values, self.rule_whens, closed, table.ids, table.instructions, basis, self.listed(completed))
+        listed = self.listed(completed)
+        return Held.of(values, self.rule_whens, closed, table.ids, table.instructions, basis, listed, table.kinds)
 
     def listed(self, completed: frozenset[str]) -> tuple[str, ...]:
         """The rules in ``completed`` that have a completion, in document order (what a turn result lists)."""
@@ -298,6 +299,8 @@ class RuleTable:
     instructed: frozenset[int]
     by_when: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
     """A condition -> the rules whose ``when`` it is."""
+    kinds: tuple[bytes, int] | None = None
+    """Each rule's mark when active, and the rules with an instruction as bits (``rule_kinds``)."""
 
     @classmethod
     def of(cls, rules: Sequence[Rule]) -> RuleTable:
@@ -313,6 +316,7 @@ class RuleTable:
             told,
             instructed,
             {cond: tuple(found) for cond, found in by_when.items()},
+            rule_kinds(told),
         )
 
     def open(self, completed: frozenset[str], completable: Sequence[str], at: Mapping[Any, Sequence[int]]) -> OpenRules:
