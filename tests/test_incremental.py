@@ -24,7 +24,7 @@ from creatorpack.contract.conditions import parse
 from creatorpack.play import _effects
 from creatorpack.play.conditions import compile_condition, generate_all
 from creatorpack.play.engine import Engine, Turn
-from creatorpack.play.program import _first_call, _first_typed
+from creatorpack.play.program import _first_call
 from creatorpack.play.state import CompiledEffect, set_paths
 from creatorpack.play.step import _copied, _locked, describe, evaluate_all, locked_achievements, step
 from tests.random_packs import random_condition, random_pack
@@ -261,7 +261,7 @@ def test_condition_functions_are_generated_on_first_call() -> None:
     assert all(getattr(function, "func", None) is _first_call for function in program.evaluators)
     session, _ = engine.start()  # the start evaluates every condition, with the program it plays
     played = program.fitted(session.state)
-    assert not any(getattr(function, "func", None) in (_first_call, _first_typed) for function in played.evaluators)
+    assert not any(getattr(function, "func", None) is _first_call for function in played.evaluators)
     for condition in program.conditions:
         condition(session.state, session.answers)  # the generic function, generated on its first call too
     assert not any(getattr(function, "func", None) is _first_call for function in program.evaluators)

@@ -67,6 +67,11 @@ def compile_effects(rules: Sequence[EffectRule]) -> EffectRunner:
     It is generated on its first call (the runtime benchmark pack's takes 0.2 s to compile, which
     lint, a reader view or an engine that only loads saves never need); later calls pay one call more.
     """
+    return _on_first_call(lambda: _generate(rules))
+
+
+def _on_first_call(make: Callable[[], EffectRunner]) -> EffectRunner:
+    """A runner that calls ``make`` on its first call (the collector paused) and the runner made ever after."""
     made: list[EffectRunner] = []
 
     def run(
@@ -74,7 +79,7 @@ def compile_effects(rules: Sequence[EffectRule]) -> EffectRunner:
     ) -> None:
         if not made:
             with collector_paused():
-                made.append(_generate(rules))
+                made.append(make())
         made[0](values, working, done, rejected)
 
     return run
@@ -122,17 +127,7 @@ def _generate(rules: Sequence[EffectRule], *, typed: bool = True) -> EffectRunne
 
 def _untyped(rules: Sequence[EffectRule]) -> EffectRunner:
     """The function generated for ``rules`` with every rule checking its members' types, made on its first call."""
-    made: list[EffectRunner] = []
-
-    def run(
-        values: Sequence[bool], working: dict[str, Any], done: frozenset[str], rejected: list[dict[str, Any]]
-    ) -> None:
-        if not made:
-            with collector_paused():
-                made.append(_generate(rules, typed=False))
-        made[0](values, working, done, rejected)
-
-    return run
+    return _on_first_call(lambda: _generate(rules, typed=False))
 
 
 def _settled_kinds(rules: Sequence[EffectRule]) -> dict[str, type]:

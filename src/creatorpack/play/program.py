@@ -377,7 +377,9 @@ class _Conditions:
             condition = ALWAYS  # an absent `when` always holds
         index = len(self.compiled)
         compiled = compile_condition(
-            condition, set_paths=self.sets, stand_in=lambda tree: partial(_first_call, self.me, index, tree, self.sets)
+            condition,
+            set_paths=self.sets,
+            stand_in=lambda tree: partial(_first_call, self.me, index, tree, self.sets, None),
         )
         self.compiled.append(compiled)
         self.functions.append(compiled.evaluate)
@@ -405,10 +407,11 @@ class _Conditions:
 
 
 def _first_call(
-    table: weakref.ref[_Conditions],
+    table: weakref.ref[_Conditions] | weakref.ref[_Typed],
     index: int,
     tree: Condition,
     sets: frozenset[str],
+    typed: Typed | None,
     state: Mapping[str, Any],
     answers: Mapping[str, Any],
 ) -> bool:
@@ -416,11 +419,12 @@ def _first_call(
 
     A stand-in holds its table weakly (the program holds it), so that a program dropped before its
     conditions were all called is freed at once, not left in reference cycles for the collector;
-    a stand-in called after its program is gone generates a function for the call. A ``partial``,
-    not a closure: two objects a condition instead of six, made for every condition of a pack.
+    a stand-in called after its program is gone generates a function for the call (``typed`` for
+    a :class:`_Typed` table's). A ``partial``, not a closure: two objects a condition instead of
+    six, made for every condition of a pack.
     """
     owner = table()
-    made = owner.make(index) if owner is not None else make_evaluator(tree, sets)
+    made = owner.make(index) if owner is not None else make_evaluator(tree, sets, None, typed)
     return made(state, answers)
 
 
@@ -438,7 +442,7 @@ class _Typed:
         self.shared: dict[str, Any] = {}
         self.me = weakref.ref(self)
         self.functions: list[Evaluator] = [
-            partial(_first_typed, self.me, i, tree, sets, typed) for i, tree in enumerate(self.trees)
+            partial(_first_call, self.me, i, tree, sets, typed) for i, tree in enumerate(self.trees)
         ]
 
     def make(self, index: int) -> Evaluator:
@@ -446,21 +450,6 @@ class _Typed:
         made = make_evaluator(self.trees[index], self.sets, self.shared, self.typed)
         self.functions[index] = made
         return made
-
-
-def _first_typed(
-    table: weakref.ref[_Typed],
-    index: int,
-    tree: Condition,
-    sets: frozenset[str],
-    typed: Typed,
-    state: Mapping[str, Any],
-    answers: Mapping[str, Any],
-) -> bool:
-    """A typed stand-in's call: generate condition ``index``'s typed function, put it in its place, call it."""
-    owner = table()
-    made = owner.make(index) if owner is not None else make_evaluator(tree, sets, None, typed)
-    return made(state, answers)
 
 
 def _rule(table: _Conditions, schema: Mapping[str, Any], rule: Mapping[str, Any], index: int) -> Rule:
