@@ -2,11 +2,14 @@
 
 The pack (benchmarks/_packgen.py) has 10,000 rules (a quarter with effects) and 1,000
 achievements over a state of 40 counters, 10 sets and 20 flags, with conditions up to depth 4.
-Turns answer a few random observations, as a narrator does. Each turn is played three ways, one
-after the other on the same input: through ``Session.turn`` as a host calls it (a session from
-``Session.start(pack)``), through ``Engine.step``, and (where the code has it) through the plain
-full re-evaluation the incremental turn is tested against. Run it with ``PYTHONPATH`` set to
-another checkout's ``src`` to measure that code the same way.
+Turns answer a few random observations, as a narrator does. First a session from
+``Session.start(pack)`` plays them turn after turn through ``Session.turn``, as a host playing one
+session calls it (and as the issue's figures were taken, in a loop of its own): the bars read that.
+Then each turn is played three ways, one after the other on the same input: through another
+``Session.turn``, through ``Engine.step``, and (where the code has it) through the plain full
+re-evaluation the incremental turn is tested against; there each path's caches are cooled by the
+others' work, which the "between the others" rows show. Run it with ``PYTHONPATH`` set to another
+checkout's ``src`` to measure that code the same way.
 
 Usage: python benchmarks/runtime.py [--quick]
 
@@ -65,6 +68,10 @@ def _answers(rng: random.Random, observations: list[Any]) -> dict[str, bool | st
     return answers
 
 
+EVALUATION_ROUNDS = 5
+"""Rounds of the evaluations comparison (json-logic's rate swings by up to 2x between rounds)."""
+
+
 def _ms(seconds: list[float]) -> tuple[float, float]:
     """The median and the 95th percentile, in milliseconds."""
     return statistics.median(seconds) * 1000, sorted(seconds)[int(len(seconds) * 0.95)] * 1000
@@ -121,14 +128,22 @@ def main() -> None:
     session, _ = engine.start()
     oracle = session
     turns = 50 if quick else 300
+    plan = [_answers(rng, observations) for _ in range(turns)]
+    # Turn after turn, as a host playing one session calls it (and as the issue's figures were taken):
+    alone = _Timer()
+    player = Session.start(pack)
+    for answers in plan:
+        alone(player.turn, answers)
+    # Then each path in turn on the same answers, one after the other every turn: each Session.turn
+    # follows an Engine.step on another engine and a full re-evaluation, which cool its caches.
     stepped, hosted, full = _Timer(), _Timer(), _Timer()
-    for _ in range(turns):
-        answers = _answers(rng, observations)
+    for answers in plan:
         session, _ = stepped(engine.step, session, Turn(answers))
         hosted(host.turn, answers)
         if full_step is not None:  # the plain full re-evaluation the incremental turn is tested against
             oracle, *_ = full(full_step, engine.program, oracle, Turn(answers), full=True)
     assert host.state == session, "Session.turn and Engine.step played the same turns differently"
+    assert player.state == session, "Session.turn alone and Engine.step played the same turns differently"
     saved = session.to_json(engine.schema)
     loading = _Timer()
     for _ in range(6):  # the first load makes what later ones reuse
@@ -149,13 +164,20 @@ def main() -> None:
     agree = sum(bool(jsonLogic(rule, data)) == ours for rule, ours in zip(translated, verdicts, strict=True))
     # Two passes, each condition called once in each: its function, then the CompiledCondition (not both
     # in one chunk, where the second would find the first's code in the cache). json-logic runs in both.
-    direct_rate, theirs_first = _evaluations(functions, translated, state, answers)
-    ours_rate, theirs_second = _evaluations(conditions, translated, state, answers)
-    generic_rate, theirs_third = (
-        _evaluations(generic, translated, state, answers) if played is not engine.program else (0, 0)
+    # json-logic's own rate swings from run to run: the comparison is repeated and its medians kept.
+    rounds: list[tuple[float, float, float, float]] = []
+    for _ in range(1 if quick else EVALUATION_ROUNDS):
+        direct_rate, theirs_first = _evaluations(functions, translated, state, answers)
+        ours_rate, theirs_second = _evaluations(conditions, translated, state, answers)
+        generic_rate, theirs_third = (
+            _evaluations(generic, translated, state, answers) if played is not engine.program else (0, 0)
+        )
+        theirs = [theirs_first, theirs_second] + ([theirs_third] if generic_rate else [])
+        rounds.append((direct_rate, ours_rate, generic_rate, len(theirs) / sum(1 / rate for rate in theirs)))
+    direct_rate, ours_rate, generic_rate, theirs_rate = (
+        statistics.median(column) for column in zip(*rounds, strict=True)
     )
-    theirs = [theirs_first, theirs_second] + ([theirs_third] if generic_rate else [])
-    theirs_rate = len(theirs) / sum(1 / rate for rate in theirs)
+    direct_ratio = statistics.median(r[0] / r[3] for r in rounds)
     every = getattr(engine.program, "values", None)  # all conditions at once, sharing leaves (as Engine.load does)
     every_rate = None
     if every is not None:
@@ -172,8 +194,10 @@ def main() -> None:
     rows = [
         ("compile (Engine), median", compiling, False),
         ("Session.start from the pack", starting, False),
-        ("Session.turn, median (" + str(turns) + " turns)", hosted, False),
-        ("Session.turn, 95th percentile", hosted, True),
+        ("Session.turn, median (" + str(turns) + " turns)", alone, False),
+        ("Session.turn, 95th percentile", alone, True),
+        ("Session.turn between the others, median", hosted, False),
+        ("Session.turn between the others, 95th pct.", hosted, True),
         ("Engine.step, median", stepped, False),
         ("Engine.step, 95th percentile", stepped, True),
     ]
@@ -200,18 +224,20 @@ def main() -> None:
         print(f"| {'all at once, leaves shared (Program.values)':<46} | {every_rate:>14,.0f} |")
     print(f"| {'json-logic (json-logic-qubit)':<46} | {theirs_rate:>14,.0f} |")
     print(
-        f"\nspeed-up over json-logic: {direct_rate / theirs_rate:.1f}x each condition function called, "
+        f"\nspeed-up over json-logic (medians of {len(rounds)} rounds): "
+        f"{direct_rate / theirs_rate:.1f}x each condition function called, "
         + (f"{generic_rate / theirs_rate:.1f}x each generic function, " if generic_rate else "")
         + f"{ours_rate / theirs_rate:.1f}x each CompiledCondition called"
         + (f", {every_rate / theirs_rate:.1f}x all at once" if every_rate is not None else "")
         + f"; verdicts agree on {agree:,} of {len(translated):,} conditions"
     )
-    host_median, host_p95 = _ms(hosted.wall)
-    compile_seconds = statistics.median(compiling.wall)
+    host_median, host_p95 = _ms(alone.cpu)
+    compile_seconds = statistics.median(compiling.cpu)
+    print("bars (CPU time; the turn after turn):")
     print(f"bar: median turn (Session.turn) <= 2 ms: {'met' if host_median <= 2 else 'NOT met'}")
     print(f"bar: 95th percentile <= 3 ms: {'met' if host_p95 <= 3 else 'NOT met'}")
     print(f"bar: compile <= 0.6 s: {'met' if compile_seconds <= 0.6 else 'NOT met'}")
-    print(f"bar: evaluations >= 20x json-logic: {'met' if direct_rate >= 20 * theirs_rate else 'NOT met'}")
+    print(f"bar: evaluations >= 20x json-logic: {'met' if direct_ratio >= 20 else 'NOT met'} ({direct_ratio:.1f}x)")
 
 
 if __name__ == "__main__":
