@@ -340,3 +340,14 @@ def test_a_goal_no_bound_on_the_state_rules_out_is_said_to_wait_on_answers() -> 
     assert "has `/inventory` without 'brass_key', which" in missing_invariant(
         parse(lacking), [analysis], [[analysis.after]], scoped=False, before=False
     )
+
+
+def test_a_member_that_only_differs_between_turns_is_not_named() -> None:
+    """`/inventory` is empty at the start and holds the key from the first turn on: `lopsided` does not need it."""
+    doc = holding_each_other_up()
+    plant_rule(
+        doc, "pocket", {"op": "literal", "value": True}, {"op": "add", "path": "/inventory", "value": "brass_key"}
+    )
+    message = _undecided(doc)["achievement 'lopsided'"]
+    assert "has `/anchor` = 0 and `/rope` at least 2 at once, which" in message
+    assert "/inventory" not in message

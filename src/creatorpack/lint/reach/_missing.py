@@ -60,20 +60,21 @@ def missing_invariant(
 
 
 def _needs(analysis: Analysis, condition: Condition, held: Sequence[Abstract]) -> list[tuple[int, Value, Value]] | None:
-    """Each member the condition narrows: its values where the condition may hold, and in all of ``held``.
+    """Each member the condition narrows: its values where the condition may hold, and in the boxes it may hold in.
 
-    ``None`` when the condition holds in none of the boxes.
+    ``None`` when the condition holds in none of the boxes. Only the boxes it may hold in are
+    compared, so a member that merely differs between turns (a set empty at the start and holding
+    a member from the first turn on) is not taken for one the condition needs.
     """
     narrowed: Abstract | None = None
+    whole: Abstract | None = None
     for box in held:
         where = holds(analysis, condition, box)
         if where is not None:
             narrowed = where if narrowed is None else _join(narrowed, where)
-    if narrowed is None:
+            whole = box if whole is None else _join(whole, box)
+    if narrowed is None or whole is None:
         return None
-    whole = held[0]
-    for box in held[1:]:
-        whole = _join(whole, box)
     return [(i, value, all_) for i, (value, all_) in enumerate(zip(narrowed, whole, strict=True)) if value != all_]
 
 
