@@ -94,8 +94,11 @@ _SCHEMA = {
         "o": {"type": "object", "properties": {"k": {"type": "integer", "minimum": 0, "maximum": 2}}},
     },
 }
-_effect = st.one_of(
-    st.builds(
+
+
+def _increments(paths: st.SearchStrategy[str], by: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
+    """Increment effects at ``paths`` by ``by``, with or without a limit and an overflow."""
+    return st.builds(
         lambda path, by, limit, overflow: {
             "op": "increment",
             "path": path,
@@ -103,10 +106,17 @@ _effect = st.one_of(
             **({"limit": limit} if limit is not None else {}),
             **({"overflow": overflow} if overflow else {}),
         },
-        st.sampled_from(["/n", "/m", "/f", "/o/k", "/s", "/x", "n"]),
-        st.integers(-3, 3) | st.sampled_from([1.0, -2.0, 0.5]),
+        paths,
+        by,
         st.none() | st.integers(-4, 6),
         st.sampled_from([None, "clamp", "reject"]),
+    )
+
+
+_effect = st.one_of(
+    _increments(
+        st.sampled_from(["/n", "/m", "/f", "/o/k", "/s", "/x", "n"]),
+        st.integers(-3, 3) | st.sampled_from([1.0, -2.0, 0.5]),
     ),
     st.builds(
         lambda op, path, value: {"op": op, "path": path, "value": value},
@@ -342,19 +352,7 @@ def test_locked_achievements_are_the_visible_ones_not_unlocked(seed: int, unlock
 
 
 _fast_effect = st.one_of(
-    st.builds(
-        lambda path, by, limit, overflow: {
-            "op": "increment",
-            "path": path,
-            "by": by,
-            **({"limit": limit} if limit is not None else {}),
-            **({"overflow": overflow} if overflow else {}),
-        },
-        st.sampled_from(["/n", "/m", "/n", "/m", "/o/k"]),
-        st.integers(-4, 4) | st.just(1.0),
-        st.none() | st.integers(-4, 6),
-        st.sampled_from([None, "clamp", "reject"]),
-    ),
+    _increments(st.sampled_from(["/n", "/m", "/n", "/m", "/o/k"]), st.integers(-4, 4) | st.just(1.0)),
     st.builds(
         lambda op, value: {"op": op, "path": "/s", "value": value},
         st.sampled_from(["add", "remove"]),
