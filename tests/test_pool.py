@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from creatorpack.contract.conditions import parse
+from creatorpack.contract.conditions import leaves, parse
 from creatorpack.play._pool import ConstantPool, pool_of
 from creatorpack.play.conditions import compile_condition, generate_function
 from creatorpack.play.engine import Engine, Turn
@@ -42,7 +42,7 @@ _RICH = {
 
 def test_code_reads_its_literals_from_the_pool() -> None:
     tree = parse(_RICH)
-    pool = pool_of([tree])
+    pool = pool_of(leaves(tree))
     function, verdict = _verdict(_RICH, pool)
     assert verdict is True
     assert function.__code__.co_consts is pool.values
@@ -62,7 +62,7 @@ def test_values_that_python_finds_equal_stay_apart() -> None:
         {"op": "ne", "path": "/zero", "value": 0.0},
         {"op": "ne", "path": "/zero", "value": -0.0},
     ]
-    pool = pool_of([parse(c) for c in conditions])
+    pool = pool_of(leaf for c in conditions for leaf in leaves(parse(c)))
     for state in ({"one": 1, "zero": 0.0}, {"one": True, "zero": -0.0}, {"one": 1.0, "zero": 0}):
         for condition in conditions:
             function, _ = _verdict(condition, pool, state)
@@ -70,7 +70,7 @@ def test_values_that_python_finds_equal_stay_apart() -> None:
 
 
 def test_a_constant_missing_from_the_pool_leaves_the_code_its_own() -> None:
-    pool = pool_of([parse({"op": "gte", "path": "/trust", "value": 1})])
+    pool = pool_of(leaves(parse({"op": "gte", "path": "/trust", "value": 1})))
     function, verdict = _verdict(_RICH, pool)
     assert verdict is True
     assert function.__code__.co_consts is not pool.values
@@ -79,7 +79,7 @@ def test_a_constant_missing_from_the_pool_leaves_the_code_its_own() -> None:
 def test_the_pool_holds_256_constants_the_most_used_first() -> None:
     rare = [{"op": "eq", "path": "/trust", "value": i} for i in range(300)]
     common = {"op": "eq", "path": "/trust", "value": 3}
-    pool = pool_of([parse(c) for c in [*rare, *[common] * 5]])
+    pool = pool_of(leaf for c in [*rare, *[common] * 5] for leaf in leaves(parse(c)))
     assert len(pool.values) == 256
     assert pool.values[:3] == (None, "trust", 3)  # None first, then by how often the trees hold each
     function, verdict = _verdict(common, pool)
@@ -93,7 +93,7 @@ def test_the_pool_holds_256_constants_the_most_used_first() -> None:
 def test_long_code_whose_jumps_need_wide_operands_is_pooled_too() -> None:
     """A jump past 255 code units takes an ``EXTENDED_ARG``; only a constant index after one stops the rewrite."""
     long = {"op": "any", "conditions": [{"op": "eq", "path": f"/m{i % 4}", "value": i % 5} for i in range(120)]}
-    pool = pool_of([parse(long)])
+    pool = pool_of(leaves(parse(long)))
     for state in ({"m3": 4}, {"m0": 7}, {}):
         function, _ = _verdict(long, pool, state)
         assert function.__code__.co_consts is pool.values

@@ -23,26 +23,30 @@ from collections.abc import Iterable
 from types import FunctionType
 from typing import Any, Final
 
-from creatorpack.contract.conditions import Compare, Condition, LiteralCond, Observed, leaves
+from creatorpack.contract.conditions import Compare, Leaf, Observed
 
 __all__ = ["ConstantPool", "pool_of"]
 
 _CONSTANT_OPS: Final = frozenset(opcode.hasconst)
 """The opcodes whose operand indexes ``co_consts`` (Python 3.11: ``LOAD_CONST``, ``KW_NAMES``)."""
 _EXTENDED_ARG: Final = opcode.opmap["EXTENDED_ARG"]
-_SCALARS: Final = (str, int, float, bool, type(None))
+_SCALARS: Final = frozenset({str, int, bool, type(None)})
+"""The scalars pooled by value (floats are by ``repr``)."""
 _WIDEST: Final = 256
 """Indexes must fit the one-byte operand they replace."""
 
 
-def _key(value: Any) -> tuple[type, str] | None:
+def _key(value: Any) -> tuple[type, Any] | None:
     """What tells two constants apart as code reads them (``1``, ``1.0`` and ``True`` are three); None: not pooled.
 
-    Plain scalars, and tuples of strings (a step into a deeper path: ``_r(w, ('f1',))``).
+    Plain scalars (a float by its ``repr``: ``0.0`` and ``-0.0`` are equal), and tuples of
+    strings (a step into a deeper path: ``_r(w, ('f1',))``).
     """
     kind = type(value)
-    if kind in _SCALARS or (kind is tuple and all(type(item) is str for item in value)):
+    if kind is float:
         return (kind, repr(value))
+    if kind in _SCALARS or (kind is tuple and all(type(item) is str for item in value)):
+        return (kind, value)
     return None
 
 
@@ -51,7 +55,7 @@ class ConstantPool:
 
     def __init__(self, values: Iterable[Any]) -> None:
         pooled: list[Any] = [None]  # a lambda's first constant; a str there would become a function's __doc__
-        index: dict[tuple[type, str], int] = {(type(None), "None"): 0}
+        index: dict[tuple[type, Any] | None, int] = {(type(None), None): 0}
         for value in values:
             key = _key(value)
             if key is not None and key not in index and len(pooled) < _WIDEST:
@@ -65,44 +69,42 @@ class ConstantPool:
         if type(function) is not FunctionType:
             return function
         code = function.__code__
-        moved = []
-        for value in code.co_consts:
-            key = _key(value)
-            if key is None or (found := self._index.get(key)) is None:
-                return function
-            moved.append(found)
+        index = self._index
+        moved = [index.get(_key(value), -1) for value in code.co_consts]
+        if -1 in moved:
+            return function
         raw = bytearray(code.co_code)
-        widened = False  # whether the instruction before was an EXTENDED_ARG (its operand is wider than a byte)
-        for at in range(0, len(raw), 2):
-            op = raw[at]
-            if op in _CONSTANT_OPS:
-                if widened:
+        ops = bytes(raw[::2])  # code units are two bytes, an opcode and its operand (inline caches: opcode 0)
+        for op in _CONSTANT_OPS:
+            at = ops.find(op)
+            while at >= 0:
+                if at and ops[at - 1] == _EXTENDED_ARG:  # an operand wider than a byte
                     return function
-                raw[at + 1] = moved[raw[at + 1]]
-            widened = op == _EXTENDED_ARG
+                raw[2 * at + 1] = moved[raw[2 * at + 1]]
+                at = ops.find(op, at + 1)
         function.__code__ = code.replace(co_code=bytes(raw), co_consts=self.values)
         return function
 
 
-def pool_of(trees: Iterable[Condition]) -> ConstantPool:
-    """The pool for code generated from ``trees``: every literal they hold (names, ids, values), most frequent first."""
-    counts: Counter[tuple[type, str]] = Counter()
-    first: dict[tuple[type, str], Any] = {}
-    for value in (True, False):
-        first[(bool, repr(value))] = value
-        counts[(bool, repr(value))] += 1
-    for tree in trees:
-        for leaf in leaves(tree):
-            found: tuple[Any, ...]
-            match leaf:
-                case Compare(tokens=tokens, value=value):
-                    found = (*(tokens or ()), *((token,) for token in (tokens or ())[1:]), value)
-                case Observed(id=ident, value=value):
-                    found = (ident, value)
-                case LiteralCond(value=value):
-                    found = (value,)
-            for value in found:
-                if (key := _key(value)) is not None:
-                    counts[key] += 1
-                    first.setdefault(key, value)
+def pool_of(found: Iterable[Leaf]) -> ConstantPool:
+    """The pool for code generated from conditions with leaves ``found``: every literal in them, most frequent first.
+
+    A leaf's literals are its member names (and, for a deeper path, each later step as a tuple,
+    as generated code reads it), its observation id, and its value.
+    """
+    counts: Counter[tuple[type, Any]] = Counter({(bool, True): 1, (bool, False): 1})
+    first: dict[tuple[type, Any], Any] = {(bool, True): True, (bool, False): False}
+    for leaf in found:
+        kind = type(leaf)
+        if kind is Compare:
+            tokens = leaf.tokens or ()  # type: ignore[union-attr]
+            literals: tuple[Any, ...] = (*tokens, *((token,) for token in tokens[1:]), leaf.value)
+        elif kind is Observed:
+            literals = (leaf.id, leaf.value)  # type: ignore[union-attr]
+        else:
+            literals = (leaf.value,)
+        for value in literals:
+            if (key := _key(value)) is not None:
+                counts[key] += 1
+                first.setdefault(key, value)
     return ConstantPool(first[key] for key, _ in counts.most_common())

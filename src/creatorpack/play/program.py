@@ -370,7 +370,7 @@ class _Conditions:
         """Generate condition ``index``'s function and put it where its stand-in was."""
         compiled = self.compiled[index]
         if self.pool is None:
-            self.pool = pool_of(c.tree or parse(c.source) for c in self.compiled)
+            self.pool = pool_of(leaf for compiled in self.compiled for leaf in compiled.leaves)
         made = make_evaluator(compiled.tree or parse(compiled.source), self.sets, self.shared, None, self.pool)
         object.__setattr__(compiled, "evaluate", made)  # frozen for its users: this replaces a stand-in by its equal
         self.functions[index] = made
@@ -441,6 +441,7 @@ class _Typed:
 
     def __init__(self, conditions: Sequence[CompiledCondition], sets: frozenset[str], typed: Typed) -> None:
         self.trees = [c.tree or parse(c.source) for c in conditions]
+        self.leaves = [c.leaves for c in conditions]
         self.sets = sets
         self.typed = typed
         self.shared: dict[str, Any] = {}
@@ -453,7 +454,7 @@ class _Typed:
     def make(self, index: int) -> Evaluator:
         """Generate condition ``index``'s typed function and put it where its stand-in was."""
         if self.pool is None:
-            self.pool = pool_of(self.trees)
+            self.pool = pool_of(leaf for found in self.leaves for leaf in found)
         made = make_evaluator(self.trees[index], self.sets, self.shared, self.typed, self.pool)
         self.functions[index] = made
         return made
