@@ -9,7 +9,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from creatorpack.contract.conditions import parse
+from creatorpack.contract.conditions import leaves, parse
+from creatorpack.play._pool import pool_of
 from creatorpack.play._typed import shape_of
 from creatorpack.play.conditions import (
     MISSING,
@@ -314,6 +315,8 @@ def test_generated_code_agrees_with_closures_on_any_json_state(
     expected = compile_condition(condition, set_paths=sets, generate=False)(state, answers)
     assert compile_condition(condition, set_paths=sets)(state, answers) is expected
     assert generate_all([parse(condition)], sets)(state, answers) == (expected,)
+    tree = parse(condition)  # its code reading its literals from a pool's tuple (play/_pool.py):
+    assert generate_function(tree, sets, None, None, pool_of(leaves(tree)))(state, answers) is expected
 
 
 @pytest.mark.parametrize(
@@ -434,6 +437,8 @@ def test_typed_code_agrees_with_closures_on_states_that_fit(
     sets = frozenset({"/items", "/flags/met"})
     expected = compile_condition(condition, set_paths=sets, generate=False)(state, answers)
     assert generate_function(parse(condition), sets, None, _SHAPE.paths)(state, answers) is expected
+    tree = parse(condition)
+    assert generate_function(tree, sets, None, _SHAPE.paths, pool_of(leaves(tree)))(state, answers) is expected
 
 
 @settings(max_examples=400)

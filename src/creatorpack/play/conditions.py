@@ -46,6 +46,7 @@ from creatorpack.contract.conditions import (
     to_json,
 )
 from creatorpack.errors import ConditionError
+from creatorpack.play._pool import ConstantPool
 
 __all__ = [
     "COMPARISON_OPS",
@@ -257,10 +258,11 @@ def make_evaluator(
     set_paths: frozenset[str] = frozenset(),
     shared: dict[str, Evaluator] | None = None,
     typed: Typed | None = None,
+    pool: ConstantPool | None = None,
 ) -> Evaluator:
     """The condition's generated function (:func:`generate_function`), or closures when it is too deep to generate."""
     try:
-        return generate_function(tree, set_paths, shared, typed)
+        return generate_function(tree, set_paths, shared, typed, pool)
     except (SyntaxError, RecursionError, MemoryError):
         return _compile(tree, set_paths)  # too deep for Python's parser: closures
 
@@ -270,11 +272,14 @@ def generate_function(
     set_paths: frozenset[str] = frozenset(),
     shared: dict[str, Evaluator] | None = None,
     typed: Typed | None = None,
+    pool: ConstantPool | None = None,
 ) -> Evaluator:
     """The condition as one generated Python function of ``(state, answers)`` (see :func:`expression`).
 
     With ``shared``, code already generated (with no constants) is not compiled again. With
     ``typed``, the function is exact only on states that hold those paths with those types.
+    With ``pool``, its code reads its literals from the pool's tuple, shared by all the code
+    generated with that pool (:mod:`~creatorpack.play._pool`).
     """
     constants: list[Any] = []
     code = f"lambda s, a: {expression(tree, set_paths, constants, typed)}"  # every part of it is a bool already
@@ -282,6 +287,8 @@ def generate_function(
         return known
     namespace = {**RUNTIME, "_c": constants} if constants else _PLAIN
     generated: Evaluator = eval(code, namespace)  # noqa: S307 - code built from repr()s only
+    if pool is not None:
+        generated = pool.adopt(generated)
     if shared is not None and not constants:
         shared[code] = generated
     return generated

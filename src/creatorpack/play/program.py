@@ -24,6 +24,7 @@ from creatorpack.errors import ConditionError, NotPlayableError
 from creatorpack.play._effects import EffectRunner, compile_effects, effect_rules, plain_runner, written
 from creatorpack.play._open import Held, OpenRules, open_rules, picker, rule_kinds
 from creatorpack.play._paused import collector_paused
+from creatorpack.play._pool import ConstantPool, pool_of
 from creatorpack.play._typed import Shape, shape_of
 from creatorpack.play._watch import Heard, Watch, heard, watches
 from creatorpack.play.conditions import (
@@ -362,12 +363,15 @@ class _Conditions:
         self.observations: dict[str, list[int]] = {}  # an observation -> the conditions reading its answer
         self.whole: list[int] = []  # the conditions comparing the whole state
         self.shared: dict[str, Any] = {}  # generated code -> its function, shared by conditions with the same code
+        self.pool: ConstantPool | None = None  # made on the first call of a condition, once all are added
         self.me = weakref.ref(self)  # what the stand-ins hold (one for all of them)
 
     def make(self, index: int) -> Evaluator:
         """Generate condition ``index``'s function and put it where its stand-in was."""
         compiled = self.compiled[index]
-        made = make_evaluator(compiled.tree or parse(compiled.source), self.sets, self.shared)
+        if self.pool is None:
+            self.pool = pool_of(leaf for compiled in self.compiled for leaf in compiled.leaves)
+        made = make_evaluator(compiled.tree or parse(compiled.source), self.sets, self.shared, None, self.pool)
         object.__setattr__(compiled, "evaluate", made)  # frozen for its users: this replaces a stand-in by its equal
         self.functions[index] = made
         return made
@@ -437,9 +441,11 @@ class _Typed:
 
     def __init__(self, conditions: Sequence[CompiledCondition], sets: frozenset[str], typed: Typed) -> None:
         self.trees = [c.tree or parse(c.source) for c in conditions]
+        self.leaves = [c.leaves for c in conditions]
         self.sets = sets
         self.typed = typed
         self.shared: dict[str, Any] = {}
+        self.pool: ConstantPool | None = None  # made on the first call of a condition
         self.me = weakref.ref(self)
         self.functions: list[Evaluator] = [
             partial(_first_call, self.me, i, tree, sets, typed) for i, tree in enumerate(self.trees)
@@ -447,7 +453,9 @@ class _Typed:
 
     def make(self, index: int) -> Evaluator:
         """Generate condition ``index``'s typed function and put it where its stand-in was."""
-        made = make_evaluator(self.trees[index], self.sets, self.shared, self.typed)
+        if self.pool is None:
+            self.pool = pool_of(leaf for found in self.leaves for leaf in found)
+        made = make_evaluator(self.trees[index], self.sets, self.shared, self.typed, self.pool)
         self.functions[index] = made
         return made
 
