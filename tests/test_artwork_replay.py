@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 import time
+from typing import Any
+
+import pytest
 
 from creatorpack.contract.conditions import Goal
 from creatorpack.errors import SessionOverError
 from creatorpack.lint.artwork import _served_from_start, final_states
+from creatorpack.lint.linter import LintConfig, lint
 from creatorpack.lint.reach import _decide as _reach
 from creatorpack.lint.reach._witness import Reached
 from creatorpack.play.engine import Engine, Session
@@ -76,3 +80,18 @@ def test_only_art_revealed_at_the_start_and_given_by_no_reward_skips_the_replay(
     assert not _served_from_start({"access": "reward_only"}, shown[0], start)  # served only once a reward gives it
     hidden = next(a for a in engine.program.assets if a not in shown)
     assert not _served_from_start({}, hidden, start)
+
+
+def test_lint_compiles_the_pack_once_for_the_search_and_the_artwork_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One engine for both: compiling the runtime benchmark pack and making its functions cost seconds a time."""
+    built: list[int] = []
+    made = Engine.__init__
+
+    def counted(self: Engine, *args: Any, **kwargs: Any) -> None:
+        built.append(1)
+        made(self, *args, **kwargs)
+
+    monkeypatch.setattr(Engine, "__init__", counted)
+    report = lint(example("0.5", "rich"), LintConfig())
+    assert report.witnesses  # the search ran and the artwork check read its plays
+    assert len(built) == 1

@@ -309,3 +309,18 @@ def test_the_search_pauses_the_cyclic_collector_and_restores_it(monkeypatch: pyt
     assert during
     assert not any(during)
     assert gc.isenabled()
+
+
+def test_the_search_and_the_engine_share_each_condition_function() -> None:
+    """The search's functions are the program's, made once: the turns the engine plays and the search read one table."""
+    engine = Engine(random_pack(3))
+    program = engine.program
+    evaluators = _exhaust.Evaluators(program)
+    session, _ = engine.start()
+    for index in range(len(program.conditions)):
+        made = evaluators[index]
+        assert made is program.evaluators[index]  # the program's table holds it too, no stand-in left there
+        assert evaluators[index] is made
+        assert made(session.state, session.answers) is program.conditions[index].evaluate(
+            session.state, session.answers
+        )

@@ -32,10 +32,15 @@ __all__ = ["check_unrevealed_artwork", "final_states"]
 _KINDS: Final = (("achievements", "achievement"), ("endings", "ending"))
 
 
-def check_unrevealed_artwork(pack: Mapping[str, object], witnesses: Mapping[Goal, Reached]) -> Iterator[RawFinding]:
-    """An ``artwork-not-revealed`` finding for each goal whose witness unlocks it with its art not yet served."""
+def check_unrevealed_artwork(
+    pack: Mapping[str, object], witnesses: Mapping[Goal, Reached], engine: Engine | None = None
+) -> Iterator[RawFinding]:
+    """An ``artwork-not-revealed`` finding for each goal whose witness unlocks it with its art not yet served.
+
+    ``engine``, when given, is the pack's (the one the search played).
+    """
     try:
-        engine = Engine(pack)
+        engine = Engine(pack) if engine is None else engine
     except Exception:  # noqa: BLE001 - an unplayable pack is reported by the other checks
         return
     program = engine.program

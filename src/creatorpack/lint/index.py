@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from creatorpack._json import JsonPath, pointer
 from creatorpack.contract.conditions import Condition, parse
@@ -18,6 +18,9 @@ from creatorpack.contract.schema import as_declared
 from creatorpack.errors import ConditionError
 from creatorpack.lint._suggest import Suggester
 from creatorpack.lint.rules import Raw
+
+if TYPE_CHECKING:
+    from creatorpack.play.engine import Engine
 
 __all__ = ["CONDITION_KEYS", "LAYOUTS", "Layout", "PackIndex", "get"]
 
@@ -165,6 +168,20 @@ class PackIndex:
     def conditions(self) -> list[tuple[JsonPath, Mapping[str, Any]]]:
         """Every top-level condition (a when, reveal_when, completion) with its path."""
         return self._scan[1] if self.layout.runtime else []
+
+    @functools.cached_property
+    def engine(self) -> Engine | None:
+        """The pack compiled for play, once for every check that plays it (``None``: it cannot be played).
+
+        Compiling the runtime benchmark pack and making its conditions' functions cost seconds;
+        the start a cover check needs, the search and the artwork check's replays share them.
+        """
+        from creatorpack.play.engine import Engine  # noqa: PLC0415 - the runtime, only for the checks that play
+
+        try:
+            return Engine(self.pack)
+        except Exception:  # noqa: BLE001 - an unplayable pack is reported by the other checks
+            return None
 
     @functools.cached_property
     def trees(self) -> list[tuple[JsonPath, Condition]]:

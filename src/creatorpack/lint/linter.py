@@ -190,7 +190,10 @@ def _decide(index: PackIndex, config: LintConfig) -> tuple[dict[str, Witness], d
     from creatorpack.lint import reach  # noqa: PLC0415 - the search imports the runtime, only needed here
     from creatorpack.lint.artwork import check_unrevealed_artwork  # noqa: PLC0415 - replays witnesses in the runtime
 
-    outcome = reach.decide(index.pack, config.max_states, config.max_seconds, time.monotonic)
+    engine = index.engine  # one for every check that plays: compiled once, each condition's function made once
+    if engine is None:
+        return {}, {}, []
+    outcome = reach.decide(index.pack, config.max_states, config.max_seconds, time.monotonic, engine=engine)
     default = outcome.entries[0] if outcome.entries else None
     witnesses: dict[str, Witness] = {}
     proofs: dict[str, str] = {}
@@ -206,7 +209,7 @@ def _decide(index: PackIndex, config: LintConfig) -> tuple[dict[str, Witness], d
                 witnesses[key] = Witness(named, tuple(reached.turns), entry)
             elif goal in outcome.proofs and key not in witnesses and key not in proofs:
                 proofs[key] = outcome.proofs[goal]
-    return witnesses, proofs, [*outcome.findings, *check_unrevealed_artwork(index.pack, outcome.witnesses)]
+    return witnesses, proofs, [*outcome.findings, *check_unrevealed_artwork(index.pack, outcome.witnesses, engine)]
 
 
 def _asset_source(assets: os.PathLike[str] | AssetSource | None) -> AssetSource | None:

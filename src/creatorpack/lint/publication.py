@@ -108,12 +108,13 @@ def _progression(index: PackIndex) -> _Progression:
     )
 
 
-def _start(pack: Mapping[str, Any]) -> _Start | None:
+def _start(index: PackIndex) -> _Start | None:
     """What the runtime reveals at the start of the default entry, or ``None`` when it cannot start there."""
-    from creatorpack.play.engine import Engine  # noqa: PLC0415 - compiled only when a cover or a card needs it
-
+    engine = index.engine
+    if engine is None:
+        return None
     try:
-        state, result = Engine(pack).start()
+        state, result = engine.start()
     except Exception:  # noqa: BLE001 - an unplayable pack is reported by the other checks
         return None
     view = result.reader_view()
@@ -317,7 +318,7 @@ def check_spoilers(index: PackIndex) -> Iterator[Raw]:
     The runtime is started only when a cover or a reader card's text needs it.
     """
     progression = _progression(index)
-    start = functools.cache(functools.partial(_start, index.pack))
+    start = functools.cache(functools.partial(_start, index))
     secrets = _secrets(index, progression)
     titles = _Titles.of(list(secrets))
     for where, text, reveal in _shown_texts(index, progression):

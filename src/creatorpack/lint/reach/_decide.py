@@ -149,6 +149,7 @@ def decide(
     *,
     work: int = WORK,
     exhaustive: bool = True,
+    engine: Engine | None = None,
 ) -> Outcome:
     """Prove or witness every goal of a valid 0.3-0.5 pack (see the module docstring).
 
@@ -156,10 +157,11 @@ def decide(
     that stopped at it in turns (at most :data:`WALK_TURNS`). ``work`` bounds the turn-by-turn
     proofs in branch-and-bound nodes (0: none). ``exhaustive=False`` leaves the exhaustive search
     out and gives the guided search all ``max_states`` turns: what lint did before it, for the
-    tests of the guided search and for comparisons.
+    tests of the guided search and for comparisons. ``engine``, when given, is the pack's, compiled
+    already (lint shares it with the artwork check).
     """
     try:
-        engine = Engine(pack)
+        engine = Engine(pack) if engine is None else engine
     except Exception:  # noqa: BLE001 - an unplayable pack is reported by the other checks
         return Outcome((), {}, {}, ())
     goals = targets(engine)

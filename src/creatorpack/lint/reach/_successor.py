@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -54,10 +55,12 @@ class After:
 
 
 class Evaluators:
-    """Each condition's function, generated here once: not the program's stand-ins, which stay stand-ins when kept.
+    """Each condition's function as made, never the program's stand-in, which stays a stand-in when kept.
 
     A program generates a condition's function on its first call and puts it in its table, but a
-    stand-in taken out of the table before that call keeps generating it again on every call.
+    stand-in taken out of the table before that call keeps generating it again on every call. So
+    a stand-in is made into its function here, through the program's own table (which then holds
+    it too: the engine's turns and this search share each function, generated once).
     """
 
     def __init__(self, program: Program) -> None:
@@ -69,9 +72,16 @@ class Evaluators:
     def __getitem__(self, index: int) -> _Evaluate:
         made = self._made.get(index)
         if made is None:
-            compiled = self._program.conditions[index]
-            tree = compiled.tree if compiled.tree is not None else parse(compiled.source)
-            made = self._made[index] = make_evaluator(tree, self._sets, self._shared)
+            made = self._program.evaluators[index]
+            if type(made) is partial:  # a stand-in
+                table = self._program.generator
+                if table is not None:
+                    made = table.make(index)
+                else:
+                    compiled = self._program.conditions[index]
+                    tree = compiled.tree if compiled.tree is not None else parse(compiled.source)
+                    made = make_evaluator(tree, self._sets, self._shared)
+            self._made[index] = made
         return made
 
 
