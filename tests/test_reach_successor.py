@@ -24,7 +24,7 @@ from creatorpack.contract.conditions import Goal
 from creatorpack.lint.reach import _decide as _reach
 from creatorpack.lint.reach import _exhaust
 from creatorpack.lint.reach._classes import MoveTable, Turns, _frozen
-from creatorpack.lint.reach._successor import Successor
+from creatorpack.lint.reach._successor import Evaluators, Successor
 from creatorpack.play.engine import Engine, SessionState, Turn
 from tests.random_packs import random_condition, random_pack
 
@@ -315,7 +315,7 @@ def test_the_search_and_the_engine_share_each_condition_function() -> None:
     """The search's functions are the program's, made once: the turns the engine plays and the search read one table."""
     engine = Engine(random_pack(3))
     program = engine.program
-    evaluators = _exhaust.Evaluators(program)
+    evaluators = Evaluators(program)
     session, _ = engine.start()
     for index in range(len(program.conditions)):
         made = evaluators[index]
