@@ -72,9 +72,8 @@ def _inside(analysis: Analysis, box: Abstract, state: Any) -> bool:
     return True
 
 
-@pytest.mark.parametrize("profile", ["differential", "reach"])
-@pytest.mark.parametrize("seed", SEEDS)
-def test_every_turn_the_runtime_plays_is_one_the_encoding_allows(seed: int, profile: str) -> None:
+def _checked_turns(seed: int, profile: str) -> int:
+    """Every slot after up to 5 turns of random answers on one random pack, each checked allowed; how many were."""
     chosen = random_packs.DIFFERENTIAL if profile == "differential" else random_packs.REACH
     engine = Engine(random_packs.random_pack(seed, chosen))
     rng = random.Random(seed)
@@ -95,8 +94,14 @@ def test_every_turn_the_runtime_plays_is_one_the_encoding_allows(seed: int, prof
                 assert _allowed(cones, box, slot, value), (seed, name, slot, value, session.state, after.state)
                 checked += 1
             session = after
-    if not checked:
-        pytest.skip("no entry plays a turn with a tracked member")
+    return checked
+
+
+@pytest.mark.parametrize("profile", ["differential", "reach"])
+def test_every_turn_the_runtime_plays_is_one_the_encoding_allows(profile: str) -> None:
+    """Some random packs track no member or end at once (nothing to check there); the others are checked."""
+    counts = [_checked_turns(seed, profile) for seed in SEEDS]
+    assert sum(1 for count in counts if count) >= len(SEEDS) // 3, counts
 
 
 @pytest.mark.parametrize("seed", range(16))
