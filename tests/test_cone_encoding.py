@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from creatorpack.lint.reach._abstract import Abstract, Analysis, IntRange, Members, analyse
+from creatorpack.lint.reach._abstract import Abstract, Analysis, IntRange, analyse
 from creatorpack.play.conditions import resolve
 from creatorpack.play.engine import Engine, Turn
 from tests import random_packs
@@ -29,7 +29,7 @@ z3 = pytest.importorskip("z3", reason="z3-solver (the dev extra) is not installe
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 from _cone import Cones  # noqa: E402 - after the benchmarks' folder is on the path
-from cone_box import _Asker, _first_turn, _kleene, _point  # noqa: E402
+from cone_box import _Asker, _first_turn, _inside, _kleene, _point  # noqa: E402
 
 SEEDS = range(24)
 DEPTH = 6
@@ -60,16 +60,6 @@ def _allowed(cones: Cones, box: Abstract, slot: tuple[int, str | None], value: A
     else:
         solver.add(term == value)
     return bool(solver.check() == z3.sat)
-
-
-def _inside(analysis: Analysis, box: Abstract, state: Any) -> bool:
-    for tokens, value in zip(analysis.variables, box, strict=True):
-        found = resolve(state, tokens)
-        if isinstance(value, IntRange) and not value.low <= found <= value.high:
-            return False
-        if isinstance(value, Members) and not (value.must <= set(found) <= value.may):
-            return False
-    return True
 
 
 def _checked_turns(seed: int, profile: str) -> int:
