@@ -3,9 +3,9 @@
 Each generated function's code object has a tuple of its own constants (``co_consts``: member
 names, thresholds, answer values). A pack's conditions are called once each between turns, far
 apart, so each call finds its code and that tuple outside the processor's cache. A pack has few
-distinct literals (the runtime benchmark pack: 133 among 13,270 conditions), so all its code can
+distinct literals (the runtime benchmark pack: 153 among 13,270 conditions), so all its code can
 read them from one tuple, which stays in the cache: a call then reads one object fewer, and the
-runtime benchmark's evaluations of every condition ran at 1.3-1.5x the rate (docs/performance.md).
+runtime benchmark's evaluations of every condition ran at 1.45-1.5x the rate (docs/performance.md).
 
 :meth:`ConstantPool.adopt` rewrites a code object's constant indexes (the operands of the
 opcodes :data:`opcode.hasconst` lists for the running Python) to the pool's, and gives it the
@@ -54,7 +54,7 @@ class ConstantPool:
     """The constants a program's generated code reads, at most 256 of them, most used first."""
 
     def __init__(self, values: Iterable[Any]) -> None:
-        pooled: list[Any] = [None]  # a lambda's first constant; a str there would become a function's __doc__
+        pooled: list[Any] = [None]  # a lambda's first constant; a str first is a docstring to functions of the code
         index: dict[tuple[type, Any] | None, int] = {(type(None), None): 0}
         for value in values:
             key = _key(value)
