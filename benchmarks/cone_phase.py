@@ -6,7 +6,7 @@ building on :mod:`_cone` and :mod:`cone_box`:
 - the encoding in **one pass** over the whole turn (every slot through every rule), against one
   cone a slot, and that both give the same z3 terms;
 - the candidate box from the guided search's own plays (``Search._played``), made to hold the
-  first turn's states;
+  first turn's states, by z3 alone and with the branch and bound first;
 - the worklist iteration with the branch and bound (``_bnb.extreme``, as ``_turns`` runs it) as a
   first check of each bound, built once a **round**; z3 asked only where it fails, and either
   relaxing exactly (descent on z3's models) or **jumping** to the lower of z3's model and the
@@ -169,6 +169,37 @@ def _rounds(asker: _Asker, bnb: _Bnb, box: Abstract, *, jump: bool) -> tuple[Abs
     return box, rounds
 
 
+def _candidate(asker: _Asker, bnb: _Bnb, box: Abstract, start: Abstract) -> Abstract:
+    """``box`` relaxed where one turn from ``start`` leaves it, as ``cone_box._holding_first_turn``, ``bnb`` first."""
+    bnb.build(start)
+    made = list(box)
+    for slot in asker.slots:
+        i, member = slot
+        sides = bnb.sides(slot, tuple(made))
+        if sides is not None and sides[0] and sides[1]:
+            continue
+        term, value = asker.turned[slot].value, made[i]
+        if isinstance(value, IntRange):
+            low, high = value.low, value.high
+            if sides is None or not sides[0]:
+                while (model := asker.ask(slot, start, term < low)) is not None:
+                    low = asker.value(model, slot)
+            if sides is None or not sides[1]:
+                while (model := asker.ask(slot, start, term > high)) is not None:
+                    high = asker.value(model, slot)
+            made[i] = IntRange(low, high)
+        else:
+            assert isinstance(value, Members)
+            assert member is not None
+            must, may = set(value.must), set(value.may)
+            if member in must and asker.ask(slot, start, z3.Not(term)) is not None:
+                must.discard(member)
+            if member not in may and asker.ask(slot, start, term) is not None:
+                may.add(member)
+            made[i] = Members(frozenset(must), frozenset(may))
+    return tuple(made)
+
+
 def _played(engine: Engine, analysis: Analysis) -> list[Any]:
     """The states after every turn the guided search plays in a default lint (its own budget, as ``decide``)."""
     goals = _decide.targets(engine)
@@ -220,6 +251,12 @@ def main() -> None:
         started, asked = time.process_time(), asker.queries
         candidate = _holding_first_turn(asker, _hull(analysis, states), start)
         print(f"candidate from its plays: {time.process_time() - started:.2f} s, {asker.queries - asked} queries")
+        started, asked = time.process_time(), asker.queries
+        same = _candidate(asker, _Bnb(analysis), _hull(analysis, states), start) == candidate
+        print(
+            f"  the same, branch and bound first: {time.process_time() - started:.2f} s, "
+            f"{asker.queries - asked} queries; the same candidate: {same}"
+        )
         started, asked, bnb = time.process_time(), asker.queries, _Bnb(analysis)
         box, rounds = _rounds(asker, bnb, candidate, jump=jump)
         print(
