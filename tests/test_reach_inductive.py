@@ -11,7 +11,8 @@ import time
 from creatorpack.contract.conditions import Goal
 from creatorpack.lint.reach import _decide as _reach
 from creatorpack.lint.reach._abstract import IntRange, analyse
-from creatorpack.lint.reach._inductive import inductive_box
+from creatorpack.lint.reach._encode import Encoder
+from creatorpack.lint.reach._inductive import _opened, inductive_box, point
 from creatorpack.play.engine import Engine
 from tests.test_reach_budget import R3, climb, fog
 
@@ -63,3 +64,19 @@ def test_an_undecided_goal_names_the_invariant_the_inductive_box_lacks_and_no_tu
         "give (it allows `/n` 1..30)"
     ) in far
     assert "no play of fewer than" not in far
+
+
+def test_a_variable_changed_in_a_way_the_encoding_does_not_follow_gets_no_slot() -> None:
+    """An increment by 1.5 of `/i1` (a pack validation refuses; the encoder still must not follow it as an integer)."""
+    doc = fog()
+    for rule in doc["runtime"]["rules"]:
+        for effect in rule.get("effects", []):
+            if effect.get("op") == "increment" and effect["path"] == "/i1":
+                effect["by"] = 1.5
+    engine = Engine(doc)
+    analysis = analyse(engine.program, engine.entries[0], engine.entry_ids()[0])
+    encoder = Encoder(analysis)
+    assert encoder.opaque == {1}
+    assert (0, None) in encoder.slots
+    assert all(i != 1 for i, _ in encoder.slots)
+    assert _opened(encoder, point(analysis, analysis.initial))[1] == analysis.after[1]
