@@ -12,7 +12,7 @@ Usage: python benchmarks/lint.py [--quick] [--wide] [--z3] [--spacer] [--only ex
   --only exhaustive  the exhaustive search's cost per state alone (its table, nothing else)
   --wide  the runtime pack again with 4x the turns
   --z3    the solver comparison: the same goals by bounded model checking and 1-induction with z3
-          (the dev extra's z3-solver; creatorpack itself does not use it; see docs/performance.md)
+          (z3-solver, which lint itself uses only for its inductive box phase; see docs/performance.md)
   --spacer  relational invariants by z3's Spacer (constrained Horn clauses) on the goals the
           exhaustive search proves and on those lint leaves undecided, for the choice in the docs
 """
