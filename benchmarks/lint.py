@@ -4,14 +4,15 @@ default lints (reachability included) of the rich examples, their planted varian
 achievements), with the goals each decides and both bars.
 
 Columns: goals proved unreachable (of them, by the exhaustive search: "all st", and by the boxes turn
-by turn), witnessed, the share decided, the witnesses' median and longest length in turns, the
-states the exhaustive search explored, the turns played in all, and the whole lint's time.
+by turn or the inductive box: "boxes"), witnessed, the share decided, the witnesses' median and
+longest length in turns, the states the exhaustive search explored, the turns played in all, and
+the whole lint's time.
 
 Usage: python benchmarks/lint.py [--quick] [--wide] [--z3] [--spacer] [--only exhaustive]
   --only exhaustive  the exhaustive search's cost per state alone (its table, nothing else)
   --wide  the runtime pack again with 4x the turns
   --z3    the solver comparison: the same goals by bounded model checking and 1-induction with z3
-          (the dev extra's z3-solver; creatorpack itself does not use it; see docs/performance.md)
+          (z3-solver, which lint itself uses only for its inductive box phase; see docs/performance.md)
   --spacer  relational invariants by z3's Spacer (constrained Horn clauses) on the goals the
           exhaustive search proves and on those lint leaves undecided, for the choice in the docs
 """
@@ -123,7 +124,10 @@ def _row(name: str, measured: _Measured, kinds: tuple[str, ...]) -> float:
     """Print one table row; return the share of goals decided (0 when there are none)."""
     goals = [t for t in measured.outcome.targets if t.kind in kinds]
     proved = sum(t.goal in measured.outcome.proofs for t in goals)
-    turnwise = sum("turn by turn" in measured.outcome.proofs.get(t.goal, "") for t in goals)
+    turnwise = sum(
+        "turn by turn" in (reason := measured.outcome.proofs.get(t.goal, "")) or "inductive invariant" in reason
+        for t in goals
+    )
     witnessed = [measured.outcome.witnesses[t.goal] for t in goals if t.goal in measured.outcome.witnesses]
     decided = (proved + len(witnessed)) / len(goals) if goals else 0.0
     lengths = sorted(len(w.turns) for w in witnessed)
@@ -146,7 +150,7 @@ def _reachability(*, quick: bool, wide: bool) -> None:
     config = LintConfig()
     print(f"\nReachability decided by a default creatorpack.lint ({config.max_states:,} states; deterministic):")
     print(
-        f"| {'pack':<40} | {'goals':>6} | {'proved':>6} | {'all st':>6} | {'by turn':>7} | {'witness':>7} "
+        f"| {'pack':<40} | {'goals':>6} | {'proved':>6} | {'all st':>6} | {'boxes':>7} | {'witness':>7} "
         f"| {'decided':>8} | med/max | {'states':>7} | {'turns':>7} | {'lint':>8} |"
     )
     print("|" + "|".join("-" * n for n in (42, 8, 8, 8, 9, 9, 10, 9, 9, 9, 10)) + "|")

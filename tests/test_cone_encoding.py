@@ -1,44 +1,36 @@
-"""The cone encoding of ``benchmarks/_cone.py`` over-approximates the runtime's turn, and the box it finds holds.
+"""The exact turn of ``lint/reach/_encode.py`` over-approximates the runtime's, and the inductive box holds.
 
-The encoder and ``benchmarks/cone_box.py`` are a measurement (docs/performance.md, sixth stop),
-not part of lint; these tests keep their figures honest. On random packs of both profiles of
-:mod:`tests.random_packs` (effects the schema refuses, nested paths, floats, completions, endings,
-entries), every turn the runtime plays from a state must be one the encoding allows: for each
-slot, z3 finds a turn from that state (as a one-state box) that ends with the slot's value the
-runtime gave. On the reachability profile, the box found by the worklist iteration from the first
-turn's box must hold every state reached after a turn, exploring every answer from every state.
+On random packs of both profiles of :mod:`tests.random_packs` (effects the schema refuses, nested
+paths, floats, completions, endings, entries), every turn the runtime plays from a state must be
+one the encoding allows: for each slot, z3 finds a turn from that state (as a one-state box) that
+ends with the slot's value the runtime gave. On the reachability profile, the inductive box of
+``lint/reach/_inductive.py`` (seeded with no plays, or with the states of a few random plays) must
+hold every state reached after a turn, exploring every answer from every state.
 """
 
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
+import z3  # type: ignore[import-untyped]
 
-from creatorpack.lint.reach._abstract import Abstract, Analysis, IntRange, analyse
+from creatorpack.lint.reach._abstract import Analysis, IntRange, analyse
+from creatorpack.lint.reach._encode import Encoder, Slot
+from creatorpack.lint.reach._inductive import RLIMIT, inductive_box, point
 from creatorpack.play.conditions import resolve
 from creatorpack.play.engine import Engine, Turn
 from tests import random_packs
-from tests.test_reach_turns import _layers, _moves
+from tests.test_reach_turns import _explore, _inside, _moves
 from tests.test_reach_turns import random_pack as reach_pack
 
-z3 = pytest.importorskip("z3", reason="z3-solver (the dev extra) is not installed")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-
-from _cone import Cones  # noqa: E402 - after the benchmarks' folder is on the path
-from cone_box import _Asker, _first_turn, _inside, _kleene, _point  # noqa: E402
-
 SEEDS = range(24)
-DEPTH = 6
-"""Turns explored from each entry (every answer from every state) for the box's check."""
 
 
-def _values(analysis: Analysis, state: Any) -> dict[tuple[int, str | None], Any]:
+def _values(analysis: Analysis, state: Any) -> dict[Slot, Any]:
     """Each slot's value in ``state``: an integer, or whether the member is held."""
-    found: dict[tuple[int, str | None], Any] = {}
+    found: dict[Slot, Any] = {}
     for i, (tokens, domain) in enumerate(zip(analysis.variables, analysis.after, strict=True)):
         value = resolve(state, tokens)
         if isinstance(domain, IntRange):
@@ -49,16 +41,12 @@ def _values(analysis: Analysis, state: Any) -> dict[tuple[int, str | None], Any]
     return found
 
 
-def _allowed(cones: Cones, box: Abstract, slot: tuple[int, str | None], value: Any) -> bool:
-    """Whether z3 finds a turn from ``box`` after which ``slot`` holds ``value``."""
-    turned = cones.after(slot, box)
-    solver = z3.Solver(ctx=cones.ctx)
-    solver.add(*[z3.BoolVal(c, ctx=cones.ctx) if isinstance(c, bool) else c for c in turned.pre])
-    term = turned.value
-    if isinstance(value, bool):
-        solver.add(term if value else z3.Not(term))
-    else:
-        solver.add(term == value)
+def _allowed(encoder: Encoder, turned: Any, slot: Slot, value: Any) -> bool:
+    """Whether z3 finds a turn (of ``turned``, from a one-state box) after which ``slot`` holds ``value``."""
+    solver = z3.Solver(ctx=encoder.ctx)
+    solver.add(*[z3.BoolVal(c, ctx=encoder.ctx) if isinstance(c, bool) else c for c in turned.pre])
+    term = turned.values[slot]
+    solver.add((term if value else z3.Not(term)) if isinstance(value, bool) else term == value)
     return bool(solver.check() == z3.sat)
 
 
@@ -73,15 +61,16 @@ def _checked_turns(seed: int, profile: str) -> int:
         analysis = analyse(engine.program, entry, name)
         if not analysis.variables:
             continue
-        cones = Cones(analysis, bitvectors=rng.random() < 0.5)
+        encoder = Encoder(analysis, bitvectors=rng.random() < 0.5)
         session, _ = engine.start(name)
         for _ in range(5):
             if session.ending is not None:
                 break
             after, _ = engine.step(session, Turn(rng.choice(moves)))
-            box = _point(analysis, session.state)
-            for slot, value in _values(analysis, after.state).items():
-                assert _allowed(cones, box, slot, value), (seed, name, slot, value, session.state, after.state)
+            turned = encoder.turn(point(analysis, session.state))
+            values = _values(analysis, after.state)
+            for slot in encoder.slots:
+                assert _allowed(encoder, turned, slot, values[slot]), (seed, name, slot, session.state, after.state)
                 checked += 1
             session = after
     return checked
@@ -94,18 +83,35 @@ def test_every_turn_the_runtime_plays_is_one_the_encoding_allows(profile: str) -
     assert sum(1 for count in counts if count) >= len(SEEDS) // 3, counts
 
 
-@pytest.mark.parametrize("seed", range(16))
-def test_the_box_found_holds_every_state_after_a_turn(seed: int) -> None:
+def _random_states(engine: Engine, entry: str, seed: int) -> list[Any]:
+    """States after the turns of a few random plays from ``entry`` (what the guided search would give)."""
+    rng = random.Random(seed)
+    moves = _moves(engine)
+    found = []
+    for _ in range(3):
+        session, _ = engine.start(entry)
+        for _ in range(4):
+            if session.ending is not None:
+                break
+            session, _ = engine.step(session, Turn(rng.choice(moves)))
+            found.append(session.state)
+    return found
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_inductive_box_holds_every_reachable_state(seed: int) -> None:
     engine = Engine(reach_pack(seed))
     for entry, name in zip(engine.entries, engine.entry_ids(), strict=False):
         analysis = analyse(engine.program, entry, name)
-        if not analysis.variables or any(
-            engine.program.evaluators[g.when](analysis.initial, {}) for g in engine.program.endings
-        ):
-            continue
-        asker = _Asker(Cones(analysis))
-        box, _ = _kleene(asker, _first_turn(asker, _point(analysis, analysis.initial)))
-        assert asker.broken(box) == 0
-        for layer in _layers(engine, name, DEPTH)[1:]:
-            for session in layer:
-                assert _inside(analysis, box, session.state), (seed, name, session.state, box)
+        every = _explore(engine, name)[0]
+        # No plays, a few plays, and z3 stopped by its resource limit at once (every answer unknown).
+        for states, rlimit in (([], RLIMIT), (_random_states(engine, name, seed), RLIMIT), ([], 1)):
+            found = inductive_box(analysis, states, rlimit=rlimit)
+            if found is None:
+                assert not analysis.variables, (seed, name)
+                continue
+            for session in every:
+                inside = [_inside(analysis, session.state, box) for box in (found.start, found.box)]
+                assert any(inside), (seed, name, rlimit, session.state, found)
+                if session.ending is None:  # a turn is taken from it
+                    assert any(_inside(analysis, session.state, box) for box in found.before), (seed, name, rlimit)

@@ -11,9 +11,12 @@ items being revealed. In order:
 3. the exhaustive search (:mod:`~creatorpack.lint.reach._exhaust`) takes the goals still open:
    bounded by a count of states, it proves what it never reaches once it has explored everything,
    and gives shortest witnesses on the way;
-4. for what is still open, :mod:`~creatorpack.lint.reach._turns` over-approximates the reachable
-   states again turn by turn, the rules of a turn sharing its answers, within a bound counted in
-   branch-and-bound nodes.
+4. for what is still open, on a pack of at most :data:`TURN_RULES` rules,
+   :mod:`~creatorpack.lint.reach._turns` over-approximates the reachable states again turn by
+   turn, the rules of a turn sharing its answers, within a bound counted in branch-and-bound nodes;
+5. for what is still open then, :mod:`~creatorpack.lint.reach._inductive` finds, per entry, a box
+   that one turn from any of its states cannot leave (checked with z3, within counted queries):
+   a goal that holds neither at the start nor in that box is unreachable.
 
 Every bound is a count, so the findings are the same on every machine; a wall-clock limit remains
 only as a safety net, and a finding it causes says so.
@@ -23,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from creatorpack._json import JsonPath
 from creatorpack.contract.conditions import Condition, Goal, Not, parse
@@ -39,13 +42,16 @@ from creatorpack.lint.reach._abstract import (
     why_not,
 )
 from creatorpack.lint.reach._exhaust import Exhaustion, explore, revealed_along
-from creatorpack.lint.reach._missing import missing_invariant
+from creatorpack.lint.reach._missing import ANALYSIS_BOX, INDUCTIVE_BOX, MIXED_BOXES, TURN_BOXES, missing_invariant
 from creatorpack.lint.reach._turns import WORK, Trace, by_turn
 from creatorpack.lint.reach._witness import REVEALS, GoalKind, Reached, Search, Target
 from creatorpack.play.conditions import compile_condition
 from creatorpack.play.engine import Engine
 from creatorpack.play.state import set_paths
 from creatorpack.play.step import reward_assets
+
+if TYPE_CHECKING:
+    from creatorpack.lint.reach._inductive import Inductive
 
 __all__ = ["KINDS", "REVEAL_KINDS", "Outcome", "decide", "targets"]
 
@@ -72,6 +78,10 @@ a warning: the item is shipped for nothing) and is silent about those it leaves 
 
 NAMED_ENTRIES: Final = 3
 """Distinct reasons a finding gives, each with the entries it is theirs, when the entries' reasons differ."""
+
+TURN_RULES: Final = 2_000
+"""Rules a pack may have for the boxes turn by turn to run before the inductive box (milliseconds on a small
+pack; 9 s on the 10,000-rule runtime benchmark pack, where the inductive box proves all they prove)."""
 
 WALK_TURNS: Final = 2_000
 """Turns the guided search (after an exhaustive search that stopped at its bound) plays at most."""
@@ -150,6 +160,8 @@ def decide(
     work: int = WORK,
     exhaustive: bool = True,
     engine: Engine | None = None,
+    turn_rules: int = TURN_RULES,
+    inductive: bool = True,
 ) -> Outcome:
     """Prove or witness every goal of a valid 0.3-0.5 pack (see the module docstring).
 
@@ -158,7 +170,9 @@ def decide(
     proofs in branch-and-bound nodes (0: none). ``exhaustive=False`` leaves the exhaustive search
     out and gives the guided search all ``max_states`` turns: what lint did before it, for the
     tests of the guided search and for comparisons. ``engine``, when given, is the pack's, compiled
-    already (lint shares it with the artwork check).
+    already (lint shares it with the artwork check). ``turn_rules``: the most rules a pack may have
+    for the boxes turn by turn to run (:data:`TURN_RULES`; 0: never). ``inductive=False`` leaves the
+    inductive box out.
     """
     try:
         engine = Engine(pack) if engine is None else engine
@@ -199,15 +213,25 @@ def decide(
     earliest: dict[Goal, int] = {}  # for a goal left undecided, the fewest turns a play that reaches it takes
     missing: dict[Goal, str] = {}  # and the invariant a proof of it lacked
     left = [t for t in left if t.goal not in found and t.goal not in proofs]
-    if left:  # the boxes turn by turn cost more than a small pack's whole search
+    traces: list[Trace | None] | None = None
+    if left and len(engine.program.rules) <= turn_rules:  # the boxes turn by turn cost more than a small pack's search
         traces = [by_turn(analysis, work) for analysis in analyses]
         for target in left:
             if (reason := _turn_proof(target, analyses, traces)) is not None:
                 proofs[target.goal] = reason
-            elif target.kind not in REVEAL_KINDS:
-                if (turns := _earliest(target, analyses, traces)) is not None:
-                    earliest[target.goal] = turns
-                missing[target.goal] = _missing(target, analyses, traces)
+        left = [t for t in left if t.goal not in proofs]
+    boxes: list[Inductive | None] | None = None
+    if left and inductive:
+        boxes = _inductive_boxes(analyses, search, left)
+        for target in left:
+            if (reason := _box_proof(target, analyses, boxes)) is not None:
+                proofs[target.goal] = reason
+        left = [t for t in left if t.goal not in proofs]
+    for target in left:
+        if target.kind not in REVEAL_KINDS:
+            if traces is not None and (turns := _earliest(target, analyses, traces)) is not None:
+                earliest[target.goal] = turns
+            missing[target.goal] = _missing(target, analyses, traces, boxes)
     findings = _rejected(goals, analyses)
     for target in goals:
         name = f"{KINDS[target.kind]} {target.ident!r}"
@@ -362,20 +386,80 @@ def _earliest(target: Target, analyses: Sequence[Analysis], traces: Sequence[Tra
     return fewest if fewest is not None and fewest > 1 else None
 
 
-def _missing(target: Target, analyses: Sequence[Analysis], traces: Sequence[Trace | None]) -> str:
-    """The invariant a proof that ``target`` is unreachable lacked (:func:`missing_invariant`)."""
+def _missing(
+    target: Target,
+    analyses: Sequence[Analysis],
+    traces: Sequence[Trace | None] | None,
+    boxes: Sequence[Inductive | None] | None,
+) -> str:
+    """The invariant a proof that ``target`` is unreachable lacked (:func:`missing_invariant`).
+
+    Per entry it reads the boxes turn by turn where they were computed, else the start and the
+    inductive box, else the analysis's own box.
+    """
     mine = _in_scope(target, analyses)
     held: list[list[Abstract]] = []
-    for analysis, trace in zip(analyses, traces, strict=True):
+    sources: set[str] = set()
+    for at, analysis in enumerate(analyses):
         if target.entries is not None and analysis.entry not in target.entries:
             continue  # not among ``mine``
+        trace = traces[at] if traces is not None else None
+        found = boxes[at] if boxes is not None else None
         if trace is not None:
             held.append(list(trace.before if target.kind == "rule" else trace.after))
+            sources.add(TURN_BOXES)
+        elif found is not None:
+            held.append(list(found.before) if target.kind == "rule" else [found.start, found.box])
+            sources.add(INDUCTIVE_BOX)
         else:
             box = analysis.before if target.kind == "rule" else analysis.after
             held.append([] if box is None else [box])
+            sources.add(ANALYSIS_BOX)
     scoped = len(mine) < len(analyses)
-    return missing_invariant(target.condition, mine, held, scoped=scoped, before=target.kind == "rule")
+    source = sources.pop() if len(sources) == 1 else MIXED_BOXES
+    return missing_invariant(target.condition, mine, held, scoped=scoped, before=target.kind == "rule", source=source)
+
+
+def _inductive_boxes(analyses: Sequence[Analysis], search: Search, left: Sequence[Target]) -> list[Inductive | None]:
+    """Each entry's inductive box (:mod:`~creatorpack.lint.reach._inductive`), seeded with the search's plays.
+
+    Only entries some goal in ``left`` belongs to get one. z3 is imported here, when it is needed.
+    """
+    from creatorpack.lint.reach._inductive import inductive_box  # noqa: PLC0415 - z3 only when the phase runs
+
+    wanted = {a.entry for a in analyses if any(t.entries is None or a.entry in t.entries for t in left)}
+    played = search.played_states()
+    found: list[Inductive | None] = []
+    for analysis in analyses:
+        if analysis.entry not in wanted:
+            found.append(None)
+            continue
+        states = [session.state for session in played if session.entry == analysis.entry]
+        found.append(inductive_box(analysis, states))
+    return found
+
+
+def _box_proof(target: Target, analyses: Sequence[Analysis], boxes: Sequence[Inductive | None]) -> str | None:
+    """Why no entry reaches ``target`` by the inductive boxes, or ``None`` if some box allows it."""
+    reasons: list[str] = []
+    member = _member(target)
+    mine = _in_scope(target, analyses)
+    for analysis, found in zip(analyses, boxes, strict=True):
+        if target.entries is not None and analysis.entry not in target.entries:
+            continue  # not among ``mine``
+        if found is None:
+            return None
+        held = found.before if target.kind == "rule" else (found.start, found.box)
+        if any(holds(analysis, target.condition, box) is not None for box in held):
+            return None
+        read = [i for i in dict.fromkeys(analysis.reads(target.condition)) if i is not None][:3]
+        bounds = "; ".join(found.describe(analysis, i) for i in read)
+        states = "state a turn is taken from" if target.kind == "rule" else "reachable state"
+        reasons.append(
+            f"its `{member}` holds in no {states}: each lies at the start or in a box that no turn leads out of "
+            "(an inductive invariant, checked with z3)" + (f" ({bounds})" if bounds else "")
+        )
+    return _every_entry(reasons, mine, scoped=len(mine) < len(analyses))
 
 
 def _proof(target: Target, analyses: Sequence[Analysis]) -> str | None:

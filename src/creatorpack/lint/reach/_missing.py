@@ -11,12 +11,19 @@ reachable state has them there at once" would prove it, and is what the boxes co
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from creatorpack._json import pointer
 from creatorpack.contract.conditions import Condition, Observed, leaves
 from creatorpack.lint.reach._abstract import Abstract, Analysis, IntRange, Members, Value, holds
 
-__all__ = ["missing_invariant"]
+__all__ = ["ANALYSIS_BOX", "INDUCTIVE_BOX", "MIXED_BOXES", "TURN_BOXES", "missing_invariant"]
+
+TURN_BOXES: Final = "the boxes turn by turn"
+INDUCTIVE_BOX: Final = "the inductive box"
+ANALYSIS_BOX: Final = "the analysis's box"
+MIXED_BOXES: Final = "the boxes of the entries"
+"""What the boxes a finding names are (each entry's may differ: then :data:`MIXED_BOXES`)."""
 
 
 def missing_invariant(
@@ -26,13 +33,17 @@ def missing_invariant(
     *,
     scoped: bool,
     before: bool,
+    source: str = TURN_BOXES,
 ) -> str:
     """What a proof that ``condition`` never holds lacks, said for a finding (see the module docstring).
 
     ``boxes`` are, for each analysis, the boxes (turn by turn, or the analysis's own) that hold every
     state the condition is read in. ``scoped``: ``analyses`` are only some of the pack's entries.
-    ``before``: the condition is read before a turn (a rule's ``when``), not after one.
+    ``before``: the condition is read before a turn (a rule's ``when``), not after one. ``source``
+    names the boxes (:data:`TURN_BOXES`, :data:`INDUCTIVE_BOX`, ...).
     """
+    plural = source not in (INDUCTIVE_BOX, ANALYSIS_BOX)
+    allow = "allow" if plural else "allows"
     states = "state a turn is taken from" if before else "reachable state"
     for analysis, held in zip(analyses, boxes, strict=True):
         needs = _needs(analysis, condition, held)
@@ -41,7 +52,7 @@ def missing_invariant(
         entry = f"in sessions of entry {analysis.entry!r}, " if scoped or len(analyses) > 1 else ""
         if not needs:
             return (
-                f"{entry}no bound on the state's members rules it out: the states the boxes turn by turn allow "
+                f"{entry}no bound on the state's members rules it out: the states {source} {allow} "
                 "include some in which it may hold, so it waits on answers and on what rules did, and a longer "
                 "search may reach it"
             )
@@ -54,9 +65,12 @@ def missing_invariant(
             together = " at once" if len(needs) > 1 else ""
         return (
             f"a proof that it is unreachable would need the invariant that {entry}no {states} has "
-            f"{wanted}{together}, which the boxes turn by turn do not give (they allow {allowed})"
+            f"{wanted}{together}, which {source} {'do' if plural else 'does'} not give "
+            f"({'they allow' if plural else 'it allows'} {allowed})"
         )
-    return "the boxes turn by turn did not settle, so no invariant was looked for"
+    if source == TURN_BOXES:
+        return "the boxes turn by turn did not settle, so no invariant was looked for"
+    return "no box that holds every reachable state was found, so no invariant was looked for"
 
 
 def _needs(analysis: Analysis, condition: Condition, held: Sequence[Abstract]) -> list[tuple[int, Value, Value]] | None:

@@ -255,6 +255,10 @@ class Search:
         """Targets without a witness, in document order."""
         return list(self._open.values())
 
+    def played_states(self) -> list[SessionState]:
+        """The session after every distinct turn played so far (from every entry), in the order played."""
+        return list(self._played.values())
+
     # --- playing ------------------------------------------------------------------------------
 
     def starts(self) -> list[SessionState]:

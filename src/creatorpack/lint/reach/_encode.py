@@ -1,11 +1,8 @@
-"""One turn of a pack, exactly, over the cone of one slot, for z3 (``benchmarks/cone_box.py``; lint does not use it).
+"""One turn of an entry, exactly, for z3: every slot's value after it as a term of the state before it.
 
 A *slot* is an integer variable of an entry's :class:`~creatorpack.lint.reach._abstract.Analysis`,
-or one member of a set variable. Whether a slot can end a turn outside a bound, from some state
-of a box, depends only on its *cone*: the rules that write it (in document order), the rules whose
-increments of another slot may reject and so undo them (and, in turn, that slot's writers), and
-the slots their conditions read. :class:`Cones` encodes that part of the turn for z3, as the
-runtime plays it (``play/step.py``, ``play/_effects.py``):
+or one member of a set variable. :class:`Encoder` encodes the turn as the runtime plays it
+(``play/step.py``, ``play/_effects.py``), in one pass over the rules in document order:
 
 - every rule's ``when`` reads the state before the turn and the answers after it; a rule
   completed before the turn does not fire (whether it is, the box does not say: a free Boolean
@@ -17,32 +14,42 @@ runtime plays it (``play/step.py``, ``play/_effects.py``):
 
 Answers are free: each observation with a closed set of answers (yes/no, a choice) is one
 integer (0: never answered), and an answer given before the turn stays given. Whatever this
-cannot encode exactly (a comparison inside a variable, a value of an unexpected type, an effect
-on a member the analysis does not track, an observation with open answers) is a free Boolean,
-which can only add states: sound.
+cannot encode exactly (a comparison inside a variable, a value of an unexpected type, an
+observation with open answers) is a free Boolean, which can only add states: sound. A variable
+that some effect changes in a way this does not encode is *opaque*: it has no slot, and the box
+of :mod:`~creatorpack.lint.reach._inductive` keeps the analysis's own bounds for it.
 
-Integers are signed bit-vectors wide enough for every bound (``bitvectors``), or z3 integers.
+Integers are signed bit-vectors wide enough for every bound and every value one step beyond one.
 What the box decides is folded before z3 sees it: a comparison the box's interval settles, a
 member it holds or lacks, a rule whose ``when`` cannot hold. An encoding folded against the
 analysis's own box (which holds every reachable state) is valid for every tighter box; the
-tighter box is then given to the solver as bounds (:meth:`Cones.bounds`).
+tighter box is then given to the solver as bounds (:meth:`Encoder.bounds`). z3 is imported
+with this module, which lint imports only when the phase runs.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final, TypeAlias
 
 import z3  # type: ignore[import-untyped]
 
 from creatorpack.contract.conditions import AllOf, AnyOf, Compare, Condition, LiteralCond, Not, Observed
-from creatorpack.lint.reach._abstract import Abstract, Analysis, IntRange, Members, completed_at_start, tree_of
+from creatorpack.lint.reach._abstract import (
+    Abstract,
+    Analysis,
+    IntRange,
+    Members,
+    Value,
+    completed_at_start,
+    tree_of,
+)
 from creatorpack.play.conditions import compile_condition
 from creatorpack.play.state import CompiledEffect, set_paths
 
-__all__ = ["Cones", "Slot", "Turned"]
+__all__ = ["Encoder", "Slot", "Turned"]
 
 Slot: TypeAlias = tuple[int, str | None]
 """A variable's index, and the member for a set variable (``None`` for an integer)."""
@@ -64,7 +71,7 @@ class _Effect:
 
 @dataclass(frozen=True, slots=True)
 class _Rule:
-    """An effect rule as the cones read it: its position, ``when``, whether it may be completed, its effects."""
+    """An effect rule as the encoding reads it: its position, ``when``, whether it may be completed, its effects."""
 
     position: int
     ident: str
@@ -76,15 +83,14 @@ class _Rule:
 
 @dataclass(frozen=True, slots=True)
 class Turned:
-    """A slot's value after one turn from a box: ``value`` (an Int or a Bool) under ``pre`` (the box, no ending)."""
+    """One turn from a box: each slot's value after it (an Int or a Bool), under ``pre`` (the box, no ending held)."""
 
-    value: Any
+    values: Mapping[Slot, Any]
     pre: tuple[Any, ...]
-    reads: frozenset[Slot]
 
 
-class Cones:
-    """The turn of one entry's analysis, encoded per slot for z3 (see the module docstring)."""
+class Encoder:
+    """The turn of one entry's analysis, encoded for z3 (see the module docstring)."""
 
     def __init__(self, analysis: Analysis, *, bitvectors: bool = True) -> None:
         self.analysis = analysis
@@ -94,6 +100,7 @@ class Cones:
         index = {tokens: i for i, tokens in enumerate(analysis.variables)}
         done = completed_at_start(program, analysis.initial)
         self.unbounded: set[int] = set()  # integer variables an effect may leave unencoded (a float, say)
+        self.opaque: set[int] = set()  # variables some effect changes in a way not encoded: no slot
         for rule in program.rules:
             for effect in rule.effects:
                 i = index.get(effect.tokens)
@@ -112,6 +119,8 @@ class Cones:
                 encoded = self._effect(effect, index)
                 if encoded is None:
                     loose = True
+                    if (i := index.get(effect.tokens)) is not None:
+                        self.opaque.add(i)  # a tracked variable changed in a way not encoded
                 else:
                     effects.append(encoded)
             if effects:
@@ -127,6 +136,26 @@ class Cones:
                     writers.append(at)
         self.endings = [tree_of(program.conditions[goal.when]) for goal in program.endings]
         self._constants: dict[int, bool] = {}
+        self._reads: dict[int, frozenset[int]] = {}
+        self._ending_reads: frozenset[int] | None = None
+        self._bounds: dict[tuple[int, Value], list[Any]] = {}
+        self.opaque |= self.unbounded
+        # A rejection on an opaque variable is not followed: whether its rule applies is then free.
+        self.rules = tuple(
+            replace(r, loose=True) if any(e.reject and e.slot[0] in self.opaque for e in r.effects) else r
+            for r in self.rules
+        )
+        after = analysis.after
+        self.slots: tuple[Slot, ...] = (
+            *((i, None) for i, v in enumerate(after) if isinstance(v, IntRange) and i not in self.opaque),
+            *(
+                (i, m)
+                for i, v in enumerate(after)
+                if isinstance(v, Members) and i not in self.opaque
+                for m in sorted(v.may)
+            ),
+        )
+        """Every slot the encoding follows exactly: integers, then set members, in variable order."""
 
     def _effect(self, effect: CompiledEffect, index: Mapping[tuple[str, ...], int]) -> _Effect | None:
         i = index.get(effect.tokens)
@@ -139,7 +168,7 @@ class Cones:
             return _Effect((i, effect.value), present=effect.op == "add")
         return None
 
-    # --- the cone of a slot --------------------------------------------------------------------
+    # --- what a slot depends on ------------------------------------------------------------------
 
     def cone(self, slot: Slot) -> tuple[list[int], set[Slot]]:
         """The rules (positions in :attr:`rules`, in order) and slots whose values decide ``slot`` after a turn."""
@@ -163,63 +192,74 @@ class Cones:
         rules, slots = self.cone(slot)
         read = {i for i, _ in slots}
         for at in rules:
-            read.update(i for i in self.analysis.reads(self.rules[at].when) if i is not None)
-        for ending in self.endings:
-            read.update(i for i in self.analysis.reads(ending) if i is not None)
-        return frozenset(read)
+            read |= self._when_reads(at)
+        if self._ending_reads is None:
+            self._ending_reads = frozenset(
+                i for ending in self.endings for i in self.analysis.reads(ending) if i is not None
+            )
+        return frozenset(read | self._ending_reads)
+
+    def _when_reads(self, at: int) -> frozenset[int]:
+        known = self._reads.get(at)
+        if known is None:
+            known = self._reads[at] = frozenset(i for i in self.analysis.reads(self.rules[at].when) if i is not None)
+        return known
 
     def bounds(self, box: Abstract, variables: frozenset[int]) -> list[Any]:
         """``box`` on ``variables``, as constraints on the variables before the turn."""
         found: list[Any] = []
         for i in sorted(variables):
-            value = box[i]
-            if isinstance(value, IntRange):
-                x = self.integer(i)
-                found += [x >= value.low, x <= value.high]
-            else:
-                domain = self.analysis.after[i]
-                assert isinstance(domain, Members)
-                for member in sorted(domain.may):
-                    if member in value.must:
-                        found.append(z3.Bool(f"m{i}.{member}", self.ctx))
-                    elif member not in value.may:
-                        found.append(z3.Not(z3.Bool(f"m{i}.{member}", self.ctx)))
+            key = (i, box[i])
+            made = self._bounds.get(key)
+            if made is None:
+                made = self._bounds[key] = self._bound(i, box[i])
+            found += made
+        return found
+
+    def _bound(self, i: int, value: Value) -> list[Any]:
+        if isinstance(value, IntRange):
+            x = self.integer(i)
+            return [x >= value.low, x <= value.high]
+        domain = self.analysis.after[i]
+        assert isinstance(domain, Members)
+        found: list[Any] = []
+        for member in sorted(domain.may):
+            if member in value.must:
+                found.append(z3.Bool(f"m{i}.{member}", self.ctx))
+            elif member not in value.may:
+                found.append(z3.Not(z3.Bool(f"m{i}.{member}", self.ctx)))
         return found
 
     def integer(self, i: int) -> Any:
         """Integer variable ``i`` before the turn, as z3 sees it."""
         return z3.Int(f"v{i}", self.ctx) if self.bits is None else z3.BitVec(f"v{i}", self.bits, self.ctx)
 
-    def encoding(self, box: Abstract) -> _Encoding:
-        """The variables and conditions of turns from ``box``, to share between the slots asked about it."""
-        return _Encoding(self, box)
+    def turn(self, box: Abstract) -> Turned:
+        """Every slot's value after one turn from a state of ``box`` in which no ending holds, in one pass.
 
-    def after(self, slot: Slot, box: Abstract, encoding: _Encoding | None = None) -> Turned:
-        """``slot``'s value after one turn from a state of ``box`` in which no ending holds (see :class:`Turned`)."""
-        encoding = encoding if encoding is not None else _Encoding(self, box)
-        rules, slots = self.cone(slot)
-        current: dict[Slot, Any] = {s: _term(encoding.slot(s), self.ctx) for s in slots}
-        for at in rules:
-            rule = self.rules[at]
+        ``box`` must lie within the analysis's own box; the terms are valid for every box within ``box``.
+        """
+        encoding = _Encoding(self, box)
+        ctx = self.ctx
+        current: dict[Slot, Any] = {s: _term(encoding.slot(s), ctx) for s in self.slots}
+        for at, rule in enumerate(self.rules):
             fire = encoding.when(at, rule.when)
             if fire is False:
                 continue
-            if fire is True:
-                fire = _term(fire, self.ctx)
+            fire = _term(fire, ctx)
             if rule.completable:
-                fire = z3.And(fire, z3.Not(z3.Bool(f"done{at}", self.ctx)))
+                fire = z3.And(fire, z3.Not(z3.Bool(f"done{at}", ctx)))
             if rule.loose:
-                fire = z3.And(fire, z3.Bool(f"ok{at}", self.ctx))
+                fire = z3.And(fire, z3.Bool(f"ok{at}", ctx))
             working = dict(current)
             passes: list[Any] = []
             for effect in rule.effects:
                 if effect.slot not in working:
                     continue
-                old = working[effect.slot]
                 if effect.slot[1] is not None:
-                    working[effect.slot] = z3.BoolVal(effect.present, self.ctx)
+                    working[effect.slot] = z3.BoolVal(effect.present, ctx)
                     continue
-                moved = old + effect.by
+                moved = working[effect.slot] + effect.by
                 if effect.reject:
                     passes.append(z3.And(moved >= effect.low, moved <= effect.high))
                     working[effect.slot] = moved
@@ -228,14 +268,13 @@ class Cones:
                         moved > effect.high, effect.high, z3.If(moved < effect.low, effect.low, moved)
                     )
                 else:  # contradictory bounds: min(max(y, low), high)
-                    working[effect.slot] = z3.If(moved < effect.low, effect.low, moved)
-                    working[effect.slot] = z3.If(working[effect.slot] > effect.high, effect.high, working[effect.slot])
+                    clamped = z3.If(moved < effect.low, effect.low, moved)
+                    working[effect.slot] = z3.If(clamped > effect.high, effect.high, clamped)
             applies = z3.And(fire, *passes) if passes else fire
             for s, value in working.items():
                 if value is not current[s]:
                     current[s] = z3.If(applies, value, current[s])
-        pre = encoding.pre(self.endings)
-        return Turned(current[slot], pre, frozenset(encoding.read))
+        return Turned(current, encoding.pre(self.endings))
 
 
 def _width(analysis: Analysis, rules: Sequence[_Rule]) -> int:
@@ -256,10 +295,10 @@ def _term(value: Any, ctx: z3.Context) -> Any:
 class _Encoding:
     """The variables of one query: the state before the turn (within ``box``), the answers before and after."""
 
-    def __init__(self, cones: Cones, box: Abstract) -> None:
-        self.cones = cones
+    def __init__(self, encoder: Encoder, box: Abstract) -> None:
+        self.encoder = encoder
         self.box = box
-        self.ctx = cones.ctx
+        self.ctx = encoder.ctx
         self.read: set[Slot] = set()
         self.constraints: list[Any] = []
         self._slots: dict[Slot, Any] = {}
@@ -275,7 +314,7 @@ class _Encoding:
         value = self.box[i]
         self.read.add(slot)
         if member is None:
-            made = self.cones.integer(i)
+            made = self.encoder.integer(i)
             assert isinstance(value, IntRange)
             self.constraints += [made >= value.low, made <= value.high]
         else:
@@ -298,7 +337,7 @@ class _Encoding:
 
     def answer(self, ident: str, *, after: bool) -> tuple[Any, list[Any]] | None:
         """The observation's answer (0: never given; ``k``: its ``k``-th value), and its values; None: open answers."""
-        observation = self.cones.analysis.program.observations.get(ident)
+        observation = self.encoder.analysis.program.observations.get(ident)
         if observation is None:
             return None
         if observation.get("type") == "boolean":
@@ -311,7 +350,7 @@ class _Encoding:
         made = self._answers.get(key)
         if made is None:
             name = f"{'a' if after else 'p'}.{ident}"
-            if self.cones.bits is None:
+            if self.encoder.bits is None:
                 made = z3.Int(name, self.ctx)
                 self.constraints += [made >= 0, made <= len(values)]
             else:
@@ -371,21 +410,21 @@ class _Encoding:
                 return self._compare(node)
 
     def _compare(self, node: Compare) -> Any:
-        analysis = self.cones.analysis
+        analysis = self.encoder.analysis
         place = analysis.place(node.path)
         index = getattr(place, "index", None)
         if index is None:
             if hasattr(place, "value"):  # a constant: evaluated on the initial state, as the runtime would
                 key = id(node)
-                if key not in self.cones._constants:
-                    compiled = compile_condition(node, set_paths=self.cones.sets)
-                    self.cones._constants[key] = bool(compiled.evaluate(analysis.initial, {}))
-                return self.cones._constants[key]
+                if key not in self.encoder._constants:
+                    compiled = compile_condition(node, set_paths=self.encoder.sets)
+                    self.encoder._constants[key] = bool(compiled.evaluate(analysis.initial, {}))
+                return self.encoder._constants[key]
             return self.free("compare", node.op, node.path, repr(node.value))
         value = self.box[index]
         expected = node.value
         if isinstance(value, IntRange):
-            if index in self.cones.unbounded:
+            if index in self.encoder.unbounded:
                 return self.free("compare", node.op, node.path, repr(expected))
             x = self.slot((index, None))
             number = isinstance(expected, int | float) and not isinstance(expected, bool)
