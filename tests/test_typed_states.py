@@ -169,7 +169,8 @@ def test_advance_plays_as_step_with_the_same_program(members: dict[str, Any]) ->
     generic = engine.program
     before = _made(generic.evaluators)  # the session's start called the typed ones
     turns = 0
-    for answers in ({"o1": True}, {"o2": "x"}, {"o1": False, "o2": "y"}):
+    moves: list[dict[str, Any]] = [{"o1": True}, {"o2": "x"}, {"o1": False, "o2": "y"}]
+    for answers in moves:
         if session.ending is not None:
             break
         after, active = engine.advance(session, Turn(answers))
