@@ -1,15 +1,17 @@
 """Typed condition code is played only on states that hold the members it reads, typed; any other state plays exactly.
 
-``Engine.start`` and ``Engine.step`` play a state that fits the pack's shape (the members every
-entry's initial state has, of their schema types) with the program's typed twin, whose condition
-functions read those members with no presence or type test; a state that does not fit (built by
-hand, a member missing or of another type, changed in place) with the generic functions.
+``Engine.start``, ``Engine.step`` and ``Engine.advance`` (lint's searches) play a state that fits
+the pack's shape (the members every entry's initial state has, of their schema types) with the
+program's typed twin, whose condition functions read those members with no presence or type
+test; a state that does not fit (built by hand, a member missing or of another type, changed in
+place) with the generic functions.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 from typing import Any
 
 import pytest
@@ -142,10 +144,40 @@ def test_a_state_changed_in_place_is_checked_again_on_the_next_turn() -> None:
 
 
 def test_the_programs_own_functions_stay_exact_on_any_state() -> None:
-    """Lint's reachability and ``advance`` evaluate states as written (an entry's initial state): the generic code."""
+    """Lint's reachability evaluates states as written (an entry's initial state) with these: the generic code."""
     engine = Engine(_pack())
     program = engine.program
     state = {"i0": True, "s": "ab", "flags": [1]}
     for condition, function in zip(program.conditions, program.evaluators, strict=True):
         closures = compile_condition(condition.source, set_paths=set_paths(program.schema), generate=False)
         assert function(state, {"o1": 1}) is closures(state, {"o1": 1})
+
+
+def _made(functions: Any) -> int:
+    """How many of a table's condition functions were generated (the rest are stand-ins, ``partial`` objects)."""
+    return sum(type(f) is not functools.partial for f in functions)
+
+
+@pytest.mark.parametrize("members", [{}, {"i0": True}, {"i1": _GONE}])
+def test_advance_plays_as_step_with_the_same_program(members: dict[str, Any]) -> None:
+    """Lint's turns (``advance``) take the typed twin where ``step`` does, and the generic code where it does not."""
+    engine = Engine(_pack())
+    session, _ = engine.start()
+    session = _replaced(engine, session, **members) if members else session
+    fits = engine.program.shape.fits(session.state)  # type: ignore[union-attr]
+    assert fits is not bool(members)
+    generic = engine.program
+    before = _made(generic.evaluators)  # the session's start called the typed ones
+    turns = 0
+    moves: list[dict[str, Any]] = [{"o1": True}, {"o2": "x"}, {"o1": False, "o2": "y"}]
+    for answers in moves:
+        if session.ending is not None:
+            break
+        after, active = engine.advance(session, Turn(answers))
+        expected, result = engine.step(copy.deepcopy(session), Turn(answers))
+        assert after == expected
+        assert after.values == expected.values
+        assert tuple(active) == result.active_rules
+        session, turns = after, turns + 1
+    assert turns
+    assert (_made(generic.evaluators) > before) is not fits
