@@ -237,6 +237,7 @@ class Search:
         self.sets = set_paths(engine.schema)
         self._atoms: dict[int, tuple[Compare, Callable[[Any, Any], bool]]] = {}
         self._free: dict[Goal, Callable[[Any, Any], bool]] = {}
+        self._code: dict[str, Any] = {}  # generated code -> its function, shared by the targets' free conditions
         self._played: dict[tuple[bytes, bytes], SessionState] = {}  # (state, move) -> the state after
         self._queue: deque[_Node] | None = None  # the sweep's frontier, kept so that it can resume
         self._seen: set[bytes] = set()
@@ -512,7 +513,7 @@ class Search:
         found = self._free.get(target.goal)
         if found is None:
             found = self._free[target.goal] = compile_condition(
-                _free(target.condition, self.engine.observations, want=True), set_paths=self.sets
+                _free(target.condition, self.engine.observations, want=True), set_paths=self.sets, shared=self._code
             ).evaluate
         return found
 
@@ -522,7 +523,11 @@ class Search:
         """The runtime's own value of a comparison on ``state``."""
         known = self._atoms.get(id(node))
         if known is None:
-            known = self._atoms[id(node)] = (node, compile_condition(node, set_paths=self.sets).evaluate)
+            # A comparison is called a few times here: its closure is cheaper than generating its code
+            known = self._atoms[id(node)] = (
+                node,
+                compile_condition(node, set_paths=self.sets, generate=False).evaluate,
+            )
         return known[1](state, {})
 
     def distance(self, node: Condition, state: Any, *, want: bool) -> float:
