@@ -243,6 +243,8 @@ class Search:
         self._seen: set[bytes] = set()
         self._reveals = {t.goal for t in targets if t.kind in _REVEAL_KINDS}  # those not yet witnessed
         self._value_at = _value_indices(engine.program, targets)
+        self._indexed: list[tuple[Target, int | None]] = []
+        self._indexed_for = -1  # how many targets were open when ``_indexed`` was made
         self.patience: int | None = None  # when set: turns without a new target witnessed before play stops
         self._last_new = 0  # the turns spent when a target was last witnessed (or patience was set)
 
@@ -255,6 +257,18 @@ class Search:
     def open(self) -> list[Target]:
         """Targets without a witness, in document order."""
         return list(self._open.values())
+
+    def _open_indexed(self) -> list[tuple[Target, int | None]]:
+        """The open targets, each with the index of the condition whose value says it (``None``: none does).
+
+        Made again only when a target was witnessed since (targets only leave): a harvest looks at
+        every open target, thousands on a big pack, and looking each one's index up was most of it.
+        """
+        if self._indexed_for != len(self._open):
+            at = self._value_at
+            self._indexed = [(target, at.get(target.goal)) for target in self._open.values()]
+            self._indexed_for = len(self._open)
+        return self._indexed
 
     def played_states(self) -> list[SessionState]:
         """The session after every distinct turn played so far (from every entry), in the order played."""
@@ -497,9 +511,8 @@ class Search:
             return None
         fixed: Move = {}
         hits = 0
-        values, at = session.values, self._value_at
-        for target in self.open:
-            index = at.get(target.goal)
+        values = session.values
+        for target, index in self._open_indexed():
             if not (values[index] if index is not None else self.free(target)(session.state, {})):
                 continue
             trial = dict(fixed)
