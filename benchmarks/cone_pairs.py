@@ -467,7 +467,7 @@ def main() -> None:
     setup = _setup(engine, analysis, cache)
     by_key: dict[tuple[str, str], Target] = {(t.kind, t.ident): t for t in _decide.targets(engine)}
     goals = [by_key[k] for k in setup.open]
-    print(f"B and the open goals: {setup.seconds:.1f} s (0: cached); open rules and achievements: {len(goals)}")
+    print(f"B and the open goals: {setup.seconds:.1f} s (when first found; --cache keeps them); open: {len(goals)}")
     turn = _Turn(analysis, setup.box, setup.start)
     print(f"encoding (one pass, every counter): {turn.built:.2f} s")
     samples = [[v if type(v) is int else 0 for v in s] for s in setup.values]
