@@ -19,8 +19,8 @@ from creatorpack.contract.conditions import Goal, parse
 from creatorpack.lint import Witness, lint
 from creatorpack.lint.reach import _decide as _reach
 from creatorpack.lint.reach import _exhaust
-from creatorpack.lint.reach._abstract import analyse
-from creatorpack.lint.reach._missing import missing_invariant
+from creatorpack.lint.reach._abstract import IntRange, Members, analyse
+from creatorpack.lint.reach._missing import Played, missing_invariant, played
 from creatorpack.play.engine import Engine, Turn
 from creatorpack.play.step import shown
 from creatorpack.scaffold import files
@@ -351,3 +351,44 @@ def test_a_member_that_only_differs_between_turns_is_not_named() -> None:
     message = _undecided(doc)["achievement 'lopsided'"]
     assert "has `/anchor` = 0 and `/rope` at least 2 at once, which" in message
     assert "/inventory" not in message
+
+
+def test_the_finding_says_where_the_search_s_plays_kept_a_member_the_goal_needs_elsewhere() -> None:
+    """Evidence, not proof: `despair` is unreachable, `taut` is reached by a play longer than the search's."""
+    messages = _undecided(ending_stops_it_first())
+    said = "turns the guided search played left `/mood` in -3..2: either every play does (an invariant no box here "
+    assert said in messages["achievement 'despair'"]
+    taut = _undecided(holding_each_other_up())["achievement 'taut'"]
+    assert "played left `/anchor` in 0..3 and `/rope` in 0..3: either every play does" in taut
+    assert "or the plays that do not are beyond this search; raise --max-states" in taut
+    # `lopsided` needs `/anchor` = 0 and `/rope` >= 2: the plays took each member there, if not both at once.
+    assert "the guided search played left" not in _undecided(holding_each_other_up())["achievement 'lopsided'"]
+
+
+def test_the_plays_evidence_names_only_the_members_they_never_took_where_the_goal_needs_them() -> None:
+    engine = Engine(ending_stops_it_first())
+    analysis = analyse(engine.program, engine.entries[0], engine.entry_ids()[0])
+    session, _ = engine.start()
+    states = [session.state]
+    for answers in ({"lamp_choice": "relit"}, {}):
+        session, _ = engine.step(session, Turn(answers))
+        states.append(session.state)
+    kept = played(analysis, states)
+    assert kept is not None
+    assert kept.turns == 3
+    mood, inventory = analysis.variables.index(("mood",)), analysis.variables.index(("inventory",))
+    moods = [s["mood"] for s in states]
+    assert kept.box[mood] == IntRange(min(moods), max(moods))
+    assert kept.box[inventory] == Members(frozenset(), frozenset())  # no key picked up in those turns
+    below = parse(_cmp("lte", "/mood", min(moods) - 1))
+    within = parse(_cmp("lte", "/mood", min(moods)))
+    box = [[analysis.after]]
+    said = missing_invariant(below, [analysis], box, scoped=False, before=False, plays=[kept])
+    assert f"; all 3 turns the guided search played left `/mood` = {min(moods)}: either every play does" in said
+    assert "guided search" not in missing_invariant(within, [analysis], box, scoped=False, before=False, plays=[kept])
+    assert "guided search" not in missing_invariant(below, [analysis], box, scoped=False, before=False)
+    one = missing_invariant(below, [analysis], box, scoped=False, before=False, plays=[Played(kept.box, 1)])
+    assert "; the one turn the guided search played left" in one
+    holding = parse({"op": "contains", "path": "/inventory", "value": "brass_key"})
+    said = missing_invariant(holding, [analysis], box, scoped=False, before=False, plays=[kept])
+    assert "played left `/inventory` without 'brass_key': either" in said

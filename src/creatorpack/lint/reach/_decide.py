@@ -42,7 +42,15 @@ from creatorpack.lint.reach._abstract import (
     why_not,
 )
 from creatorpack.lint.reach._exhaust import Exhaustion, explore, revealed_along
-from creatorpack.lint.reach._missing import ANALYSIS_BOX, INDUCTIVE_BOX, MIXED_BOXES, TURN_BOXES, missing_invariant
+from creatorpack.lint.reach._missing import (
+    ANALYSIS_BOX,
+    INDUCTIVE_BOX,
+    MIXED_BOXES,
+    TURN_BOXES,
+    Played,
+    missing_invariant,
+    played,
+)
 from creatorpack.lint.reach._turns import WORK, Trace, by_turn
 from creatorpack.lint.reach._witness import REVEALS, GoalKind, Reached, Search, Target
 from creatorpack.play.conditions import compile_condition
@@ -205,8 +213,8 @@ def decide(
         if hidden and exhaustion.found and not exhaustion.complete:
             # The hunt for witnesses follows no reveal: the plays it found may show one on the way (the
             # guided search's plays were watched for reveals as they were played).
-            plays = list(exhaustion.found.values())
-            found.update(revealed_along(engine, plays, hidden, min(max_states, WALK_TURNS)))
+            hunted = list(exhaustion.found.values())
+            found.update(revealed_along(engine, hunted, hidden, min(max_states, WALK_TURNS)))
         if exhaustion.complete:
             explored = f"no play reaches it: all {exhaustion.states:,} reachable states were explored"
             proofs.update({t.goal: explored for t in left if t.goal not in found})
@@ -227,11 +235,14 @@ def decide(
             if (reason := _box_proof(target, analyses, boxes)) is not None:
                 proofs[target.goal] = reason
         left = [t for t in left if t.goal not in proofs]
+    plays = (
+        [played(a, (s.state for s in search.played_states() if s.entry == a.entry)) for a in analyses] if left else []
+    )
     for target in left:
         if target.kind not in REVEAL_KINDS:
             if traces is not None and (turns := _earliest(target, analyses, traces)) is not None:
                 earliest[target.goal] = turns
-            missing[target.goal] = _missing(target, analyses, traces, boxes)
+            missing[target.goal] = _missing(target, analyses, traces, boxes, plays)
     findings = _rejected(goals, analyses)
     for target in goals:
         name = f"{KINDS[target.kind]} {target.ident!r}"
@@ -391,11 +402,12 @@ def _missing(
     analyses: Sequence[Analysis],
     traces: Sequence[Trace | None] | None,
     boxes: Sequence[Inductive | None] | None,
+    plays: Sequence[Played | None],
 ) -> str:
     """The invariant a proof that ``target`` is unreachable lacked (:func:`missing_invariant`).
 
     Per entry it reads the boxes turn by turn where they were computed, else the start and the
-    inductive box, else the analysis's own box.
+    inductive box, else the analysis's own box; ``plays``, what the guided search's turns left.
     """
     mine = _in_scope(target, analyses)
     held: list[list[Abstract]] = []
@@ -417,7 +429,11 @@ def _missing(
             sources.add(ANALYSIS_BOX)
     scoped = len(mine) < len(analyses)
     source = sources.pop() if len(sources) == 1 else MIXED_BOXES
-    return missing_invariant(target.condition, mine, held, scoped=scoped, before=target.kind == "rule", source=source)
+    ours = {id(analysis) for analysis in mine}
+    mine_plays = [found for analysis, found in zip(analyses, plays, strict=True) if id(analysis) in ours]
+    return missing_invariant(
+        target.condition, mine, held, scoped=scoped, before=target.kind == "rule", source=source, plays=mine_plays
+    )
 
 
 def _inductive_boxes(analyses: Sequence[Analysis], search: Search, left: Sequence[Target]) -> list[Inductive | None]:
