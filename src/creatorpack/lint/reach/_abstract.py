@@ -90,6 +90,14 @@ class Members:
             return self
         return Members(self.must & other.must, self.may | other.may)
 
+    def show(self) -> str:
+        """For a finding: ``{a, b}`` when held exactly, else ``{a | may hold b, c}``."""
+        must, may = sorted(self.must), sorted(self.may)
+        if must == may:
+            return "{" + ", ".join(must) + "}"
+        held = ", ".join(must) + (" | " if must else "")
+        return "{" + held + "may hold " + ", ".join(m for m in may if m not in must) + "}"
+
 
 Value: TypeAlias = IntRange | Members
 Abstract: TypeAlias = tuple[Value, ...]

@@ -457,25 +457,43 @@ def _inductive_boxes(analyses: Sequence[Analysis], search: Search, left: Sequenc
 
 def _box_proof(target: Target, analyses: Sequence[Analysis], boxes: Sequence[Inductive | None]) -> str | None:
     """Why no entry reaches ``target`` by the inductive boxes, or ``None`` if some box allows it."""
-    reasons: list[str] = []
     member = _member(target)
-    mine = _in_scope(target, analyses)
-    for analysis, found in zip(analyses, boxes, strict=True):
-        if target.entries is not None and analysis.entry not in target.entries:
-            continue  # not among ``mine``
+
+    def reason(analysis: Analysis, at: int) -> str | None:
+        found = boxes[at]
         if found is None:
             return None
         held = found.before if target.kind == "rule" else (found.start, found.box)
         if any(holds(analysis, target.condition, box) is not None for box in held):
             return None
-        read = [i for i in dict.fromkeys(analysis.reads(target.condition)) if i is not None][:3]
-        bounds = "; ".join(found.describe(analysis, i) for i in read)
+        bounds = "; ".join(found.describe(analysis, i) for i in _named_reads(analysis, target.condition))
         states = "state a turn is taken from" if target.kind == "rule" else "reachable state"
-        reasons.append(
+        return (
             f"its `{member}` holds in no {states}: each lies at the start or in a box that no turn leads out of "
             "(an inductive invariant, checked with z3)" + (f" ({bounds})" if bounds else "")
         )
+
+    return _by_boxes(target, analyses, reason)
+
+
+def _by_boxes(
+    target: Target, analyses: Sequence[Analysis], reason: Callable[[Analysis, int], str | None]
+) -> str | None:
+    """One reason for every entry in ``target``'s scope, each from ``reason``; ``None`` if an entry has none."""
+    reasons: list[str] = []
+    mine = _in_scope(target, analyses)
+    for at, analysis in enumerate(analyses):
+        if target.entries is not None and analysis.entry not in target.entries:
+            continue  # not among ``mine``
+        if (why := reason(analysis, at)) is None:
+            return None
+        reasons.append(why)
     return _every_entry(reasons, mine, scoped=len(mine) < len(analyses))
+
+
+def _named_reads(analysis: Analysis, condition: Condition) -> list[int]:
+    """The first three variables ``condition`` reads, whose bounds a proof names."""
+    return [i for i in dict.fromkeys(analysis.reads(condition)) if i is not None][:3]
 
 
 def _proof(target: Target, analyses: Sequence[Analysis]) -> str | None:
@@ -550,25 +568,23 @@ def _every_entry(reasons: Sequence[str], analyses: Sequence[Analysis], *, scoped
 
 def _turn_proof(target: Target, analyses: Sequence[Analysis], traces: Sequence[Trace | None]) -> str | None:
     """Why no entry reaches ``target`` by the boxes turn by turn, or ``None`` if some box allows it."""
-    reasons: list[str] = []
     member = _member(target)
-    mine = _in_scope(target, analyses)
-    for analysis, trace in zip(analyses, traces, strict=True):
-        if target.entries is not None and analysis.entry not in target.entries:
-            continue  # not among ``mine``
+
+    def reason(analysis: Analysis, at: int) -> str | None:
+        trace = traces[at]
         if trace is None:
             return None
         boxes = trace.before if target.kind == "rule" else trace.after
         if any(holds(analysis, target.condition, box) is not None for box in boxes):
             return None
-        read = [i for i in dict.fromkeys(analysis.reads(target.condition)) if i is not None][:3]
-        moves = "; ".join(trace.describe(analysis, i) for i in read)
+        moves = "; ".join(trace.describe(analysis, i) for i in _named_reads(analysis, target.condition))
         back = "" if trace.tail else ", and a turn from there leads back into states already counted"
-        reasons.append(
+        return (
             f"its `{member}` holds in no state reachable turn by turn, every rule of a turn reading the same answers"
             + (f" ({moves}{back})" if moves else "")
         )
-    return _every_entry(reasons, mine, scoped=len(mine) < len(analyses))
+
+    return _by_boxes(target, analyses, reason)
 
 
 def _ending_at_start(analysis: Analysis) -> str:

@@ -57,18 +57,8 @@ class Inductive:
 
     def describe(self, analysis: Analysis, index: int) -> str:
         """Variable ``index``'s bounds: "`/x` is 10 at the start, 0..20 after any turn"."""
-        first, then = _show(self.start[index]), _show(self.box[index])
+        first, then = self.start[index].show(), self.box[index].show()
         return f"`{pointer(analysis.variables[index])}` is {first} at the start, {then} after any turn"
-
-
-def _show(value: Value) -> str:
-    if isinstance(value, IntRange):
-        return value.show()
-    must, may = sorted(value.must), sorted(value.may)
-    if must == may:
-        return "{" + ", ".join(must) + "}"
-    held = ", ".join(must) + (" | " if must else "")
-    return "{" + held + "may hold " + ", ".join(m for m in may if m not in must) + "}"
 
 
 def point(analysis: Analysis, state: Mapping[str, Any]) -> Abstract:

@@ -61,7 +61,7 @@ class Trace:
 
     def describe(self, analysis: Analysis, index: int) -> str:
         """How variable ``index`` moves: "`/x` is 10 at the start, 15..20 after turn 1, 17..20 from turn 2 on"."""
-        shown = [_show(box[index]) for box in self.after]
+        shown = [box[index].show() for box in self.after]
         parts = [f"{shown[0]} at the start"]
         first = 1
         for turn in range(1, len(shown)):
@@ -132,21 +132,6 @@ def _start(analysis: Analysis) -> Abstract:
         else:
             start.append(IntRange(value, value))
     return tuple(start)
-
-
-def _show(value: Value) -> str:
-    if isinstance(value, IntRange):
-        return value.show()
-    must, may = sorted(value.must), sorted(value.may)
-    if must == may:
-        return "{" + ", ".join(must) + "}"
-    return (
-        "{"
-        + ", ".join(must)
-        + (" | may hold " if must else "may hold ")
-        + ", ".join(m for m in may if m not in must)
-        + "}"
-    )
 
 
 def _within(inner: Abstract, outer: Abstract) -> bool:
