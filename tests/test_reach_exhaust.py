@@ -392,3 +392,22 @@ def test_the_plays_evidence_names_only_the_members_they_never_took_where_the_goa
     holding = parse({"op": "contains", "path": "/inventory", "value": "brass_key"})
     said = missing_invariant(holding, [analysis], box, scoped=False, before=False, plays=[kept])
     assert "played left `/inventory` without 'brass_key': either" in said
+
+
+def test_the_exhaustive_search_calls_the_typed_code_only_when_every_entry_s_start_fits() -> None:
+    """The typed twin's functions read members with no test: an entry whose start lacks one gets the generic code."""
+    engine = Engine(ending_stops_it_first())
+    assert engine.program.shape is not None
+    assert _exhaust._playing(engine) is engine.program.fitted(engine.entries[0]["initial_state"])
+    assert _exhaust._playing(engine) is not engine.program
+    doc = ending_stops_it_first()
+    entries = doc["runtime"]["entries"]
+    second = json.loads(json.dumps(entries[0]))  # the first entry fits; a second one, as written, does not
+    second["id"] = "second"
+    second["initial_state"]["mood"] = True  # another type than the schema's: the shape keeps the member
+    entries.append(second)
+    uneven = Engine(doc)
+    assert uneven.program.shape is not None
+    assert uneven.program.shape.fits(entries[0]["initial_state"])
+    assert not uneven.program.shape.fits(second["initial_state"])
+    assert _exhaust._playing(uneven) is uneven.program
