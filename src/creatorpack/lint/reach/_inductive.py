@@ -3,7 +3,8 @@
 Every reachable state is the entry's start or lies in a box ``B`` when one turn from the start
 lands in ``B`` and one turn from any state of ``B`` (no ending holding) lands in ``B`` again. A
 goal whose condition holds in neither is unreachable. ``B`` is found from the guided search's own
-plays (:meth:`~creatorpack.lint.reach._witness.Search.played_states`): their hull, relaxed where
+plays (:meth:`~creatorpack.lint.reach._witness.Search.played_states`; lint gives those played by the
+end of its ``solve`` phase, so that the box can start beside the rest): their hull, relaxed where
 one turn from the start leaves it (the candidate), then relaxed in rounds until every bound is
 confirmed one turn from the box itself. Each bound is checked first by the branch and bound of
 :mod:`~creatorpack.lint.reach._bnb` (cheap, an over-approximation too), and only where that fails
@@ -20,7 +21,7 @@ both sound, and the same on every machine.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -28,6 +29,7 @@ import z3  # type: ignore[import-untyped]
 
 from creatorpack._json import pointer
 from creatorpack.lint.reach._abstract import Abstract, Analysis, IntRange, Members, Value, checker_for, tree_of
+from creatorpack.lint.reach._beside import Stopped
 from creatorpack.lint.reach._bnb import Effects, Formulas, Memo, Writer, extreme
 from creatorpack.lint.reach._encode import Encoder, Slot
 from creatorpack.lint.reach._turns import NODE_BUDGET
@@ -74,17 +76,25 @@ def point(analysis: Analysis, state: Mapping[str, Any]) -> Abstract:
     return tuple(made)
 
 
+def _never() -> bool:
+    """A ``stop`` that never says so."""
+    return False
+
+
 def inductive_box(
     analysis: Analysis,
     states: Iterable[Mapping[str, Any]],
     *,
     queries: int = QUERIES,
     rlimit: int = RLIMIT,
+    stop: Callable[[], bool] = _never,
 ) -> Inductive | None:
     """The entry's start and an inductive box of the states after a turn (see the module docstring).
 
     ``states`` are states some play reached (they seed the candidate; any others only loosen it).
-    ``None`` when nothing is tracked, or the box takes more than ``queries`` z3 queries.
+    ``None`` when nothing is tracked, or the box takes more than ``queries`` z3 queries. ``stop``
+    is asked before each query: once it says so, :class:`~creatorpack.lint.reach._beside.Stopped`
+    is raised (the caller no longer wants the box: lint's worker thread, see ``_decide``).
     """
     if not analysis.variables:
         return None
@@ -93,7 +103,7 @@ def inductive_box(
     endings = [tree_of(analysis.program.conditions[g.when]) for g in analysis.program.endings]
     if checker.exclude(start, endings) is None:  # an ending holds at the start: no turn is taken
         return Inductive(start, start, (), 0)
-    asker = _Asker(Encoder(analysis), queries, rlimit)
+    asker = _Asker(Encoder(analysis), queries, rlimit, stop)
     bnb = _Bnb(analysis, checker, endings)
     try:
         seeds = [point(analysis, s) for s in states] or [start]  # the start only when nothing was played
@@ -112,7 +122,7 @@ class _OutOfQueries(Exception):  # noqa: N818 - a control-flow signal, not an er
 class _Asker:
     """z3 queries on one encoding of a turn (from the analysis's box): a fresh bit-blasting SAT solver each."""
 
-    def __init__(self, encoder: Encoder, queries: int, rlimit: int) -> None:
+    def __init__(self, encoder: Encoder, queries: int, rlimit: int, stop: Callable[[], bool] = _never) -> None:
         self.encoder = encoder
         self.ctx = encoder.ctx
         turned = encoder.turn(encoder.analysis.after)
@@ -129,6 +139,7 @@ class _Asker:
         self.left = queries
         self.queries = 0
         self.rlimit = rlimit
+        self.stop = stop
 
     def ask(self, slot: Slot, box: Abstract, goal: Any) -> tuple[bool, Any]:
         """Whether a turn from ``box`` may end with ``goal`` true of the slot, and a model of one when z3 found it.
@@ -139,6 +150,8 @@ class _Asker:
             return False, None
         if self.left <= 0:
             raise _OutOfQueries
+        if self.stop():
+            raise Stopped
         self.left -= 1
         self.queries += 1
         tactics = [z3.Tactic(name, ctx=self.ctx) for name in ("simplify", "bit-blast", "sat")]
