@@ -64,7 +64,7 @@ from creatorpack.play.state import set_paths
 from creatorpack.play.step import reward_assets
 
 if TYPE_CHECKING:
-    from creatorpack.lint.reach._inductive import Inductive
+    from creatorpack.lint.reach._inductive import Encoded, Inductive
 
 __all__ = ["KINDS", "REVEAL_KINDS", "Outcome", "decide", "targets"]
 
@@ -222,7 +222,8 @@ def decide(
     def seeded() -> None:
         seeds[:] = _seeds(analyses, search)
         if threaded and search.open:
-            beside.start(partial(_inductive_boxes, analyses, list(seeds), _wanted(analyses, search.open)))
+            # Encoded here: beside the search, each of the encoding's calls into z3 would wait for the GIL.
+            beside.start(partial(_inductive_boxes, _encoded(analyses, _wanted(analyses, search.open)), list(seeds)))
 
     with beside:
         if unproved:
@@ -251,9 +252,8 @@ def decide(
         missing: dict[Goal, str] = {}  # and the invariant a proof of it lacked
         left = [t for t in left if t.goal not in found and t.goal not in proofs]
         traces: list[Trace | None] | None = None
-        if (
-            left and len(engine.program.rules) <= turn_rules
-        ):  # the boxes turn by turn cost more than a small pack's search
+        # The boxes turn by turn cost more than a small pack's search.
+        if left and len(engine.program.rules) <= turn_rules:
             traces = [by_turn(analysis, work) for analysis in analyses]
             for target in left:
                 if (reason := _turn_proof(target, analyses, traces)) is not None:
@@ -262,11 +262,10 @@ def decide(
         boxes: list[Inductive | None] | None = None
         if left and inductive:
             wanted = _wanted(analyses, left)
-            boxes = (
-                beside.result()
-                if beside.started
-                else _inductive_boxes(analyses, seeds or _seeds(analyses, search), wanted)
-            )
+            if beside.started:
+                boxes = beside.result()
+            else:
+                boxes = _inductive_boxes(_encoded(analyses, wanted), seeds or _seeds(analyses, search))
             boxes = [box if analysis.entry in wanted else None for analysis, box in zip(analyses, boxes, strict=True)]
             for target in left:
                 if (reason := _box_proof(target, analyses, boxes)) is not None:
@@ -494,23 +493,27 @@ def _wanted(analyses: Sequence[Analysis], left: Sequence[Target]) -> frozenset[s
     return frozenset(a.entry for a in analyses if any(t.entries is None or a.entry in t.entries for t in left))
 
 
+def _encoded(analyses: Sequence[Analysis], wanted: frozenset[str]) -> list[Encoded | None]:
+    """Each ``wanted`` entry's turn encoded for z3 (:class:`~creatorpack.lint.reach._inductive.Encoded`).
+
+    z3 is imported here, when the inductive box phase runs.
+    """
+    from creatorpack.lint.reach._inductive import Encoded  # noqa: PLC0415 - z3 only when the phase runs
+
+    return [Encoded(analysis) if analysis.entry in wanted else None for analysis in analyses]
+
+
 def _inductive_boxes(
-    analyses: Sequence[Analysis],
+    encoded: Sequence[Encoded | None],
     seeds: Sequence[Sequence[Mapping[str, Any]]],
-    wanted: frozenset[str],
     stop: Callable[[], bool] = lambda: False,
 ) -> list[Inductive | None]:
-    """Each ``wanted`` entry's inductive box (:mod:`~creatorpack.lint.reach._inductive`), seeded with ``seeds``.
+    """Each encoded entry's inductive box (:mod:`~creatorpack.lint.reach._inductive`), seeded with ``seeds``.
 
-    ``seeds`` holds, per entry, states some play reached; ``stop``: see :func:`inductive_box` (the
-    worker thread's). z3 is imported here, when it is needed.
+    ``seeds`` holds, per entry, states some play reached; ``stop``: see
+    :func:`~creatorpack.lint.reach._inductive.inductive_box` (the worker thread's).
     """
-    from creatorpack.lint.reach._inductive import inductive_box  # noqa: PLC0415 - z3 only when the phase runs
-
-    return [
-        inductive_box(analysis, states, stop=stop) if analysis.entry in wanted else None
-        for analysis, states in zip(analyses, seeds, strict=True)
-    ]
+    return [None if found is None else found.box(states, stop) for found, states in zip(encoded, seeds, strict=True)]
 
 
 def _box_proof(target: Target, analyses: Sequence[Analysis], boxes: Sequence[Inductive | None]) -> str | None:

@@ -35,7 +35,7 @@ from creatorpack.lint.reach._encode import Encoder, Slot
 from creatorpack.lint.reach._turns import NODE_BUDGET
 from creatorpack.play.conditions import resolve
 
-__all__ = ["QUERIES", "RLIMIT", "Inductive", "inductive_box", "point"]
+__all__ = ["QUERIES", "RLIMIT", "Encoded", "Inductive", "inductive_box", "point"]
 
 QUERIES: Final = 1_500
 """z3 queries one entry's box may take in all (an entry that needs more gets no box)."""
@@ -96,23 +96,48 @@ def inductive_box(
     is asked before each query: once it says so, :class:`~creatorpack.lint.reach._beside.Stopped`
     is raised (the caller no longer wants the box: lint's worker thread, see ``_decide``).
     """
-    if not analysis.variables:
-        return None
-    start = point(analysis, analysis.initial)
-    checker = checker_for(analysis)
-    endings = [tree_of(analysis.program.conditions[g.when]) for g in analysis.program.endings]
-    if checker.exclude(start, endings) is None:  # an ending holds at the start: no turn is taken
-        return Inductive(start, start, (), 0)
-    asker = _Asker(Encoder(analysis), queries, rlimit, stop)
-    bnb = _Bnb(analysis, checker, endings)
-    try:
-        seeds = [point(analysis, s) for s in states] or [start]  # the start only when nothing was played
-        box = _candidate(asker, bnb, _hull(analysis, seeds), start)
-        box = _rounds(asker, bnb, box)
-    except _OutOfQueries:
-        return None
-    before = tuple(b for b in (checker.exclude(start, endings), checker.exclude(box, endings)) if b is not None)
-    return Inductive(start, box, before, asker.queries)
+    return Encoded(analysis, queries=queries, rlimit=rlimit).box(states, stop=stop)
+
+
+class Encoded:
+    """An entry's turn encoded for z3, made before any play is known; :meth:`box` finds the box from it, once.
+
+    The encoding is a few hundred thousand calls into z3 from Python, each of which lets the GIL
+    go: beside a thread that runs Python, each such call may wait for the GIL again, so lint
+    makes it before its worker thread starts, and only the box's queries run beside the search.
+    """
+
+    def __init__(self, analysis: Analysis, *, queries: int = QUERIES, rlimit: int = RLIMIT) -> None:
+        self.analysis = analysis
+        self.start = point(analysis, analysis.initial) if analysis.variables else ()
+        self.checker = checker_for(analysis)
+        self.endings = [tree_of(analysis.program.conditions[g.when]) for g in analysis.program.endings]
+        # Nothing tracked, or an ending holds at the start (no turn is taken): nothing to encode.
+        trivial = not analysis.variables or self.checker.exclude(self.start, self.endings) is None
+        self.asker = None if trivial else _Asker(Encoder(analysis), queries, rlimit)
+        self.used = False
+
+    def box(self, states: Iterable[Mapping[str, Any]], stop: Callable[[], bool] = _never) -> Inductive | None:
+        """The box, from ``states`` (see :func:`inductive_box`); the encoding's queries are spent, so only once."""
+        if self.used:
+            raise RuntimeError("an encoding gives one box")
+        self.used = True
+        analysis, start, checker, endings = self.analysis, self.start, self.checker, self.endings
+        if not analysis.variables:
+            return None
+        if self.asker is None:
+            return Inductive(start, start, (), 0)
+        asker = self.asker
+        asker.stop = stop
+        bnb = _Bnb(analysis, checker, endings)
+        try:
+            seeds = [point(analysis, s) for s in states] or [start]  # the start only when nothing was played
+            box = _candidate(asker, bnb, _hull(analysis, seeds), start)
+            box = _rounds(asker, bnb, box)
+        except _OutOfQueries:
+            return None
+        before = tuple(b for b in (checker.exclude(start, endings), checker.exclude(box, endings)) if b is not None)
+        return Inductive(start, box, before, asker.queries)
 
 
 class _OutOfQueries(Exception):  # noqa: N818 - a control-flow signal, not an error
