@@ -165,6 +165,11 @@ class _Asker:
         self.queries = 0
         self.rlimit = rlimit
         self.stop = stop
+        # Made once: each call into z3 from Python lets the GIL go, and beside the guided search (lint's
+        # worker thread) each may wait for it again, so a query makes as few as it can.
+        self.tactic = z3.Then(*(z3.Tactic(name, ctx=self.ctx) for name in ("simplify", "bit-blast", "sat")))
+        self.params = z3.ParamsRef(ctx=self.ctx)
+        self.params.set("rlimit", rlimit)
 
     def ask(self, slot: Slot, box: Abstract, goal: Any) -> tuple[bool, Any]:
         """Whether a turn from ``box`` may end with ``goal`` true of the slot, and a model of one when z3 found it.
@@ -179,10 +184,11 @@ class _Asker:
             raise Stopped
         self.left -= 1
         self.queries += 1
-        tactics = [z3.Tactic(name, ctx=self.ctx) for name in ("simplify", "bit-blast", "sat")]
-        solver = z3.Then(*tactics).solver()
-        solver.set("rlimit", self.rlimit)
-        solver.add(self.pre, *self.encoder.bounds(box, self.reads[slot]), goal)
+        solver = self.tactic.solver()
+        z3.Z3_solver_set_params(self.ctx.ref(), solver.solver, self.params.params)
+        parts = [self.pre, *self.encoder.bounds(box, self.reads[slot]), goal]
+        whole = z3.Z3_mk_and(self.ctx.ref(), len(parts), (z3.Ast * len(parts))(*(p.as_ast() for p in parts)))
+        solver.add(z3.BoolRef(whole, self.ctx))  # one assertion: one call into z3, not one a part
         answer = solver.check()
         if answer == z3.unsat:
             return False, None
