@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from creatorpack.lint.reach import _decide as _reach
+from creatorpack.lint.reach import _inductive
 from creatorpack.lint.reach._abstract import analyse
 from creatorpack.lint.reach._beside import Beside, Stopped
 from creatorpack.lint.reach._inductive import inductive_box
@@ -161,3 +162,28 @@ def test_work_is_started_once() -> None:
         with pytest.raises(RuntimeError, match="started already"):
             beside.start(lambda _: 2)
         assert beside.result() == 1
+
+
+def test_the_turn_is_encoded_for_z3_before_the_worker_starts(spy: list[_Spy], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Beside the search, each of the encoding's calls into z3 would wait for the GIL: it is made in the caller."""
+    threads: list[threading.Thread] = []
+    made = _inductive.Encoded.__init__
+
+    def encoding(self: _inductive.Encoded, *args: Any, **kwargs: Any) -> None:
+        threads.append(threading.current_thread())
+        made(self, *args, **kwargs)
+
+    monkeypatch.setattr(_inductive.Encoded, "__init__", encoding)
+    _reach.decide(fog(), SHORT, 1e9, time.monotonic, turn_rules=0, overlap_rules=0)
+    assert spy[-1].threads  # the box ran beside
+    assert threads
+    assert all(thread is threading.main_thread() for thread in threads)
+
+
+def test_an_encoding_gives_one_box() -> None:
+    """Its queries are counted against one box: a second would start with what the first left."""
+    engine = Engine(fog())
+    encoded = _inductive.Encoded(analyse(engine.program, engine.entries[0], engine.entry_ids()[0]))
+    assert encoded.box([]) is not None
+    with pytest.raises(RuntimeError, match="one box"):
+        encoded.box([])
