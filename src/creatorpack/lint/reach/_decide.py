@@ -99,8 +99,9 @@ pack; 9 s on the 10,000-rule runtime benchmark pack, where the inductive box pro
 OVERLAP_RULES: Final = TURN_RULES
 """Rules a pack must have more of for its inductive box phase to run in a worker thread beside the guided
 search, as well as more than ``turn_rules`` (where the boxes turn by turn do not run first). On the
-runtime benchmark pack (10,000 rules) the phase's z3 queries then overlap the search; a small pack,
-which the exhaustive search decides in under a second, starts no thread."""
+runtime benchmark pack (10,000 rules) about 1.8 s of the phase's z3 queries then overlap the search
+when a second core is free (the worker waits for the GIL most of the rest: docs/performance.md); a
+small pack, which the exhaustive search decides in under a second, starts no thread."""
 
 WALK_TURNS: Final = 2_000
 """Turns the guided search (after an exhaustive search that stopped at its bound) plays at most."""
