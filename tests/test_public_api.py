@@ -23,9 +23,16 @@ PUBLIC_MODULES = [name for name in ALL_MODULES if not any(part.startswith("_") f
 CORE_MODULES = [name for name in ALL_MODULES if not name.startswith("creatorpack.service")]
 """Everything but the service, which sits beside the CLI (its own errors hang from ``ServiceError``)."""
 
-SIGNALS = frozenset({"creatorpack.lint.reach._witness.Stop", "creatorpack.lsp.server.RenameRefusedError"})
-"""Exceptions used as control flow inside one module, never raised to a caller (the language server's
-refusal is turned by pygls into an LSP error response for the editor, not raised to Python code)."""
+SIGNALS = frozenset(
+    {
+        "creatorpack.lint.reach._witness.Stop",
+        "creatorpack.lint.reach._beside.Stopped",
+        "creatorpack.lsp.server.RenameRefusedError",
+    }
+)
+"""Exceptions used as control flow inside one module or thread, never raised to a caller (``Stopped`` is
+dropped when lint's worker thread is joined; the language server's refusal is turned by pygls into an LSP
+error response for the editor, not raised to Python code)."""
 
 
 def _defined_here(module: ModuleType) -> set[str]:

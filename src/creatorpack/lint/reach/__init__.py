@@ -10,6 +10,8 @@ and proofs. Inside, in the order :func:`decide` runs them:
 - ``_witness`` and ``_bnb``: the guided search for witnesses where it does not, with a branch and
   bound over one turn's shared answers;
 - ``_turns``: boxes turn by turn, for proofs of what the searches leave open;
+- ``_inductive`` and ``_encode``: an inductive box per entry, checked with z3, for what is open then;
+  ``_beside`` runs it in a worker thread beside the searches on a big pack;
 - ``_decide``: :func:`decide` itself, and the messages of its findings.
 """
 

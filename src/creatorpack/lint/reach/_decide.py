@@ -16,7 +16,10 @@ items being revealed. In order:
    turn, the rules of a turn sharing its answers, within a bound counted in branch-and-bound nodes;
 5. for what is still open then, :mod:`~creatorpack.lint.reach._inductive` finds, per entry, a box
    that one turn from any of its states cannot leave (checked with z3, within counted queries):
-   a goal that holds neither at the start nor in that box is unreachable.
+   a goal that holds neither at the start nor in that box is unreachable. It is seeded with the
+   states the guided search played by the end of its ``solve`` phase; on a pack of more than
+   :data:`OVERLAP_RULES` rules it starts then, in a worker thread (:mod:`~creatorpack.lint.reach._beside`),
+   and runs beside the rest of the searches (most of it is z3's C code, which releases the GIL).
 
 Every bound is a count, so the findings are the same on every machine; a wall-clock limit remains
 only as a safety net, and a finding it causes says so.
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, Final
 
 from creatorpack._json import JsonPath
@@ -41,6 +45,7 @@ from creatorpack.lint.reach._abstract import (
     tree_of,
     why_not,
 )
+from creatorpack.lint.reach._beside import Beside
 from creatorpack.lint.reach._exhaust import Exhaustion, explore, revealed_along
 from creatorpack.lint.reach._missing import (
     ANALYSIS_BOX,
@@ -59,7 +64,7 @@ from creatorpack.play.state import set_paths
 from creatorpack.play.step import reward_assets
 
 if TYPE_CHECKING:
-    from creatorpack.lint.reach._inductive import Inductive
+    from creatorpack.lint.reach._inductive import Encoded, Inductive
 
 __all__ = ["KINDS", "REVEAL_KINDS", "Outcome", "decide", "targets"]
 
@@ -90,6 +95,13 @@ NAMED_ENTRIES: Final = 3
 TURN_RULES: Final = 2_000
 """Rules a pack may have for the boxes turn by turn to run before the inductive box (milliseconds on a small
 pack; 9 s on the 10,000-rule runtime benchmark pack, where the inductive box proves all they prove)."""
+
+OVERLAP_RULES: Final = TURN_RULES
+"""Rules a pack must have more of for its inductive box phase to run in a worker thread beside the guided
+search, as well as more than ``turn_rules`` (where the boxes turn by turn do not run first). On the
+runtime benchmark pack (10,000 rules) about 1.8 s of the phase's z3 queries then overlap the search
+when a second core is free (the worker waits for the GIL most of the rest: docs/performance.md); a
+small pack, which the exhaustive search decides in under a second, starts no thread."""
 
 WALK_TURNS: Final = 2_000
 """Turns the guided search (after an exhaustive search that stopped at its bound) plays at most."""
@@ -170,6 +182,7 @@ def decide(
     engine: Engine | None = None,
     turn_rules: int = TURN_RULES,
     inductive: bool = True,
+    overlap_rules: int | None = OVERLAP_RULES,
 ) -> Outcome:
     """Prove or witness every goal of a valid 0.3-0.5 pack (see the module docstring).
 
@@ -180,7 +193,9 @@ def decide(
     tests of the guided search and for comparisons. ``engine``, when given, is the pack's, compiled
     already (lint shares it with the artwork check). ``turn_rules``: the most rules a pack may have
     for the boxes turn by turn to run (:data:`TURN_RULES`; 0: never). ``inductive=False`` leaves the
-    inductive box out.
+    inductive box out. ``overlap_rules``: the most rules a pack may have for the inductive box to run
+    after the searches rather than beside them in a worker thread (:data:`OVERLAP_RULES`; ``None``:
+    always after); the findings are the same either way.
     """
     try:
         engine = Engine(pack) if engine is None else engine
@@ -198,43 +213,65 @@ def decide(
     search = Search(
         engine, unproved, min(max_states, WALK_TURNS) if exhaustive else max_states, deadline, clock, analyses
     )
-    if unproved:
-        _search(search, proofs, goals, found)
-    left = [t for t in unproved if t.goal not in found and t.goal not in proofs]
-    exhaustion = Exhaustion(skipped="the exhaustive search was left out")
-    if exhaustive and left:
-        # Every goal not proved is tracked, so that the goals it reaches get a shortest witness; it
-        # stops once those the guided search left are reached.
-        exhaustion = explore(engine, unproved, max_states, deadline, clock, _boxed(analyses), {t.goal for t in left})
-        # A goal that some play reaches before its artwork is served is witnessed by that play (the
-        # one `artwork-not-revealed` names).
-        found.update({**exhaustion.found, **exhaustion.artless})
-        hidden = [t for t in left if t.kind in REVEAL_KINDS and t.goal not in found]
-        if hidden and exhaustion.found and not exhaustion.complete:
-            # The hunt for witnesses follows no reveal: the plays it found may show one on the way (the
-            # guided search's plays were watched for reveals as they were played).
-            hunted = list(exhaustion.found.values())
-            found.update(revealed_along(engine, hunted, hidden, min(max_states, WALK_TURNS)))
-        if exhaustion.complete:
-            explored = f"no play reaches it: all {exhaustion.states:,} reachable states were explored"
-            proofs.update({t.goal: explored for t in left if t.goal not in found})
-    earliest: dict[Goal, int] = {}  # for a goal left undecided, the fewest turns a play that reaches it takes
-    missing: dict[Goal, str] = {}  # and the invariant a proof of it lacked
-    left = [t for t in left if t.goal not in found and t.goal not in proofs]
-    traces: list[Trace | None] | None = None
-    if left and len(engine.program.rules) <= turn_rules:  # the boxes turn by turn cost more than a small pack's search
-        traces = [by_turn(analysis, work) for analysis in analyses]
-        for target in left:
-            if (reason := _turn_proof(target, analyses, traces)) is not None:
-                proofs[target.goal] = reason
-        left = [t for t in left if t.goal not in proofs]
-    boxes: list[Inductive | None] | None = None
-    if left and inductive:
-        boxes = _inductive_boxes(analyses, search, left)
-        for target in left:
-            if (reason := _box_proof(target, analyses, boxes)) is not None:
-                proofs[target.goal] = reason
-        left = [t for t in left if t.goal not in proofs]
+    # On a big pack the inductive box phase runs in a worker thread beside the rest of the search and
+    # the exhaustive search (most of it waits in z3, which releases the GIL), seeded, in either case,
+    # with the states the guided search played by the end of its `solve` phase: the same box either way.
+    threaded = inductive and overlap_rules is not None and len(engine.program.rules) > max(turn_rules, overlap_rules)
+    seeds: list[list[Mapping[str, Any]]] = []
+    beside: Beside[list[Inductive | None]] = Beside()
+
+    def seeded() -> None:
+        seeds[:] = _seeds(analyses, search)
+        if threaded and search.open:
+            # Encoded here: beside the search, each of the encoding's calls into z3 would wait for the GIL.
+            beside.start(partial(_inductive_boxes, _encoded(analyses, _wanted(analyses, search.open)), list(seeds)))
+
+    with beside:
+        if unproved:
+            _search(search, proofs, goals, found, seeded)
+        left = [t for t in unproved if t.goal not in found and t.goal not in proofs]
+        exhaustion = Exhaustion(skipped="the exhaustive search was left out")
+        if exhaustive and left:
+            # Every goal not proved is tracked, so that the goals it reaches get a shortest witness; it
+            # stops once those the guided search left are reached.
+            exhaustion = explore(
+                engine, unproved, max_states, deadline, clock, _boxed(analyses), {t.goal for t in left}
+            )
+            # A goal that some play reaches before its artwork is served is witnessed by that play (the
+            # one `artwork-not-revealed` names).
+            found.update({**exhaustion.found, **exhaustion.artless})
+            hidden = [t for t in left if t.kind in REVEAL_KINDS and t.goal not in found]
+            if hidden and exhaustion.found and not exhaustion.complete:
+                # The hunt for witnesses follows no reveal: the plays it found may show one on the way (the
+                # guided search's plays were watched for reveals as they were played).
+                hunted = list(exhaustion.found.values())
+                found.update(revealed_along(engine, hunted, hidden, min(max_states, WALK_TURNS)))
+            if exhaustion.complete:
+                explored = f"no play reaches it: all {exhaustion.states:,} reachable states were explored"
+                proofs.update({t.goal: explored for t in left if t.goal not in found})
+        earliest: dict[Goal, int] = {}  # for a goal left undecided, the fewest turns a play that reaches it takes
+        missing: dict[Goal, str] = {}  # and the invariant a proof of it lacked
+        left = [t for t in left if t.goal not in found and t.goal not in proofs]
+        traces: list[Trace | None] | None = None
+        # The boxes turn by turn cost more than a small pack's search.
+        if left and len(engine.program.rules) <= turn_rules:
+            traces = [by_turn(analysis, work) for analysis in analyses]
+            for target in left:
+                if (reason := _turn_proof(target, analyses, traces)) is not None:
+                    proofs[target.goal] = reason
+            left = [t for t in left if t.goal not in proofs]
+        boxes: list[Inductive | None] | None = None
+        if left and inductive:
+            wanted = _wanted(analyses, left)
+            if beside.started:
+                boxes = beside.result()
+            else:
+                boxes = _inductive_boxes(_encoded(analyses, wanted), seeds or _seeds(analyses, search))
+            boxes = [box if analysis.entry in wanted else None for analysis, box in zip(analyses, boxes, strict=True)]
+            for target in left:
+                if (reason := _box_proof(target, analyses, boxes)) is not None:
+                    proofs[target.goal] = reason
+            left = [t for t in left if t.goal not in proofs]
     plays = (
         [played(a, (s.state for s in search.played_states() if s.entry == a.entry)) for a in analyses] if left else []
     )
@@ -284,12 +321,22 @@ def _boxed(analyses: Sequence[Analysis]) -> int:
     return total
 
 
-def _search(search: Search, proofs: dict[Goal, str], goals: Sequence[Target], found: dict[Goal, Reached]) -> None:
-    """The guided search for witnesses (:mod:`~creatorpack.lint.reach._witness`); an exhausted sweep proves the rest."""
+def _search(
+    search: Search,
+    proofs: dict[Goal, str],
+    goals: Sequence[Target],
+    found: dict[Goal, Reached],
+    solved: Callable[[], None] = lambda: None,
+) -> None:
+    """The guided search for witnesses (:mod:`~creatorpack.lint.reach._witness`); an exhausted sweep proves the rest.
+
+    ``solved`` is called once its `solve` phase is over (when the sweep did not explore everything).
+    """
     starts = search.starts()
     search.sweep(starts, search.budget // (SWEEP_SHARE if search.complete else HUNT_SHARE))
     if not search.exhausted:
         search.solve(starts)
+        solved()
         search.scatter(starts)
         search.walk(starts)
     if not search.exhausted and search.open and not search.timed_out:
@@ -436,23 +483,38 @@ def _missing(
     )
 
 
-def _inductive_boxes(analyses: Sequence[Analysis], search: Search, left: Sequence[Target]) -> list[Inductive | None]:
-    """Each entry's inductive box (:mod:`~creatorpack.lint.reach._inductive`), seeded with the search's plays.
-
-    Only entries some goal in ``left`` belongs to get one. z3 is imported here, when it is needed.
-    """
-    from creatorpack.lint.reach._inductive import inductive_box  # noqa: PLC0415 - z3 only when the phase runs
-
-    wanted = {a.entry for a in analyses if any(t.entries is None or a.entry in t.entries for t in left)}
+def _seeds(analyses: Sequence[Analysis], search: Search) -> list[list[Mapping[str, Any]]]:
+    """Each entry's states after the turns the guided search has played so far (what seeds its inductive box)."""
     played = search.played_states()
-    found: list[Inductive | None] = []
-    for analysis in analyses:
-        if analysis.entry not in wanted:
-            found.append(None)
-            continue
-        states = [session.state for session in played if session.entry == analysis.entry]
-        found.append(inductive_box(analysis, states))
-    return found
+    return [[session.state for session in played if session.entry == analysis.entry] for analysis in analyses]
+
+
+def _wanted(analyses: Sequence[Analysis], left: Sequence[Target]) -> frozenset[str]:
+    """The entries some goal in ``left`` belongs to: those that get an inductive box."""
+    return frozenset(a.entry for a in analyses if any(t.entries is None or a.entry in t.entries for t in left))
+
+
+def _encoded(analyses: Sequence[Analysis], wanted: frozenset[str]) -> list[Encoded | None]:
+    """Each ``wanted`` entry's turn encoded for z3 (:class:`~creatorpack.lint.reach._inductive.Encoded`).
+
+    z3 is imported here, when the inductive box phase runs.
+    """
+    from creatorpack.lint.reach._inductive import Encoded  # noqa: PLC0415 - z3 only when the phase runs
+
+    return [Encoded(analysis) if analysis.entry in wanted else None for analysis in analyses]
+
+
+def _inductive_boxes(
+    encoded: Sequence[Encoded | None],
+    seeds: Sequence[Sequence[Mapping[str, Any]]],
+    stop: Callable[[], bool] = lambda: False,
+) -> list[Inductive | None]:
+    """Each encoded entry's inductive box (:mod:`~creatorpack.lint.reach._inductive`), seeded with ``seeds``.
+
+    ``seeds`` holds, per entry, states some play reached; ``stop``: see
+    :func:`~creatorpack.lint.reach._inductive.inductive_box` (the worker thread's).
+    """
+    return [None if found is None else found.box(states, stop) for found, states in zip(encoded, seeds, strict=True)]
 
 
 def _box_proof(target: Target, analyses: Sequence[Analysis], boxes: Sequence[Inductive | None]) -> str | None:

@@ -3,7 +3,8 @@
 Every reachable state is the entry's start or lies in a box ``B`` when one turn from the start
 lands in ``B`` and one turn from any state of ``B`` (no ending holding) lands in ``B`` again. A
 goal whose condition holds in neither is unreachable. ``B`` is found from the guided search's own
-plays (:meth:`~creatorpack.lint.reach._witness.Search.played_states`): their hull, relaxed where
+plays (:meth:`~creatorpack.lint.reach._witness.Search.played_states`; lint gives those played by the
+end of its ``solve`` phase, so that the box can start beside the rest): their hull, relaxed where
 one turn from the start leaves it (the candidate), then relaxed in rounds until every bound is
 confirmed one turn from the box itself. Each bound is checked first by the branch and bound of
 :mod:`~creatorpack.lint.reach._bnb` (cheap, an over-approximation too), and only where that fails
@@ -20,7 +21,7 @@ both sound, and the same on every machine.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -28,12 +29,13 @@ import z3  # type: ignore[import-untyped]
 
 from creatorpack._json import pointer
 from creatorpack.lint.reach._abstract import Abstract, Analysis, IntRange, Members, Value, checker_for, tree_of
+from creatorpack.lint.reach._beside import Stopped
 from creatorpack.lint.reach._bnb import Effects, Formulas, Memo, Writer, extreme
 from creatorpack.lint.reach._encode import Encoder, Slot
 from creatorpack.lint.reach._turns import NODE_BUDGET
 from creatorpack.play.conditions import resolve
 
-__all__ = ["QUERIES", "RLIMIT", "Inductive", "inductive_box", "point"]
+__all__ = ["QUERIES", "RLIMIT", "Encoded", "Inductive", "inductive_box", "point"]
 
 QUERIES: Final = 1_500
 """z3 queries one entry's box may take in all (an entry that needs more gets no box)."""
@@ -74,35 +76,68 @@ def point(analysis: Analysis, state: Mapping[str, Any]) -> Abstract:
     return tuple(made)
 
 
+def _never() -> bool:
+    """A ``stop`` that never says so."""
+    return False
+
+
 def inductive_box(
     analysis: Analysis,
     states: Iterable[Mapping[str, Any]],
     *,
     queries: int = QUERIES,
     rlimit: int = RLIMIT,
+    stop: Callable[[], bool] = _never,
 ) -> Inductive | None:
     """The entry's start and an inductive box of the states after a turn (see the module docstring).
 
     ``states`` are states some play reached (they seed the candidate; any others only loosen it).
-    ``None`` when nothing is tracked, or the box takes more than ``queries`` z3 queries.
+    ``None`` when nothing is tracked, or the box takes more than ``queries`` z3 queries. ``stop``
+    is asked before each query: once it says so, :class:`~creatorpack.lint.reach._beside.Stopped`
+    is raised (the caller no longer wants the box: lint's worker thread, see ``_decide``).
     """
-    if not analysis.variables:
-        return None
-    start = point(analysis, analysis.initial)
-    checker = checker_for(analysis)
-    endings = [tree_of(analysis.program.conditions[g.when]) for g in analysis.program.endings]
-    if checker.exclude(start, endings) is None:  # an ending holds at the start: no turn is taken
-        return Inductive(start, start, (), 0)
-    asker = _Asker(Encoder(analysis), queries, rlimit)
-    bnb = _Bnb(analysis, checker, endings)
-    try:
-        seeds = [point(analysis, s) for s in states] or [start]  # the start only when nothing was played
-        box = _candidate(asker, bnb, _hull(analysis, seeds), start)
-        box = _rounds(asker, bnb, box)
-    except _OutOfQueries:
-        return None
-    before = tuple(b for b in (checker.exclude(start, endings), checker.exclude(box, endings)) if b is not None)
-    return Inductive(start, box, before, asker.queries)
+    return Encoded(analysis, queries=queries, rlimit=rlimit).box(states, stop=stop)
+
+
+class Encoded:
+    """An entry's turn encoded for z3, made before any play is known; :meth:`box` finds the box from it, once.
+
+    The encoding is a few hundred thousand calls into z3 from Python, each of which lets the GIL
+    go: beside a thread that runs Python, each such call may wait for the GIL again, so lint
+    makes it before its worker thread starts, and only the box's queries run beside the search.
+    """
+
+    def __init__(self, analysis: Analysis, *, queries: int = QUERIES, rlimit: int = RLIMIT) -> None:
+        self.analysis = analysis
+        self.start = point(analysis, analysis.initial) if analysis.variables else ()
+        self.checker = checker_for(analysis)
+        self.endings = [tree_of(analysis.program.conditions[g.when]) for g in analysis.program.endings]
+        # Nothing tracked, or an ending holds at the start (no turn is taken): nothing to encode.
+        trivial = not analysis.variables or self.checker.exclude(self.start, self.endings) is None
+        self.asker = None if trivial else _Asker(Encoder(analysis), queries, rlimit)
+        self.used = False
+
+    def box(self, states: Iterable[Mapping[str, Any]], stop: Callable[[], bool] = _never) -> Inductive | None:
+        """The box, from ``states`` (see :func:`inductive_box`); the encoding's queries are spent, so only once."""
+        if self.used:
+            raise RuntimeError("an encoding gives one box")
+        self.used = True
+        analysis, start, checker, endings = self.analysis, self.start, self.checker, self.endings
+        if not analysis.variables:
+            return None
+        if self.asker is None:
+            return Inductive(start, start, (), 0)
+        asker = self.asker
+        asker.stop = stop
+        bnb = _Bnb(analysis, checker, endings)
+        try:
+            seeds = [point(analysis, s) for s in states] or [start]  # the start only when nothing was played
+            box = _candidate(asker, bnb, _hull(analysis, seeds), start)
+            box = _rounds(asker, bnb, box)
+        except _OutOfQueries:
+            return None
+        before = tuple(b for b in (checker.exclude(start, endings), checker.exclude(box, endings)) if b is not None)
+        return Inductive(start, box, before, asker.queries)
 
 
 class _OutOfQueries(Exception):  # noqa: N818 - a control-flow signal, not an error
@@ -112,7 +147,7 @@ class _OutOfQueries(Exception):  # noqa: N818 - a control-flow signal, not an er
 class _Asker:
     """z3 queries on one encoding of a turn (from the analysis's box): a fresh bit-blasting SAT solver each."""
 
-    def __init__(self, encoder: Encoder, queries: int, rlimit: int) -> None:
+    def __init__(self, encoder: Encoder, queries: int, rlimit: int, stop: Callable[[], bool] = _never) -> None:
         self.encoder = encoder
         self.ctx = encoder.ctx
         turned = encoder.turn(encoder.analysis.after)
@@ -129,6 +164,12 @@ class _Asker:
         self.left = queries
         self.queries = 0
         self.rlimit = rlimit
+        self.stop = stop
+        # Made once: each call into z3 from Python lets the GIL go, and beside the guided search (lint's
+        # worker thread) each may wait for it again, so a query makes as few as it can.
+        self.tactic = z3.Then(*(z3.Tactic(name, ctx=self.ctx) for name in ("simplify", "bit-blast", "sat")))
+        self.params = z3.ParamsRef(ctx=self.ctx)
+        self.params.set("rlimit", rlimit)
 
     def ask(self, slot: Slot, box: Abstract, goal: Any) -> tuple[bool, Any]:
         """Whether a turn from ``box`` may end with ``goal`` true of the slot, and a model of one when z3 found it.
@@ -139,12 +180,15 @@ class _Asker:
             return False, None
         if self.left <= 0:
             raise _OutOfQueries
+        if self.stop():
+            raise Stopped
         self.left -= 1
         self.queries += 1
-        tactics = [z3.Tactic(name, ctx=self.ctx) for name in ("simplify", "bit-blast", "sat")]
-        solver = z3.Then(*tactics).solver()
-        solver.set("rlimit", self.rlimit)
-        solver.add(self.pre, *self.encoder.bounds(box, self.reads[slot]), goal)
+        solver = self.tactic.solver()
+        z3.Z3_solver_set_params(self.ctx.ref(), solver.solver, self.params.params)
+        parts = [self.pre, *self.encoder.bounds(box, self.reads[slot]), goal]
+        whole = z3.Z3_mk_and(self.ctx.ref(), len(parts), (z3.Ast * len(parts))(*(p.as_ast() for p in parts)))
+        solver.add(z3.BoolRef(whole, self.ctx))  # one assertion: one call into z3, not one a part
         answer = solver.check()
         if answer == z3.unsat:
             return False, None
