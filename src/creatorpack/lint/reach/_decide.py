@@ -16,7 +16,9 @@ items being revealed. In order:
    turn, the rules of a turn sharing its answers, within a bound counted in branch-and-bound nodes;
 5. for what is still open then, :mod:`~creatorpack.lint.reach._inductive` finds, per entry, a box
    that one turn from any of its states cannot leave (checked with z3, within counted queries):
-   a goal that holds neither at the start nor in that box is unreachable.
+   a goal that holds neither at the start nor in that box is unreachable;
+6. for what is still open then, :mod:`~creatorpack.lint.reach._bmc` asks z3 for plays of a few
+   turns from each start that reach it, and replays each with the runtime: a witness only if it does.
 
 Every bound is a count, so the findings are the same on every machine; a wall-clock limit remains
 only as a safety net, and a finding it causes says so.
@@ -170,6 +172,7 @@ def decide(
     engine: Engine | None = None,
     turn_rules: int = TURN_RULES,
     inductive: bool = True,
+    bmc: bool = True,
 ) -> Outcome:
     """Prove or witness every goal of a valid 0.3-0.5 pack (see the module docstring).
 
@@ -180,7 +183,7 @@ def decide(
     tests of the guided search and for comparisons. ``engine``, when given, is the pack's, compiled
     already (lint shares it with the artwork check). ``turn_rules``: the most rules a pack may have
     for the boxes turn by turn to run (:data:`TURN_RULES`; 0: never). ``inductive=False`` leaves the
-    inductive box out.
+    inductive box out. ``bmc=False`` leaves out the witnesses z3 proposes for plays of a few turns.
     """
     try:
         engine = Engine(pack) if engine is None else engine
@@ -235,6 +238,9 @@ def decide(
             if (reason := _box_proof(target, analyses, boxes)) is not None:
                 proofs[target.goal] = reason
         left = [t for t in left if t.goal not in proofs]
+    if left and bmc:  # bounded model checking: short plays z3 proposes, each replayed (issue 32)
+        found.update(_bmc_witnesses(engine, analyses, boxes, left))
+        left = [t for t in left if t.goal not in found]
     plays = (
         [played(a, (s.state for s in search.played_states() if s.entry == a.entry)) for a in analyses] if left else []
     )
@@ -453,6 +459,16 @@ def _inductive_boxes(analyses: Sequence[Analysis], search: Search, left: Sequenc
         states = [session.state for session in played if session.entry == analysis.entry]
         found.append(inductive_box(analysis, states))
     return found
+
+
+def _bmc_witnesses(
+    engine: Engine, analyses: Sequence[Analysis], boxes: Sequence[Inductive | None] | None, left: Sequence[Target]
+) -> dict[Goal, Reached]:
+    """Witnesses of plays of a few turns for ``left`` (:mod:`~creatorpack.lint.reach._bmc`), each replayed."""
+    from creatorpack.lint.reach._bmc import witnesses  # noqa: PLC0415 - z3 only when the phase runs
+
+    inside = None if boxes is None else [None if b is None else b.box for b in boxes]
+    return witnesses(engine, analyses, left, boxes=inside).found
 
 
 def _box_proof(target: Target, analyses: Sequence[Analysis], boxes: Sequence[Inductive | None]) -> str | None:
