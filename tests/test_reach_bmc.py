@@ -61,10 +61,10 @@ def stairs(*, completion: bool = False) -> Doc:
     return doc
 
 
-def _witnesses(doc: Doc, depth: int = _bmc.DEPTH, queries: int = _bmc.QUERIES) -> _bmc.Bmc:
+def _witnesses(doc: Doc, turns: int = _bmc.TURNS, queries: int = _bmc.QUERIES) -> _bmc.Bmc:
     engine = Engine(doc)
     analyses = [analyse(engine.program, e, name) for e, name in zip(engine.entries, engine.entry_ids(), strict=True)]
-    return _bmc.witnesses(engine, analyses, _reach.targets(engine), depth=depth, queries=queries)
+    return _bmc.witnesses(engine, analyses, _reach.targets(engine), turns=turns, queries=queries)
 
 
 def _replayed(doc: Doc, turns: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
@@ -78,24 +78,28 @@ def _replayed(doc: Doc, turns: list[dict[str, Any]]) -> tuple[list[str], list[st
 
 
 def test_plays_of_two_and_three_turns_are_found_and_replay_to_their_goals() -> None:
-    found = _witnesses(stairs()).found
+    made = _witnesses(stairs(), turns=3)
+    assert made.spurious == 0  # the encoding of this pack is exact: every model replays to what it proposed
+    found = made.found
     assert [len(found[Goal("achievement", f"n{k}")].turns) for k in (1, 2, 3)] == [1, 2, 3]
     assert len(found[Goal("rule", "at2")].turns) == 3
     assert "n3" in _replayed(stairs(), found[Goal("achievement", "n3")].turns)[0]
     assert "at2" in _replayed(stairs(), found[Goal("rule", "at2")].turns)[1]
 
 
-def test_a_goal_that_takes_more_turns_than_the_depth_gets_no_witness() -> None:
-    found = _witnesses(stairs(), depth=2).found
+def test_a_goal_that_takes_more_turns_than_are_unrolled_gets_no_witness() -> None:
+    """With 2 turns unrolled: an achievement of 2 turns, a rule active on turn 3 (not unrolled), nothing further."""
+    found = _witnesses(stairs(), turns=2).found
     assert Goal("achievement", "n2") in found
+    assert Goal("rule", "at2") in found
     assert Goal("achievement", "n3") not in found
-    assert Goal("rule", "at2") not in found  # active first on turn 3
-    assert Goal("achievement", "n5") not in _witnesses(stairs()).found
+    assert Goal("rule", "at2") not in _witnesses(stairs(), turns=1).found
+    assert Goal("achievement", "n5") not in _witnesses(stairs(), turns=3).found
 
 
 def test_a_model_the_runtime_does_not_play_is_thrown_away() -> None:
     """With the completion, z3 may leave `up` uncompleted on turn 2 and propose `/n` = 2: the replay says no."""
-    made = _witnesses(stairs(completion=True))
+    made = _witnesses(stairs(completion=True), turns=3)
     assert made.spurious > 0
     assert Goal("achievement", "n1") in made.found
     assert Goal("completion", "up") in made.found
@@ -110,11 +114,11 @@ def test_the_queries_are_bounded_by_a_count() -> None:
 
 def test_decide_takes_the_witnesses_after_the_box_phase_and_can_leave_them_out() -> None:
     """The guided search plays no turn (a budget of 0) and the exhaustive search is out: only the phase witnesses."""
-    goal = Goal("achievement", "n3")
-    with_bmc = _reach.decide(stairs(), 0, 1e9, time.monotonic, exhaustive=False, turn_rules=0)
+    goal = Goal("achievement", "n2")
+    with_bmc = _reach.decide(stairs(), 0, 1e9, time.monotonic, exhaustive=False, turn_rules=0, bmc=True)
     without = _reach.decide(stairs(), 0, 1e9, time.monotonic, exhaustive=False, turn_rules=0, bmc=False)
     assert goal in with_bmc.witnesses
     assert goal not in without.witnesses
-    assert any(f.code == "reachability-bound" and "'n3'" in f.message for f in without.findings)
-    assert not any(f.code == "reachability-bound" and "'n3'" in f.message for f in with_bmc.findings)
+    assert any(f.code == "reachability-bound" and "'n2'" in f.message for f in without.findings)
+    assert not any(f.code == "reachability-bound" and "'n2'" in f.message for f in with_bmc.findings)
     assert Goal("achievement", "n5") not in with_bmc.witnesses

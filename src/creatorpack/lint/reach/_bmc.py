@@ -1,20 +1,21 @@
-"""Witnesses by bounded model checking: z3 plays 1, 2 or 3 turns from an entry's start, the runtime checks.
+"""Witnesses by bounded model checking: z3 proposes plays of a few turns from an entry's start, the runtime checks.
 
 For the goals the searches and the proofs left open, the one-pass encoding of a turn
 (:mod:`~creatorpack.lint.reach._encode`) is unrolled from the start: turn 1 from the start's
 point, each next turn from the states the previous one left (each turn's constants named apart,
-tied by equalities to the values and answers before it). A query asks whether some play of exactly
-``k`` turns reaches any of the open goals (a disjunction): an achievement, an ending or a rule's
-completion by its condition on the state and answers after turn ``k``, a rule by its ``when`` on
-the state before turn ``k`` and that turn's answers (and its completion holding after none of the
-turns before). Whatever the encoding leaves free (whether a rule was completed before the turn, a
+tied by equalities to the values and answers before it). A query with ``n`` turns unrolled asks
+whether some play reaches any of the open goals (a disjunction): an achievement, an ending or a
+rule's completion by its condition on the state and answers after turn ``n``; a rule, active on
+turn ``n + 1``, by its ``when`` on the state after turn ``n`` and the answers of turn ``n + 1`` (no
+ending holding, its completion after none of the turns before), so that turn is not unrolled.
+Whatever the encoding leaves free (whether a rule with effects was completed before a turn, a
 condition it cannot encode) stays free: an over-approximation.
 
 So every model is only a proposal: its answers are *replayed* with the runtime
 (:meth:`~creatorpack.play.engine.Engine.advance`), turn by turn, and only a goal the replay
 reaches gets a witness (a :class:`~creatorpack.lint.reach._witness.Reached`, as the searches
 give). Every open goal a replay reaches is harvested; the goals true in the model that the replay
-missed leave the query at that depth (so each query removes at least one), and it is asked again.
+missed leave the query with ``n`` turns (so each query removes at least one), and it is asked again.
 Bounded by counts only (:data:`QUERIES` queries in all, :data:`RLIMIT` of z3's resource count a
 query), so the witnesses are the same on every machine.
 """
@@ -34,16 +35,16 @@ from creatorpack.lint.reach._inductive import point
 from creatorpack.lint.reach._witness import Move, Reached, Target
 from creatorpack.play.engine import Engine, SessionState, Turn
 
-__all__ = ["DEPTH", "KINDS", "QUERIES", "RLIMIT", "Bmc", "witnesses"]
+__all__ = ["KINDS", "QUERIES", "RLIMIT", "TURNS", "Bmc", "witnesses"]
 
-DEPTH: Final = 3
-"""Turns a play from the start may take at most."""
+TURNS: Final = 2
+"""Turns unrolled at most: an achievement is looked for in plays of up to that many, a rule one more."""
 
 QUERIES: Final = 200
-"""z3 queries in all, over every entry and depth."""
+"""z3 queries in all, over every entry and number of turns."""
 
 RLIMIT: Final = 20_000_000
-"""z3's resource count (``rlimit``) one query may take; past it the depth is given up for that entry."""
+"""z3's resource count (``rlimit``) one query may take; past it that many turns are given up for that entry."""
 
 KINDS: Final = frozenset({"achievement", "ending", "rule", "completion"})
 """The goals it looks for (reveals are left: lint says nothing of a reveal it leaves undecided)."""
@@ -51,7 +52,7 @@ KINDS: Final = frozenset({"achievement", "ending", "rule", "completion"})
 
 @dataclass(slots=True)
 class Bmc:
-    """What the unrolled turns found: witnesses by goal, and what they took (queries, models replayed, depths)."""
+    """What the unrolled turns found: witnesses by goal, and what they took (queries, models replayed)."""
 
     found: dict[Goal, Reached] = field(default_factory=dict)
     queries: int = 0
@@ -60,6 +61,8 @@ class Bmc:
     """Models whose replay reached none of the goals they proposed."""
     unknown: int = 0
     """Queries z3 did not decide within :data:`RLIMIT`."""
+    unrolled: dict[int, int] = field(default_factory=dict)
+    """Queries by the turns they unrolled."""
 
 
 def witnesses(
@@ -68,11 +71,11 @@ def witnesses(
     targets: Sequence[Target],
     *,
     boxes: Sequence[Abstract | None] | None = None,
-    depth: int = DEPTH,
+    turns: int = TURNS,
     queries: int = QUERIES,
     rlimit: int = RLIMIT,
 ) -> Bmc:
-    """Witnesses of plays of at most ``depth`` turns for ``targets``, each replayed (see the module docstring).
+    """Witnesses for ``targets`` of plays of ``turns`` turns unrolled (a rule: one more), each replayed.
 
     ``boxes``, per analysis, a box holding every state after one or more turns (the inductive
     box), which the turns after the first are encoded from (tighter than the analysis's own box,
@@ -86,7 +89,7 @@ def witnesses(
             continue
         box = boxes[at] if boxes is not None and boxes[at] is not None else analysis.after
         assert box is not None
-        _Unrolled(engine, analysis, box, made, queries, rlimit).search(mine, depth)
+        _Unrolled(engine, analysis, box, made, queries, rlimit).search(mine, turns)
         if made.queries >= queries:
             break
     return made
@@ -170,37 +173,54 @@ class _Unrolled:
                 parts += reading.constraints
         return parts
 
-    def goal(self, target: Target, k: int) -> Any:
-        """``target`` reached by turn ``k`` of a play, as a z3 Boolean (``False``: it cannot be, by the encoding)."""
-        if target.kind == "rule":
-            if target.ident in self.analysis.completed:
-                return False
-            self.reading(k + 1)  # turn k is made: its state before must be one no ending holds in
-            made = self.reading(k).condition(target.condition, after=True)
-            completion = self.completions.get(target.ident)
-            if completion is not None and made is not False:  # completed after a turn before: never active again
-                for j in range(2, k + 1):
-                    done = self.reading(j).condition(completion, after=False)
-                    made = z3.And(_term(made, self.ctx), z3.Not(_term(done, self.ctx)))
-            return made
-        return self.reading(k + 1).condition(target.condition, after=False)
+    def goal(self, target: Target, n: int) -> Any:
+        """``target`` reached with ``n`` turns unrolled, as a z3 Boolean (``False``: not, by the encoding).
+
+        An achievement, an ending, a completion: by its condition after turn ``n`` (``n >= 1``). A
+        rule: active on turn ``n + 1``, its ``when`` on the state after turn ``n`` and the answers of
+        turn ``n + 1``, no ending holding there, its completion after none of the turns before.
+        """
+        reading = self.reading(n + 1)
+        if target.kind != "rule":
+            return False if n == 0 else reading.condition(target.condition, after=False)
+        if target.ident in self.analysis.completed:
+            return False
+        ends = reading.pre(self.encoder.endings)[: len(self.encoder.endings)]  # no ending holds: a turn is taken
+        if any(end is False for end in ends):
+            return False
+        made = reading.condition(target.condition, after=True)
+        completion = self.completions.get(target.ident)
+        parts = [made, *ends]
+        if completion is not None and made is not False:  # completed after a turn before: never active again
+            done = [self.reading(j).condition(completion, after=False) for j in range(2, n + 2)]
+            parts += [z3.Not(_term(d, self.ctx)) for d in done]
+        parts = [p for p in parts if p is not True]
+        if any(p is False for p in parts):
+            return False
+        return z3.And(*parts) if len(parts) > 1 else parts[0] if parts else True
 
     # --- asking and replaying -----------------------------------------------------------------
 
-    def search(self, targets: Sequence[Target], depth: int) -> None:
-        """Depth by depth, each open goal asked (in one disjunction) until none is left or the queries are spent."""
+    def search(self, targets: Sequence[Target], turns: int) -> None:
+        """Plays of 0, 1, ... turns unrolled, each open goal asked (in one disjunction) until none is left.
+
+        With ``n`` turns unrolled, a play of ``n`` turns reaches an achievement and one of ``n + 1``
+        a rule (the turn it is active on is not unrolled), for ``n`` up to ``turns``.
+        """
         open_ = {t.goal: t for t in targets if t.goal not in self.made.found}
-        for k in range(1, depth + 1):
-            terms = {goal: self.goal(t, k) for goal, t in open_.items() if goal not in self.made.found}
+        for n in range(turns + 1):
+            now = [t for g, t in open_.items() if g not in self.made.found and (t.kind == "rule" or n > 0)]
+            terms = {t.goal: self.goal(t, n) for t in now}
             asked = {goal: term for goal, term in terms.items() if term is not False}
             if not asked:
                 continue
-            base = self._base(k)
+            base = self._base(n)
             while asked:
                 if self.made.queries >= self.queries:
                     return
                 self.made.queries += 1
-                solver = z3.Then(*(z3.Tactic(n, ctx=self.ctx) for n in ("simplify", "bit-blast", "sat"))).solver()
+                self.made.unrolled[n] = self.made.unrolled.get(n, 0) + 1
+                solver = z3.Then(*(z3.Tactic(name, ctx=self.ctx) for name in ("simplify", "bit-blast", "sat"))).solver()
                 solver.set("rlimit", self.rlimit)
                 solver.add(*base, z3.Or(*(_term(t, self.ctx) for t in asked.values())))
                 answer = solver.check()
@@ -209,7 +229,7 @@ class _Unrolled:
                     break
                 model = solver.model()
                 proposed = [g for g, t in asked.items() if _true(model, _term(t, self.ctx))]
-                reached = self._replay(self._moves(model, k), open_)
+                reached = self._replay(self._moves(model, n + 1), open_)
                 self.made.models += 1
                 self.made.spurious += not any(g in reached for g in proposed)
                 for goal in [*proposed, *reached]:
@@ -221,8 +241,7 @@ class _Unrolled:
         """The answers of each of the ``k`` turns, as the model gives them (an answer left at 0 is not given)."""
         moves: list[Move] = []
         for j in range(1, k + 1):
-            reading = self.turns[j - 1].reading
-            assert reading is not None
+            reading = self.reading(j)
             move: Move = {}
             for ident, values in self.observations:
                 found = reading.answer(ident, after=True)
