@@ -17,8 +17,9 @@ items being revealed. In order:
 5. for what is still open then, :mod:`~creatorpack.lint.reach._inductive` finds, per entry, a box
    that one turn from any of its states cannot leave (checked with z3, within counted queries):
    a goal that holds neither at the start nor in that box is unreachable;
-6. for what is still open then, :mod:`~creatorpack.lint.reach._bmc` asks z3 for plays of a few
-   turns from each start that reach it, and replays each with the runtime: a witness only if it does.
+6. with ``bmc=True`` (off by default: too slow on a big pack), for what is still open then,
+   :mod:`~creatorpack.lint.reach._bmc` asks z3 for plays of a few turns from each start that
+   reach it, and replays each with the runtime: a witness only if it does.
 
 Every bound is a count, so the findings are the same on every machine; a wall-clock limit remains
 only as a safety net, and a finding it causes says so.
@@ -172,7 +173,7 @@ def decide(
     engine: Engine | None = None,
     turn_rules: int = TURN_RULES,
     inductive: bool = True,
-    bmc: bool = True,
+    bmc: bool = False,
 ) -> Outcome:
     """Prove or witness every goal of a valid 0.3-0.5 pack (see the module docstring).
 
@@ -183,7 +184,8 @@ def decide(
     tests of the guided search and for comparisons. ``engine``, when given, is the pack's, compiled
     already (lint shares it with the artwork check). ``turn_rules``: the most rules a pack may have
     for the boxes turn by turn to run (:data:`TURN_RULES`; 0: never). ``inductive=False`` leaves the
-    inductive box out. ``bmc=False`` leaves out the witnesses z3 proposes for plays of a few turns.
+    inductive box out. ``bmc=True`` adds the witnesses z3 proposes for plays of a few turns
+    (off by default: on the runtime benchmark pack each query took 1-25 s, docs/performance.md).
     """
     try:
         engine = Engine(pack) if engine is None else engine
