@@ -2,7 +2,7 @@
 
 A counter `/n` that a turn answering `o1` yes raises by 1 from 0: `/n` is k after k such turns,
 so each achievement `n<k>` takes exactly k turns and the guidance rule `at2` is active first on
-turn 3. With a completion `/n >= 1` on the raising rule it raises `/n` once only, which the
+turn 3; the guidance rule `once` is never active (the turn that makes its `when` hold completes it). With a completion `/n >= 1` on the raising rule it raises `/n` once only, which the
 encoding does not know (whether a rule was completed is a free Boolean there): z3 proposes plays
 the runtime does not play, and the replay must throw them away.
 """
@@ -44,7 +44,14 @@ def stairs(*, completion: bool = False) -> Doc:
     if completion:
         up["completion"] = {"op": "gte", "path": "/n", "value": 1}
     at2 = {"kind": "guidance", "id": "at2", "when": {"op": "eq", "path": "/n", "value": 2}, "instruction": "Two."}
-    doc["runtime"]["rules"] = [up, at2]
+    once = {
+        "kind": "guidance",
+        "id": "once",
+        "when": {"op": "gte", "path": "/n", "value": 1},
+        "completion": {"op": "gte", "path": "/n", "value": 1},
+        "instruction": "Never: completed by the turn that makes its `when` hold.",
+    }
+    doc["runtime"]["rules"] = [up, at2, once]
     doc["assets"][0]["reveal_when"] = {"op": "literal", "value": True}
     doc["progression"]["achievements"] = [
         {
@@ -80,6 +87,7 @@ def _replayed(doc: Doc, turns: list[dict[str, Any]]) -> tuple[list[str], list[st
 def test_plays_of_two_and_three_turns_are_found_and_replay_to_their_goals() -> None:
     made = _witnesses(stairs(), turns=3)
     assert made.spurious == 0  # the encoding of this pack is exact: every model replays to what it proposed
+    assert Goal("rule", "once") not in made.found
     found = made.found
     assert [len(found[Goal("achievement", f"n{k}")].turns) for k in (1, 2, 3)] == [1, 2, 3]
     assert len(found[Goal("rule", "at2")].turns) == 3
@@ -88,12 +96,14 @@ def test_plays_of_two_and_three_turns_are_found_and_replay_to_their_goals() -> N
 
 
 def test_a_goal_that_takes_more_turns_than_are_unrolled_gets_no_witness() -> None:
-    """With 2 turns unrolled: an achievement of 2 turns, a rule active on turn 3 (not unrolled), nothing further."""
-    found = _witnesses(stairs(), turns=2).found
-    assert Goal("achievement", "n2") in found
-    assert Goal("rule", "at2") in found
-    assert Goal("achievement", "n3") not in found
-    assert Goal("rule", "at2") not in _witnesses(stairs(), turns=1).found
+    """With n turns unrolled a play has at most n + 1 (a rule is active on the turn after them)."""
+    two = _witnesses(stairs(), turns=2).found
+    assert Goal("achievement", "n2") in two
+    assert Goal("rule", "at2") in two  # active on turn 3, which is not unrolled
+    one = _witnesses(stairs(), turns=1).found
+    assert max(len(reached.turns) for reached in one.values()) <= 2
+    assert Goal("achievement", "n3") not in one
+    assert Goal("rule", "at2") not in one
     assert Goal("achievement", "n5") not in _witnesses(stairs(), turns=3).found
 
 
