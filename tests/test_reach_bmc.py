@@ -2,9 +2,10 @@
 
 A counter `/n` that a turn answering `o1` yes raises by 1 from 0: `/n` is k after k such turns,
 so each achievement `n<k>` takes exactly k turns and the guidance rule `at2` is active first on
-turn 3; the guidance rule `once` is never active (the turn that makes its `when` hold completes it). With a completion `/n >= 1` on the raising rule it raises `/n` once only, which the
-encoding does not know (whether a rule was completed is a free Boolean there): z3 proposes plays
-the runtime does not play, and the replay must throw them away.
+turn 3; the guidance rule `once` is never active (the turn that makes its `when` hold completes
+it). With a completion `/n >= 1` on the raising rule it raises `/n` once only, which the encoding
+does not know (whether a rule with effects was completed is a free Boolean there): z3 proposes
+plays the runtime does not play, and the replay must throw them away.
 """
 
 from __future__ import annotations

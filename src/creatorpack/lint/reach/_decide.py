@@ -185,7 +185,7 @@ def decide(
     already (lint shares it with the artwork check). ``turn_rules``: the most rules a pack may have
     for the boxes turn by turn to run (:data:`TURN_RULES`; 0: never). ``inductive=False`` leaves the
     inductive box out. ``bmc=True`` adds the witnesses z3 proposes for plays of a few turns
-    (off by default: on the runtime benchmark pack each query took 1-25 s, docs/performance.md).
+    (off by default: on the runtime benchmark pack its 48 witnesses took 53 s, docs/performance.md).
     """
     try:
         engine = Engine(pack) if engine is None else engine
