@@ -19,7 +19,10 @@ items being revealed. In order:
    a goal that holds neither at the start nor in that box is unreachable. It is seeded with the
    states the guided search played by the end of its ``solve`` phase; on a pack of more than
    :data:`OVERLAP_RULES` rules it starts then, in a worker thread (:mod:`~creatorpack.lint.reach._beside`),
-   and runs beside the rest of the searches (most of it is z3's C code, which releases the GIL).
+   and runs beside the rest of the searches (most of it is z3's C code, which releases the GIL);
+6. with ``bmc=True`` (off by default: too slow on a big pack), for what is still open then,
+   :mod:`~creatorpack.lint.reach._bmc` asks z3 for plays of a few turns from each start that
+   reach it, and replays each with the runtime: a witness only if it does.
 
 Every bound is a count, so the findings are the same on every machine; a wall-clock limit remains
 only as a safety net, and a finding it causes says so.
@@ -183,6 +186,7 @@ def decide(
     turn_rules: int = TURN_RULES,
     inductive: bool = True,
     overlap_rules: int | None = OVERLAP_RULES,
+    bmc: bool = False,
 ) -> Outcome:
     """Prove or witness every goal of a valid 0.3-0.5 pack (see the module docstring).
 
@@ -195,7 +199,9 @@ def decide(
     for the boxes turn by turn to run (:data:`TURN_RULES`; 0: never). ``inductive=False`` leaves the
     inductive box out. ``overlap_rules``: the most rules a pack may have for the inductive box to run
     after the searches rather than beside them in a worker thread (:data:`OVERLAP_RULES`; ``None``:
-    always after); the findings are the same either way.
+    always after); the findings are the same either way. ``bmc=True`` adds the witnesses z3
+    proposes for plays of a few turns (off by default: on the runtime benchmark pack its 48
+    witnesses took 53 s, docs/performance.md).
     """
     try:
         engine = Engine(pack) if engine is None else engine
@@ -272,6 +278,9 @@ def decide(
                 if (reason := _box_proof(target, analyses, boxes)) is not None:
                     proofs[target.goal] = reason
             left = [t for t in left if t.goal not in proofs]
+    if left and bmc:  # bounded model checking: short plays z3 proposes, each replayed
+        found.update(_bmc_witnesses(engine, analyses, boxes, left))
+        left = [t for t in left if t.goal not in found]
     plays = (
         [played(a, (s.state for s in search.played_states() if s.entry == a.entry)) for a in analyses] if left else []
     )
@@ -515,6 +524,16 @@ def _inductive_boxes(
     :func:`~creatorpack.lint.reach._inductive.inductive_box` (the worker thread's).
     """
     return [None if found is None else found.box(states, stop) for found, states in zip(encoded, seeds, strict=True)]
+
+
+def _bmc_witnesses(
+    engine: Engine, analyses: Sequence[Analysis], boxes: Sequence[Inductive | None] | None, left: Sequence[Target]
+) -> dict[Goal, Reached]:
+    """Witnesses of plays of a few turns for ``left`` (:mod:`~creatorpack.lint.reach._bmc`), each replayed."""
+    from creatorpack.lint.reach._bmc import witnesses  # noqa: PLC0415 - z3 only when the phase runs
+
+    inside = None if boxes is None else [None if b is None else b.box for b in boxes]
+    return witnesses(engine, analyses, left, boxes=inside).found
 
 
 def _box_proof(target: Target, analyses: Sequence[Analysis], boxes: Sequence[Inductive | None]) -> str | None:

@@ -49,7 +49,7 @@ from creatorpack.lint.reach._abstract import (
 from creatorpack.play.conditions import compile_condition
 from creatorpack.play.state import CompiledEffect, set_paths
 
-__all__ = ["Encoder", "Slot", "Turned"]
+__all__ = ["Encoder", "Reading", "Slot", "Turned"]
 
 Slot: TypeAlias = tuple[int, str | None]
 """A variable's index, and the member for a set variable (``None`` for an integer)."""
@@ -87,6 +87,8 @@ class Turned:
 
     values: Mapping[Slot, Any]
     pre: tuple[Any, ...]
+    reading: Reading | None = None
+    """What read the state before the turn and the answers (its constants, its constraints as they grow)."""
 
 
 class Encoder:
@@ -230,16 +232,23 @@ class Encoder:
                 found.append(z3.Not(z3.Bool(f"m{i}.{member}", self.ctx)))
         return found
 
-    def integer(self, i: int) -> Any:
-        """Integer variable ``i`` before the turn, as z3 sees it."""
-        return z3.Int(f"v{i}", self.ctx) if self.bits is None else z3.BitVec(f"v{i}", self.bits, self.ctx)
+    def integer(self, i: int, tag: str = "") -> Any:
+        """Integer variable ``i`` before the turn (the turn named ``tag``), as z3 sees it."""
+        name = f"v{i}{tag}"
+        return z3.Int(name, self.ctx) if self.bits is None else z3.BitVec(name, self.bits, self.ctx)
 
-    def turn(self, box: Abstract) -> Turned:
+    def reading(self, box: Abstract, tag: str = "") -> Reading:
+        """Conditions on a state of ``box`` and its answers, over constants named with ``tag`` (:class:`Reading`)."""
+        return Reading(self, box, tag)
+
+    def turn(self, box: Abstract, tag: str = "") -> Turned:
         """Every slot's value after one turn from a state of ``box`` in which no ending holds, in one pass.
 
         ``box`` must lie within the analysis's own box; the terms are valid for every box within ``box``.
+        ``tag`` ends the name of every constant (the state before, the answers, the free Booleans), so
+        that several turns, one after the other, can be asked of z3 together.
         """
-        encoding = _Encoding(self, box)
+        encoding = Reading(self, box, tag)
         ctx = self.ctx
         current: dict[Slot, Any] = {s: _term(encoding.slot(s), ctx) for s in self.slots}
         for at, rule in enumerate(self.rules):
@@ -248,9 +257,9 @@ class Encoder:
                 continue
             fire = _term(fire, ctx)
             if rule.completable:
-                fire = z3.And(fire, z3.Not(z3.Bool(f"done{at}", ctx)))
+                fire = z3.And(fire, z3.Not(z3.Bool(f"done{at}{tag}", ctx)))
             if rule.loose:
-                fire = z3.And(fire, z3.Bool(f"ok{at}", ctx))
+                fire = z3.And(fire, z3.Bool(f"ok{at}{tag}", ctx))
             working = dict(current)
             passes: list[Any] = []
             for effect in rule.effects:
@@ -274,7 +283,7 @@ class Encoder:
             for s, value in working.items():
                 if value is not current[s]:
                     current[s] = z3.If(applies, value, current[s])
-        return Turned(current, encoding.pre(self.endings))
+        return Turned(current, encoding.pre(self.endings), encoding)
 
 
 def _width(analysis: Analysis, rules: Sequence[_Rule]) -> int:
@@ -292,12 +301,17 @@ def _term(value: Any, ctx: z3.Context) -> Any:
     return z3.BoolVal(value, ctx) if isinstance(value, bool) else value
 
 
-class _Encoding:
-    """The variables of one query: the state before the turn (within ``box``), the answers before and after."""
+class Reading:
+    """The variables of one query: the state before the turn (within ``box``), the answers before and after.
 
-    def __init__(self, encoder: Encoder, box: Abstract) -> None:
+    Every constant's name ends with ``tag``; :attr:`constraints` (the box's bounds on the slots
+    read, the answers' ranges) grows as conditions are read.
+    """
+
+    def __init__(self, encoder: Encoder, box: Abstract, tag: str = "") -> None:
         self.encoder = encoder
         self.box = box
+        self.tag = tag
         self.ctx = encoder.ctx
         self.read: set[Slot] = set()
         self.constraints: list[Any] = []
@@ -314,7 +328,7 @@ class _Encoding:
         value = self.box[i]
         self.read.add(slot)
         if member is None:
-            made = self.encoder.integer(i)
+            made = self.encoder.integer(i, self.tag)
             assert isinstance(value, IntRange)
             self.constraints += [made >= value.low, made <= value.high]
         else:
@@ -324,9 +338,14 @@ class _Encoding:
             elif member not in value.may:
                 made = False
             else:
-                made = z3.Bool(f"m{i}.{member}", self.ctx)
+                made = z3.Bool(f"m{i}.{member}{self.tag}", self.ctx)
         self._slots[slot] = made
         return made
+
+    def constant(self, slot: Slot) -> Any:
+        """``slot``'s constant, whether or not the box folds it (to tie it to the value an earlier turn left)."""
+        i, member = slot
+        return self.encoder.integer(i, self.tag) if member is None else z3.Bool(f"m{i}.{member}{self.tag}", self.ctx)
 
     def when(self, at: int, node: Condition) -> Any:
         """Rule ``at``'s ``when``, encoded once per box."""
@@ -349,7 +368,7 @@ class _Encoding:
         key = (ident, after)
         made = self._answers.get(key)
         if made is None:
-            name = f"{'a' if after else 'p'}.{ident}"
+            name = f"{'a' if after else 'p'}.{ident}{self.tag}"
             if self.encoder.bits is None:
                 made = z3.Int(name, self.ctx)
                 self.constraints += [made >= 0, made <= len(values)]
@@ -366,7 +385,7 @@ class _Encoding:
     def free(self, *key: Any) -> Any:
         made = self._free.get(key)
         if made is None:
-            made = z3.Bool(f"free{len(self._free)}", self.ctx)
+            made = z3.Bool(f"free{len(self._free)}{self.tag}", self.ctx)
             self._free[key] = made
         return made
 
