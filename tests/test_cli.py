@@ -573,3 +573,17 @@ def test_lint_says_once_when_its_errors_kept_the_reachability_search_from_runnin
     assert "errors of ignored rules" in ignored.output
     clean = runner.invoke(app, ["lint", "--max-seconds", "60", str(EXAMPLES / "0.5" / "rich.json")])
     assert " note: " not in clean.output
+
+
+def test_lint_shortens_the_thread_switch_interval_for_itself(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The command sets it (lint's box phase runs beside the search in a thread); `validate` leaves it alone.
+    from creatorpack.cli.app import SWITCH_INTERVAL
+
+    seen: list[float] = []
+    monkeypatch.setattr(sys, "setswitchinterval", seen.append)  # record it; this test process keeps its own
+    path = write(tmp_path / "rich.json", example("0.5", "rich"))
+    assert runner.invoke(app, ["validate", str(path)]).exit_code == 0
+    assert seen == []
+    assert runner.invoke(app, ["lint", str(path)]).exit_code == 0
+    assert seen == [SWITCH_INTERVAL]
+    assert SWITCH_INTERVAL < 0.005  # shorter than Python's default, or it would change nothing
