@@ -577,7 +577,7 @@ def test_lint_says_once_when_its_errors_kept_the_reachability_search_from_runnin
 
 def test_lint_shortens_the_thread_switch_interval_for_itself(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # The command sets it (lint's box phase runs beside the search in a thread); `validate` leaves it alone.
-    from creatorpack.cli.app import SWITCH_INTERVAL
+    from creatorpack.cli.app import _SWITCH_INTERVAL
 
     seen: list[float] = []
     monkeypatch.setattr(sys, "setswitchinterval", seen.append)  # record it; this test process keeps its own
@@ -585,5 +585,5 @@ def test_lint_shortens_the_thread_switch_interval_for_itself(tmp_path: Path, mon
     assert runner.invoke(app, ["validate", str(path)]).exit_code == 0
     assert seen == []
     assert runner.invoke(app, ["lint", str(path)]).exit_code == 0
-    assert seen == [SWITCH_INTERVAL]
-    assert SWITCH_INTERVAL < 0.005  # shorter than Python's default, or it would change nothing
+    assert seen == [_SWITCH_INTERVAL]
+    assert _SWITCH_INTERVAL < 0.005  # shorter than Python's default, or it would change nothing

@@ -243,7 +243,7 @@ def _watched(
     raise typer.Exit(watch(paths, run))
 
 
-SWITCH_INTERVAL: Final = 0.0005
+_SWITCH_INTERVAL: Final = 0.0005
 """Seconds between the interpreter's thread switches while linting (Python's default is 0.005).
 
 On a big pack lint's inductive box phase runs in a worker thread beside the guided search, and
@@ -254,7 +254,7 @@ its own, so it can set this for itself; the library does not touch the interpret
 
 
 def _lint_check(config: Any, strict: bool, path: str, max_bytes: int, stdin: bytes | None) -> _output.FileResult:
-    sys.setswitchinterval(SWITCH_INTERVAL)  # in each process that lints (``--jobs`` starts others)
+    sys.setswitchinterval(_SWITCH_INTERVAL)  # in each process that lints (``--jobs`` starts others)
     return _output.lint_file(path, max_bytes, config, strict=strict, stdin=stdin)
 
 
