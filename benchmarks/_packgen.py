@@ -315,6 +315,141 @@ def make_runtime_pack(rules: int = 10_000, achievements: int = 1_000, seed: int 
     return pack
 
 
+def make_story_pack(
+    rules: int = 10_000, achievements: int = 1_000, subplots: int = 100, seed: int = 11
+) -> dict[str, Any]:
+    """A valid 0.5 pack shaped like a long story, for the reachability benchmark (deterministic per seed).
+
+    The runtime pack's state and conditions, with two changes that make it play like a story rather
+    than like noise: every effect rule fires on an answer of the reader's (its ``when`` also needs
+    one observation's answer), and counters move up as well as down (``by`` from -2, -1, 1, 2). In
+    the runtime pack about half of the 2,500 effect rules fire on every turn whatever the answers,
+    so every counter sits at its top from the third turn on. Then ``subplots`` side stories, each
+    with its own members and yes/no observation, in turn the three shapes only a relation decides
+    (:func:`_subplot`): four rules and two achievements each, within ``rules`` and ``achievements``.
+    """
+    pack = make_runtime_pack(rules - 4 * subplots, achievements - 2 * subplots, seed)
+    rng = random.Random(seed + 7)
+    runtime = pack["runtime"]
+    answers = [o["id"] for o in runtime["observations"]]
+    for rule in runtime["rules"]:
+        if rule["kind"] != "effect":
+            continue
+        asked = rng.choice(answers)
+        value: Any = rng.random() < 0.5 if asked.startswith("o") else rng.choice(["x", "y", "z"])
+        rule["when"] = {"op": "all", "conditions": [{"op": "observed", "id": asked, "value": value}, rule["when"]]}
+        for effect in rule["effects"]:
+            if effect["op"] == "increment":
+                effect["by"] = rng.choice([-2, -1, 1, 2])
+    for k in range(subplots):
+        _subplot(pack, k, rng)
+
+    def leaf(rng: random.Random) -> dict[str, Any]:
+        return {"op": "observed", "id": f"o{rng.randrange(20)}", "value": rng.random() < 0.5}
+
+    _possible(pack, leaf, random.Random(seed + 1))
+    return pack
+
+
+def _subplot(pack: dict[str, Any], k: int, rng: random.Random) -> None:
+    """Side story ``k``: one of three shapes whose one unreachable achievement and rule only a relation rules out.
+
+    0. *Ending stops it first*: mood falls on each turn the reader is bold, rises on another answer
+       up to a limit, and a bold turn at mood ``-t`` ends the session: mood never passes ``-t``.
+    1. *Guarded by an answer*: noise rises on the bold answer and is hushed to 0 in the same turn on
+       the other, so noise and the other answer never meet after a turn.
+    2. *Holding each other up*: two counters every rule moves together stay equal.
+    """
+    runtime, progression = pack["runtime"], pack["progression"]
+    properties = runtime["state"]["schema"]["properties"]
+    start = runtime["entries"][0]["initial_state"]
+    bold = rng.random() < 0.5
+    answer = f"p{k}"
+    runtime["observations"].append({"type": "boolean", "id": answer, "question": f"Is the reader bold ({k})?"})
+    other = f"o{rng.randrange(20)}"
+
+    def observed(ident: str, value: Any) -> dict[str, Any]:
+        return {"op": "observed", "id": ident, "value": value}
+
+    def compare(op: str, member: str, value: int) -> dict[str, Any]:
+        return {"op": op, "path": f"/{member}", "value": value}
+
+    def both(*conditions: dict[str, Any]) -> dict[str, Any]:
+        return {"op": "all", "conditions": list(conditions)}
+
+    def member(name: str, low: int, high: int, initial: int) -> None:
+        properties[name] = {"type": "integer", "minimum": low, "maximum": high}
+        start[name] = initial
+
+    def effect(ident: str, when: dict[str, Any], *increments: tuple[str, int, int | None]) -> None:
+        effects = [
+            {"op": "increment", "path": f"/{name}", "by": by, **({"limit": limit} if limit is not None else {})}
+            for name, by, limit in increments
+        ]
+        runtime["rules"].append({"kind": "effect", "id": ident, "when": when, "effects": effects})
+
+    def guidance(ident: str, when: dict[str, Any]) -> None:
+        runtime["rules"].append({"kind": "guidance", "id": ident, "when": when, "instruction": f"Guidance {ident}."})
+
+    def achievement(ident: str, when: dict[str, Any]) -> None:
+        progression["achievements"].append(
+            {
+                "id": ident,
+                "visibility": "hidden",
+                "title": f"Achievement {ident}",
+                "description": "Something happened.",
+                "when": when,
+                "artwork_asset_id": "art",
+            }
+        )
+
+    shape = k % 3
+    if shape == 0:
+        mood, t = f"mood{k}", rng.randint(2, 4)
+        member(mood, -10, 10, 0)
+        effect(f"sulk{k}", observed(answer, bold), (mood, -1, None))
+        effect(f"cheer{k}", observed(other, value=True), (mood, 1, rng.randint(1, 3)))
+        ending = both(observed(answer, bold), compare("lte", mood, -t))
+        progression.setdefault("endings", []).append(
+            {
+                "id": f"reckless{k}",
+                "title": "Too far",
+                "when": ending,
+                "priority": 0,
+                "closing_text": "It ends.",
+                "artwork_asset_id": "art",
+                "guidance": {
+                    "summary": "S.",
+                    "next_step": "N.",
+                    "requirements": [{"id": "all", "hint": "H.", "condition_ref": ""}],
+                },
+            }
+        )
+        achievement(f"low{k}", compare("lte", mood, 1 - t))
+        achievement(f"despair{k}", compare("lte", mood, -t - 1))  # a bold turn at -t ends first
+        guidance(f"gloom{k}", compare("lte", mood, 1 - t))
+        guidance(f"abyss{k}", compare("lt", mood, -t))
+    elif shape == 1:
+        noise, top = f"noise{k}", rng.randint(4, 8)
+        member(noise, 0, top, 0)
+        effect(f"clatter{k}", observed(answer, bold), (noise, 1, None))
+        effect(f"hush{k}", {"op": "not", "condition": observed(answer, bold)}, (noise, -top, None))
+        achievement(f"loud{k}", compare("gte", noise, rng.randint(2, top)))
+        achievement(f"heard{k}", both(observed(answer, not bold), compare("gte", noise, 1)))  # hushed that turn
+        guidance(f"din{k}", compare("gte", noise, 1))
+        guidance(f"careful{k}", both(observed(answer, not bold), compare("gt", noise, 0)))
+    else:
+        rope, anchor, limit = f"rope{k}", f"anchor{k}", rng.randint(3, 6)
+        member(rope, 0, 9, 0)
+        member(anchor, 0, 9, 0)
+        effect(f"haul{k}", observed(answer, bold), (rope, 1, limit), (anchor, 1, limit))
+        effect(f"lower{k}", observed(other, value=False), (rope, -1, None), (anchor, -1, None))
+        achievement(f"taut{k}", both(compare("gte", rope, limit), compare("gte", anchor, limit)))
+        achievement(f"lopsided{k}", both(compare("gte", rope, 2), compare("eq", anchor, 0)))  # they stay equal
+        guidance(f"slack{k}", compare("gte", anchor, 1))
+        guidance(f"askew{k}", both(compare("gt", anchor, 1), compare("lt", rope, 1)))
+
+
 def _possible(pack: dict[str, Any], leaf: Callable[[random.Random], dict[str, Any]], rng: random.Random) -> None:
     """Replace, in place, every part of a condition that lint finds can never hold by another random leaf.
 

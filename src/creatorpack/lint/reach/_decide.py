@@ -49,7 +49,8 @@ from creatorpack.lint.reach._abstract import (
     why_not,
 )
 from creatorpack.lint.reach._beside import Beside
-from creatorpack.lint.reach._exhaust import Exhaustion, explore, revealed_along
+from creatorpack.lint.reach._cone import prove_in_cones
+from creatorpack.lint.reach._exhaust import Exhaustion, explore, revealed_along, scaled_bound
 from creatorpack.lint.reach._missing import (
     ANALYSIS_BOX,
     INDUCTIVE_BOX,
@@ -187,6 +188,7 @@ def decide(
     inductive: bool = True,
     overlap_rules: int | None = OVERLAP_RULES,
     bmc: bool = False,
+    cones: bool = True,
 ) -> Outcome:
     """Prove or witness every goal of a valid 0.3-0.5 pack (see the module docstring).
 
@@ -214,8 +216,15 @@ def decide(
     proofs = {t.goal: reason for t in goals if (reason := _proof(t, analyses)) is not None}
     proofs.update(_unseen_pictures(engine, goals, proofs))
     deadline = clock() + max_seconds
-    unproved = [t for t in goals if t.goal not in proofs]
     found: dict[Goal, Reached] = {}
+    if cones and exhaustive and _boxed(analyses) > scaled_bound(engine.program, max_states):
+        # The whole pack is too big to explore whole, but the part a goal depends on may not be: exact
+        # proofs (and witnesses) there first, so that the searches below go after the rest.
+        open_ = [t for t in goals if t.goal not in proofs]
+        decided = prove_in_cones(engine, analyses, open_, max_states, deadline, clock, targets)
+        proofs.update(decided.proofs)
+        found.update(decided.witnesses)
+    unproved = [t for t in goals if t.goal not in proofs and t.goal not in found]
     search = Search(
         engine, unproved, min(max_states, WALK_TURNS) if exhaustive else max_states, deadline, clock, analyses
     )

@@ -48,7 +48,7 @@ from creatorpack.play.engine import Engine, SessionState, Turn
 from creatorpack.play.program import Program
 from creatorpack.play.step import reachable_assets, reward_assets, shown
 
-__all__ = ["COMBINED", "PACK_SIZE", "Exhaustion", "explore", "revealed_along"]
+__all__ = ["COMBINED", "PACK_SIZE", "Exhaustion", "explore", "revealed_along", "scaled_bound"]
 
 COMBINED: Final = frozenset({"avatar", "image", "relationship", "asset"})
 FAST: Final = frozenset({"achievement", "ending", "rule", "completion"})
@@ -70,6 +70,12 @@ BEAM: Final = 50
 
 _OTHER: Final = object()  # the class of the answers no condition names, "unanswered" among them
 _HISTORY_KINDS: Final = ("reader_cards", "avatars", "images", "relationships", "assets")
+
+
+def scaled_bound(program: Program, max_states: int) -> int:
+    """The states :func:`explore` counts to on ``program`` for ``max_states`` (fewer on a big pack)."""
+    size = len(program.conditions) + sum(len(rule.effects) for rule in program.rules)
+    return max_states if size <= PACK_SIZE else max(1, max_states * PACK_SIZE // size)
 
 
 @dataclass(frozen=True, slots=True)
@@ -712,8 +718,7 @@ def explore(
     within what the first left of the bound.
     """
     program = engine.program
-    size = len(program.conditions) + sum(len(rule.effects) for rule in program.rules)
-    bound = max_states if size <= PACK_SIZE else max(1, max_states * PACK_SIZE // size)
+    bound = scaled_bound(program, max_states)
     if boxed > bound:
         # Too many states to hope to explore them all: a short hunt for the witnesses a few turns give.
         hunt = _Fast(engine, targets, max(1, bound // HUNT_SHARE), deadline, clock, pending=pending).run()
