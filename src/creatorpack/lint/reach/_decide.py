@@ -5,22 +5,25 @@ items being revealed. In order:
 
 1. :mod:`~creatorpack.lint.reach._abstract` over-approximates every reachable state from each
    entry; a goal whose condition cannot hold there is proved unreachable, with the reason;
-2. the guided search (:mod:`~creatorpack.lint.reach._witness`) plays the runtime itself for
+2. on a pack whose boxes allow more states than the exhaustive search's bound,
+   :mod:`~creatorpack.lint.reach._cone` explores each goal's slice (its cone of influence) instead:
+   exact proofs, and witnesses replayed on the whole pack;
+3. the guided search (:mod:`~creatorpack.lint.reach._witness`) plays the runtime itself for
    witnesses, within at most :data:`WALK_TURNS` turns (a sweep of its that explores every state
    is a proof too);
-3. the exhaustive search (:mod:`~creatorpack.lint.reach._exhaust`) takes the goals still open:
+4. the exhaustive search (:mod:`~creatorpack.lint.reach._exhaust`) takes the goals still open:
    bounded by a count of states, it proves what it never reaches once it has explored everything,
    and gives shortest witnesses on the way;
-4. for what is still open, on a pack of at most :data:`TURN_RULES` rules,
+5. for what is still open, on a pack of at most :data:`TURN_RULES` rules,
    :mod:`~creatorpack.lint.reach._turns` over-approximates the reachable states again turn by
    turn, the rules of a turn sharing its answers, within a bound counted in branch-and-bound nodes;
-5. for what is still open then, :mod:`~creatorpack.lint.reach._inductive` finds, per entry, a box
+6. for what is still open then, :mod:`~creatorpack.lint.reach._inductive` finds, per entry, a box
    that one turn from any of its states cannot leave (checked with z3, within counted queries):
    a goal that holds neither at the start nor in that box is unreachable. It is seeded with the
    states the guided search played by the end of its ``solve`` phase; on a pack of more than
    :data:`OVERLAP_RULES` rules it starts then, in a worker thread (:mod:`~creatorpack.lint.reach._beside`),
    and runs beside the rest of the searches (most of it is z3's C code, which releases the GIL);
-6. with ``bmc=True`` (off by default: too slow on a big pack), for what is still open then,
+7. with ``bmc=True`` (off by default: too slow on a big pack), for what is still open then,
    :mod:`~creatorpack.lint.reach._bmc` asks z3 for plays of a few turns from each start that
    reach it, and replays each with the runtime: a witness only if it does.
 
@@ -203,7 +206,7 @@ def decide(
     after the searches rather than beside them in a worker thread (:data:`OVERLAP_RULES`; ``None``:
     always after); the findings are the same either way. ``bmc=True`` adds the witnesses z3
     proposes for plays of a few turns (off by default: on the runtime benchmark pack its 48
-    witnesses took 53 s, docs/performance.md).
+    witnesses took 53 s, docs/performance.md). ``cones=False`` leaves the cones of influence out.
     """
     try:
         engine = Engine(pack) if engine is None else engine
