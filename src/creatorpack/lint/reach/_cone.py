@@ -22,7 +22,7 @@ played again on the whole pack, and is witnessed only if that play reaches it th
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from creatorpack.contract.conditions import Compare, Condition, Goal, leaves
@@ -32,13 +32,17 @@ from creatorpack.lint.reach._witness import Reached, Target
 from creatorpack.play.engine import Engine, SessionState, Turn
 from creatorpack.play.program import Program
 
-__all__ = ["CONE_SHARE", "Cone", "Cones", "Decided", "condition_reads", "cone_of", "prove_in_cones"]
+__all__ = ["CONE_SHARE", "CONE_SLICES", "Cone", "Cones", "Decided", "condition_reads", "cone_of", "prove_in_cones"]
 
 CONE_SHARE: Final = 1
 """The states all the slices of one lint may explore, as a multiple of the exhaustive search's bound.
 
 Each slice gets at most that bound too (scaled to its size as the whole pack's search is); the
 slices go smallest first, so the budget goes where it decides the most goals."""
+
+CONE_SLICES: Final = 256
+"""The most slices one lint cuts: each is compiled as a pack of its own, so a pack of thousands of
+small, separate parts costs a bounded number of compilations (the story pack has 100)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,17 +204,17 @@ def prove_in_cones(
     budget = CONE_SHARE * max_states
     proofs: dict[Goal, str] = {}
     witnesses: dict[Goal, Reached] = {}
-    for size, _, cone in sized:
+    for size, _, cone in sized[:CONE_SLICES]:
         if size > min(max_states, budget):
             break
         found = _explore_slice(
             engine, positions, cones, cone, groups[cone], min(max_states, budget), deadline, clock, goals_of
         )
-        if found is None:
+        budget -= max(1, found.states)
+        witnesses.update(_replayed(engine, found.reached, starts))
+        if not found.complete:
             continue
-        states, proved, reached = found
-        budget -= states
-        witnesses.update(_replayed(engine, reached, starts))
+        states, proved = found.states, found.never
         shown = ", ".join(f"/{member}" for member in sorted(cone.members)) or "none"
         explored = (
             f"no play reaches it: all {states:,} reachable states of the part of the pack it depends on "
@@ -220,6 +224,16 @@ def prove_in_cones(
         if budget <= 0:
             break
     return Decided(proofs, witnesses)
+
+
+@dataclass(frozen=True, slots=True)
+class _Explored:
+    """One slice's search: the states it took, whether it explored the slice whole, the goals never met, its plays."""
+
+    states: int = 0
+    complete: bool = False
+    never: tuple[Goal, ...] = ()
+    reached: Mapping[Goal, Reached] = field(default_factory=dict)
 
 
 def _explore_slice(
@@ -232,11 +246,8 @@ def _explore_slice(
     deadline: float,
     clock: Callable[[], float],
     goals_of: Callable[[Engine], Sequence[Target]],
-) -> tuple[int, list[Goal], dict[Goal, Reached]] | None:
-    """Explore ``cone``'s slice for ``group``: the states it took, the goals never met, and its plays of the rest.
-
-    ``None`` when it did not explore the slice whole.
-    """
+) -> _Explored:
+    """Explore ``cone``'s slice for ``group`` (nothing explored when the slice cannot be cut)."""
     program = engine.program
     keep_rules = {positions[i] for i in cone.rules}
     for target in group:
@@ -252,26 +263,25 @@ def _explore_slice(
     try:
         part = Engine(sliced)
     except Exception:  # noqa: BLE001 - a slice the engine will not compile proves nothing
-        return None
+        return _Explored()
     # Every ending the slice kept reads only the cone (so it stops the slice's plays exactly where it
     # stops the pack's); a pack whose endings live elsewhere (an older version) is not sliced.
     part_reads = _Reads(part.program)
     if len(part.program.endings) != len(endings) or any(
         (read := part_reads.of(ending.when)) is None or not read <= cone.members for ending in part.program.endings
     ):
-        return None
+        return _Explored()
     goals = [t for t in goals_of(part) if (t.kind, t.ident) in wanted]
     if not goals:
-        return None
+        return _Explored()
     part_analyses = [
         analyse(part.program, entry, name) for entry, name in zip(part.entries, part.entry_ids(), strict=False)
     ]
     boxed = sum(_size([a], cone.members) for a in part_analyses)
     exhaustion = explore(part, goals, bound, deadline, clock, boxed, {t.goal for t in goals})
-    if not exhaustion.complete:
-        return None
-    never = [t.goal for t in goals if t.goal not in exhaustion.found]
-    return exhaustion.states, never, {t.goal: exhaustion.found[t.goal] for t in goals if t.goal in exhaustion.found}
+    never = tuple(t.goal for t in goals if t.goal not in exhaustion.found)
+    reached = {t.goal: exhaustion.found[t.goal] for t in goals if t.goal in exhaustion.found}
+    return _Explored(exhaustion.states, exhaustion.complete, never, reached)
 
 
 def _replayed(engine: Engine, plays: Mapping[Goal, Reached], starts: dict[str, SessionState]) -> dict[Goal, Reached]:
