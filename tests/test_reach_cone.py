@@ -166,3 +166,55 @@ def test_no_proof_in_a_cone_is_unsound_on_random_packs(profile: str) -> None:
     assert checked >= 40
     assert proved > 0
     assert witnessed > 0
+
+
+def _three_side_stories() -> tuple[Engine, list[Any], list[Any]]:
+    """The three shapes in one pack, far walk beside: three separate cones."""
+    make, _, _ = SHAPES["ending-stops-it-first"]
+    doc = _far_away(make())
+    for name in ("guarded-by-an-answer", "holding-each-other-up"):
+        other = SHAPES[name][0]()
+        mine = {r["id"] for r in doc["runtime"]["rules"]}
+        doc["runtime"]["state"]["schema"]["properties"].update(other["runtime"]["state"]["schema"]["properties"])
+        doc["runtime"]["state"]["schema"]["required"] = sorted(
+            set(doc["runtime"]["state"]["schema"]["required"]) | set(other["runtime"]["state"]["schema"]["required"])
+        )
+        for entry, theirs in zip(doc["runtime"]["entries"], other["runtime"]["entries"], strict=True):
+            entry["initial_state"] = {**theirs["initial_state"], **entry["initial_state"]}
+        doc["runtime"]["rules"] += [r for r in other["runtime"]["rules"] if r["id"] not in mine]
+        have = {a["id"] for a in doc["progression"]["achievements"]}
+        doc["progression"]["achievements"] += [a for a in other["progression"]["achievements"] if a["id"] not in have]
+    engine = Engine(doc)
+    analyses = [analyse(engine.program, e, n) for e, n in zip(engine.entries, engine.entry_ids(), strict=False)]
+    return engine, analyses, targets(engine)
+
+
+def test_the_slices_stop_at_their_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    engine, analyses, goals = _three_side_stories()
+    everything = _cone.prove_in_cones(engine, analyses, goals, 200_000, time.monotonic() + 60, time.monotonic, targets)
+    unreachable = {Goal("achievement", name) for name in ("despair", "careful_but_heard", "lopsided")}
+    assert unreachable <= set(everything.proofs)
+    assert len(set(everything.proofs.values())) >= 3  # one reason per slice: it names the slice's members
+    monkeypatch.setattr(_cone, "CONE_SLICES", 1)
+    one = _cone.prove_in_cones(engine, analyses, goals, 200_000, time.monotonic() + 60, time.monotonic, targets)
+    assert len(set(one.proofs.values())) <= 1
+    assert len(one.proofs) + len(one.witnesses) < len(everything.proofs) + len(everything.witnesses)
+
+
+def test_no_slice_is_cut_after_the_safety_net_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    engine, analyses, goals = _three_side_stories()
+    cut: list[object] = []
+    explore_slice = _cone._explore_slice
+
+    def counted(*args: Any) -> Any:
+        cut.append(args)
+        return explore_slice(*args)
+
+    monkeypatch.setattr(_cone, "_explore_slice", counted)
+    _cone.prove_in_cones(engine, analyses, goals, 200_000, time.monotonic() + 60, time.monotonic, targets)
+    assert len(cut) >= 3
+    cut.clear()
+    late = _cone.prove_in_cones(engine, analyses, goals, 200_000, 0.0, time.monotonic, targets)
+    assert not cut
+    assert not late.proofs
+    assert not late.witnesses

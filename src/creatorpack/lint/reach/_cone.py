@@ -205,7 +205,7 @@ def prove_in_cones(
     proofs: dict[Goal, str] = {}
     witnesses: dict[Goal, Reached] = {}
     for size, _, cone in sized[:CONE_SLICES]:
-        if size > min(max_states, budget):
+        if size > min(max_states, budget) or clock() > deadline:  # the deadline: only the safety net
             break
         found = _explore_slice(
             engine, positions, cones, cone, groups[cone], min(max_states, budget), deadline, clock, goals_of
