@@ -145,7 +145,7 @@ def _row(name: str, measured: _Measured, kinds: tuple[str, ...]) -> float:
 def _reachability(*, quick: bool, wide: bool) -> None:
     """Goals decided (proved unreachable or witnessed) by a default lint, and the time the whole lint took."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from tests.test_reach_exhaust import SHAPES
+    from tests.reach_packs import SHAPES
     from tests.test_reachability import PLANTED
 
     config = LintConfig()
@@ -223,7 +223,7 @@ def _state_cost(*, quick: bool) -> None:
     search would take minutes there): the issue's "200,000 states within 2 s".
     """
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from tests.test_reach_exhaust import SHAPES
+    from tests.reach_packs import SHAPES
 
     repeat = 3 if quick else 7
     print(f"\nExhaustive search, medians of {repeat} runs, CPU time (runtime step vs every move at once):")
@@ -605,7 +605,7 @@ def _spacer_comparison(*, quick: bool) -> None:
     """``--spacer``: Spacer on the goals only a relation decides, beside what lint decides."""
     z3: Any = importlib.import_module("z3")
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from tests.test_reach_exhaust import SHAPES
+    from tests.reach_packs import SHAPES
 
     print(f"\nSpacer (z3 {z3.get_version_string()}), one query per goal, from the first entry:")
     print(f"| {'pack':<40} | {'goal':<30} | {'lint (default)':<16} | {'Spacer':>8} | {'time':>8} |")

@@ -20,7 +20,7 @@ from creatorpack.lint.reach._abstract import analyse
 from creatorpack.lint.reach._beside import Beside, Stopped
 from creatorpack.lint.reach._inductive import inductive_box
 from creatorpack.play.engine import Engine
-from tests.test_reach_budget import fog
+from tests.reach_packs import fog
 from tests.test_reach_turns import SHORT, random_pack
 
 Doc = dict[str, Any]

@@ -7,7 +7,7 @@ import json
 import time
 from collections import deque
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 from typer.testing import CliRunner
 
@@ -17,98 +17,9 @@ from creatorpack.lint import LintConfig, lint
 from creatorpack.lint.reach import _decide as _reach
 from creatorpack.lint.reach import _witness
 from creatorpack.play.engine import Engine, Turn
-from creatorpack.scaffold import files
+from tests.reach_packs import R3, climb, compare, every, fog, increment
 
 Doc = dict[str, Any]
-
-
-def _when(op: str, path: str, value: Any) -> Doc:
-    return {"op": op, "path": path, "value": value}
-
-
-def _all(*conditions: Doc) -> Doc:
-    return {"op": "all", "conditions": list(conditions)}
-
-
-def _inc(path: str, by: int, **extra: Any) -> Doc:
-    return {"op": "increment", "path": path, "by": by, **extra}
-
-
-def fog() -> Doc:
-    """A small pack (~800 turns to explore) with two unreachable rules (found by a fuzz of random packs).
-
-    `r3` needs `/s` to hold a and b with `/i1` at most 0; no over-approximation of all turns at
-    once shows it is unreachable, but the boxes turn by turn with shared answers do. `r9` (a
-    guidance rule) needs `/i0` = 0, `/i1` = 3 and `/s` = [c] together, each of which some state
-    has: only a search that explores every reachable state shows it, and that search needs more
-    than a quarter of the default budget.
-    """
-    doc: Doc = json.loads(files("0.5")["pack.json"])
-    doc["runtime"]["state"]["schema"] = {
-        "type": "object",
-        "properties": {
-            "i0": {"type": "integer", "minimum": 0, "maximum": 5},
-            "i1": {"type": "integer", "minimum": 0, "maximum": 4},
-            "s": {"type": "array", "items": {"enum": ["a", "b", "c"]}, "uniqueItems": True},
-        },
-        "required": ["i0", "i1", "s"],
-        "additionalProperties": False,
-    }
-    doc["runtime"]["entries"] = [
-        {"id": "e0", "initial_state": {"i0": 5, "i1": 0, "s": ["a"]}},
-        {"id": "e1", "initial_state": {"i0": 4, "i1": 4, "s": ["b"]}},
-    ]
-    doc["entries"] = [{"id": "e0", "title": "T"}, {"id": "e1", "title": "T"}]
-    doc["runtime"]["observations"] = [
-        {"type": "boolean", "id": "o1", "question": "q?"},
-        {"type": "choice", "id": "o2", "question": "q?", "choices": {"x": "X", "y": "Y", "z": "Z"}},
-    ]
-    o2 = {"op": "observed", "id": "o2"}
-    rules: list[tuple[Doc, list[Doc]]] = [
-        (
-            {**o2, "value": "y"},
-            [{"op": "add", "path": "/s", "value": "c"}, {"op": "remove", "path": "/s", "value": "b"}],
-        ),
-        (_when("contains", "/s", "b"), [_inc("/i1", 2)]),
-        (_all(_when("eq", "/s", ["a"]), {"op": "observed", "id": "o1", "value": False}), [_inc("/i1", -2)]),
-        (
-            _all(
-                _when("lt", "/i1", 3),
-                {"op": "any", "conditions": [_when("gte", "/i0", 1), _when("contains", "/s", "c")]},
-                _all(_when("contains", "/s", "a"), _when("lte", "/i1", 0), _when("contains", "/s", "b")),
-            ),
-            [_inc("/i0", 1, overflow="clamp"), _inc("/i0", 1, overflow="clamp")],
-        ),
-        (
-            _when("ne", "/i1", 0),
-            [_inc("/i1", -2, overflow="reject"), _inc("/i1", 2, limit=2, overflow="clamp")],
-        ),
-        (
-            {**o2, "value": "z"},
-            [{"op": "remove", "path": "/s", "value": "b"}, {"op": "add", "path": "/s", "value": "a"}],
-        ),
-        ({**o2, "value": "z"}, [{"op": "remove", "path": "/s", "value": "a"}]),
-        ({"op": "not", "condition": _when("eq", "/s", ["c"])}, [_inc("/i1", 1, limit=4), _inc("/i0", 1, limit=1)]),
-        (_when("gt", "/i0", 2), [_inc("/i0", -1), _inc("/i1", 2)]),
-    ]
-    doc["runtime"]["rules"] = [
-        {"kind": "effect", "id": f"r{i}", "when": when, "effects": effects} for i, (when, effects) in enumerate(rules)
-    ]
-    together = _all(_when("eq", "/i0", 0), _when("eq", "/i1", 3), _when("eq", "/s", ["c"]))
-    doc["runtime"]["rules"].append({"kind": "guidance", "id": "r9", "when": together, "instruction": "Both."})
-    doc["assets"][0]["reveal_when"] = {"op": "literal", "value": True}
-    doc["progression"]["endings"] = []
-    doc["progression"]["achievements"] = [
-        {
-            "id": "a1",
-            "visibility": "visible",
-            "title": "A1",
-            "description": "d",
-            "when": _when("gte", "/i0", 1),
-            "artwork_asset_id": "ending_art",
-        }
-    ]
-    return doc
 
 
 def _active_ever(doc: Doc) -> set[str]:
@@ -140,9 +51,6 @@ def test_the_fog_pack_rules_are_truly_unreachable() -> None:
     active = _active_ever(fog())
     assert not {"r3", "r9"} & active
     assert {"r0", "r1", "r8"} <= active
-
-
-R3: Final = Goal("rule", "r3")
 
 
 def test_the_boxes_turn_by_turn_prove_what_one_box_for_all_turns_cannot() -> None:
@@ -209,14 +117,14 @@ def test_a_completion_proof_names_the_completion_not_the_when() -> None:
             "kind": "effect",
             "id": "count",
             "when": {"op": "observed", "id": "o1", "value": True},
-            "effects": [_inc("/k", 1, limit=3)],
+            "effects": [increment("/k", 1, limit=3)],
         },
         {
             "kind": "guidance",
             "id": "never_done",
             "when": {"op": "literal", "value": True},
             "instruction": "Go on.",
-            "completion": _when("gte", "/k", 5),
+            "completion": compare("gte", "/k", 5),
         },
     ]
     report = lint(json.dumps(doc))
@@ -226,7 +134,7 @@ def test_a_completion_proof_names_the_completion_not_the_when() -> None:
     assert "rule:never_done" in report.witnesses
 
 
-def _ending(ident: str, when: Doc, priority: int) -> Doc:
+def ending(ident: str, when: Doc, priority: int) -> Doc:
     return {
         "id": ident,
         "title": ident,
@@ -247,9 +155,9 @@ def test_an_ending_beaten_by_several_endings_names_every_one() -> None:
     doc["runtime"]["entries"] = doc["runtime"]["entries"][:1]  # /i1 starts at 0: no ending holds at the start
     doc["entries"] = doc["entries"][:1]
     doc["progression"]["endings"] = [
-        _ending("low", _all(_when("gte", "/i1", 1), _when("lte", "/i1", 2)), 1),
-        _ending("high", _when("gte", "/i1", 3), 1),
-        _ending("loser", _when("gte", "/i1", 1), 0),  # whenever it holds, one of the others does and wins
+        ending("low", every(compare("gte", "/i1", 1), compare("lte", "/i1", 2)), 1),
+        ending("high", compare("gte", "/i1", 3), 1),
+        ending("loser", compare("gte", "/i1", 1), 0),  # whenever it holds, one of the others does and wins
     ]
     report = lint(json.dumps(doc), LintConfig())
     reason = report.proofs["ending:loser"]
@@ -276,37 +184,6 @@ def test_explain_prints_the_exhaustive_proof(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["lint", str(pack), "--explain", "r9"])
     assert result.exit_code == 1
     assert "'r9' is unreachable: no sequence of turns reaches it (every reachable state explored" in result.output
-
-
-def climb() -> Doc:
-    """One counter that every turn raises by 1 from 0; an achievement and a rule need it at 20."""
-    doc: Doc = json.loads(files("0.5")["pack.json"])
-    doc["runtime"]["state"]["schema"] = {
-        "type": "object",
-        "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 30}},
-        "required": ["n"],
-        "additionalProperties": False,
-    }
-    doc["runtime"]["entries"] = [{"id": "e0", "initial_state": {"n": 0}}]
-    doc["entries"] = [{"id": "e0", "title": "T"}]
-    doc["runtime"]["observations"] = [{"type": "boolean", "id": "o1", "question": "q?"}]
-    doc["runtime"]["rules"] = [
-        {"kind": "effect", "id": "up", "when": {"op": "literal", "value": True}, "effects": [_inc("/n", 1)]},
-        {"kind": "guidance", "id": "late", "when": _when("gte", "/n", 20), "instruction": "Late."},
-    ]
-    doc["assets"][0]["reveal_when"] = {"op": "literal", "value": True}
-    doc["progression"]["achievements"] = [
-        {
-            "id": "far",
-            "visibility": "visible",
-            "title": "Far",
-            "description": "d",
-            "when": _when("gte", "/n", 20),
-            "artwork_asset_id": "ending_art",
-        }
-    ]
-    doc["progression"]["endings"] = []
-    return doc
 
 
 def test_an_undecided_goal_says_how_many_turns_a_play_that_reaches_it_takes_at_least() -> None:

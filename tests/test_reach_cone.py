@@ -17,7 +17,7 @@ from creatorpack.lint.reach._exhaust import explore
 from creatorpack.play.engine import Engine, Turn
 from tests import random_packs
 from tests.planting import Doc, plant_member, plant_rule
-from tests.test_reach_exhaust import SHAPES
+from tests.reach_packs import SHAPES
 
 _FAR = 1_000_000
 

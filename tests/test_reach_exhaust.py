@@ -24,99 +24,19 @@ from creatorpack.lint.reach._missing import Played, missing_invariant, played
 from creatorpack.play.engine import Engine, Turn
 from creatorpack.play.step import shown
 from creatorpack.scaffold import files
+from tests.reach_packs import (
+    SHAPES,
+    compare,
+    ending_stops_it_first,
+    guarded_by_an_answer,
+    holding_each_other_up,
+    increment,
+    observed,
+)
 
-from .planting import plant_achievement, plant_member, plant_rule
+from .planting import plant_achievement, plant_rule
 
 Doc = dict[str, Any]
-RICH = Path(__file__).resolve().parent.parent / "examples" / "0.5" / "rich.json"
-
-
-def _rich() -> Doc:
-    doc: Doc = json.loads(RICH.read_text())
-    return doc
-
-
-def _ending(doc: Doc, ident: str, when: Doc) -> None:
-    doc["progression"]["endings"].append(
-        {
-            "id": ident,
-            "title": ident,
-            "when": when,
-            "priority": 0,
-            "closing_text": "It ends.",
-            "artwork_asset_id": "storm_art",
-            "guidance": {
-                "summary": "S.",
-                "next_step": "N.",
-                "requirements": [{"id": "all", "hint": "H.", "condition_ref": ""}],
-            },
-        }
-    )
-
-
-def _obs(ident: str, value: Any) -> Doc:
-    return {"op": "observed", "id": ident, "value": value}
-
-
-def _cmp(op: str, path: str, value: int) -> Doc:
-    return {"op": op, "path": path, "value": value}
-
-
-def _inc(path: str, by: int, **extra: Any) -> Doc:
-    return {"op": "increment", "path": path, "by": by, **extra}
-
-
-def ending_stops_it_first() -> Doc:
-    """The creator's shape: mood falls only on a bold turn, and a bold turn at mood -3 or below ends the session.
-
-    The bold approach here is leaving the lamp dark.
-
-    So mood reaches -3 only on a bold turn, which ends there: "mood <= -4" is unreachable. Mara's
-    company lifts it again, up to 2, so mood ranges over -3..2 in between.
-    """
-    doc = _rich()
-    plant_member(doc, "mood", {"type": "integer", "minimum": -10, "maximum": 10}, initial=0)
-    plant_rule(doc, "sulk", _obs("lamp_choice", "left_dark"), _inc("/mood", -1))  # the bold approach: leave it dark
-    plant_rule(doc, "cheer", _obs("met_mara", True), _inc("/mood", 1, limit=2))
-    _ending(doc, "reckless", {"op": "all", "conditions": [_obs("lamp_choice", "left_dark"), _cmp("lte", "/mood", -3)]})
-    plant_achievement(doc, "low_spirits", _cmp("lte", "/mood", -2))
-    plant_achievement(doc, "despair", _cmp("lte", "/mood", -4))
-    return doc
-
-
-def guarded_by_an_answer() -> Doc:
-    """Noise rises when the lamp is left dark and is hushed to 0 in the same turn on any other answer.
-
-    So noise and a relit lamp never meet after a turn, though each alone is within reach.
-    """
-    doc = _rich()
-    plant_member(doc, "noise", {"type": "integer", "minimum": 0, "maximum": 6}, initial=0)
-    plant_rule(doc, "clatter", _obs("lamp_choice", "left_dark"), _inc("/noise", 1))
-    plant_rule(doc, "hush", {"op": "not", "condition": _obs("lamp_choice", "left_dark")}, _inc("/noise", -6))
-    plant_achievement(doc, "loud", _cmp("gte", "/noise", 3))
-    careful = {"op": "all", "conditions": [_obs("lamp_choice", "relit"), _cmp("gte", "/noise", 1)]}
-    plant_achievement(doc, "careful_but_heard", careful)
-    return doc
-
-
-def holding_each_other_up() -> Doc:
-    """Two counters that every rule moves together: they stay equal, so one high and one low never holds."""
-    doc = _rich()
-    for name in ("rope", "anchor"):
-        plant_member(doc, name, {"type": "integer", "minimum": 0, "maximum": 9}, initial=0)
-    plant_rule(doc, "haul", _obs("gave_key", True), _inc("/rope", 1, limit=4), _inc("/anchor", 1, limit=4))
-    plant_rule(doc, "lower", _obs("helped_stranger", False), _inc("/rope", -1), _inc("/anchor", -1))
-    plant_achievement(doc, "taut", {"op": "all", "conditions": [_cmp("gte", "/rope", 4), _cmp("gte", "/anchor", 4)]})
-    plant_achievement(doc, "lopsided", {"op": "all", "conditions": [_cmp("gte", "/rope", 2), _cmp("eq", "/anchor", 0)]})
-    return doc
-
-
-SHAPES = {
-    "ending-stops-it-first": (ending_stops_it_first, "despair", "low_spirits"),
-    "guarded-by-an-answer": (guarded_by_an_answer, "careful_but_heard", "loud"),
-    "holding-each-other-up": (holding_each_other_up, "lopsided", "taut"),
-}
-"""Each shape: its pack, the achievement only a relation rules out, and one within reach beside it."""
 
 
 def _replays(doc: Doc, goal: Goal, witness: Witness) -> bool:
@@ -219,7 +139,7 @@ def test_a_turn_with_more_answers_than_the_bound_allows_is_not_searched_exhausti
     doc = ending_stops_it_first()
     doc["runtime"]["observations"] += [{"type": "boolean", "id": f"o{k}", "question": "q?"} for k in range(7)]
     for k in range(7):  # each read by a condition: a yes and the rest (a no, or no answer) are told apart
-        plant_achievement(doc, f"yes{k}", _obs(f"o{k}", True))
+        plant_achievement(doc, f"yes{k}", observed(f"o{k}", True))
     outcome = _reach.decide(doc, 8_000, 1e9, time.monotonic)
     assert outcome.states == 0
     bound = [f for f in outcome.findings if f.code == "reachability-bound"]
@@ -248,14 +168,22 @@ def late_card() -> Doc:
         {"type": "boolean", "id": "up", "question": "q?"},
         {"type": "boolean", "id": "wave", "question": "q?"},
     ]
-    doc["runtime"]["rules"] = [{"kind": "effect", "id": "climb", "when": _obs("up", True), "effects": [_inc("/n", 1)]}]
+    doc["runtime"]["rules"] = [
+        {"kind": "effect", "id": "climb", "when": observed("up", True), "effects": [increment("/n", 1)]}
+    ]
     doc["assets"][0]["reveal_when"] = {"op": "literal", "value": True}
     doc["progression"]["endings"] = []
     doc["progression"]["achievements"] = []
     crop = {"x": 0.0, "y": 0.0, "width": 1.0, "height": 1.0}
-    waved = {"op": "all", "conditions": [_cmp("eq", "/n", 0), _obs("wave", True)]}
+    waved = {"op": "all", "conditions": [compare("eq", "/n", 0), observed("wave", True)]}
     doc["reader_cards"] = [
-        {"id": "c0", "kind": "actor", "display_name": "C", "introduction": "I.", "reveal_when": _cmp("gte", "/n", 2)},
+        {
+            "id": "c0",
+            "kind": "actor",
+            "display_name": "C",
+            "introduction": "I.",
+            "reveal_when": compare("gte", "/n", 2),
+        },
     ]
     doc["reader_cards"][0]["avatar"] = {"asset_id": "ending_art", "crop": crop, "reveal_when": waved}
     return doc
@@ -319,7 +247,7 @@ def test_the_named_states_are_where_a_play_that_reaches_the_goal_ends() -> None:
 
 def test_a_rules_invariant_is_about_the_states_a_turn_is_taken_from() -> None:
     doc = ending_stops_it_first()
-    plant_rule(doc, "gloom", _cmp("lte", "/mood", -4), _inc("/mood", 1))
+    plant_rule(doc, "gloom", compare("lte", "/mood", -4), increment("/mood", 1))
     said = "the invariant that in sessions of entry 'opening', no state a turn is taken from has `/mood` at most -4"
     assert said in _undecided(doc)["rule 'gloom'"]
 
@@ -328,11 +256,11 @@ def test_a_goal_no_bound_on_the_state_rules_out_is_said_to_wait_on_answers() -> 
     engine = Engine(ending_stops_it_first())
     analysis = analyse(engine.program, engine.entries[0], engine.entry_ids()[0])
     said = missing_invariant(
-        parse(_obs("lamp_choice", "relit")), [analysis], [[analysis.after]], scoped=False, before=False
+        parse(observed("lamp_choice", "relit")), [analysis], [[analysis.after]], scoped=False, before=False
     )
     assert said.startswith("no bound on the state's members rules it out: the states the boxes turn by turn allow")
     narrowed = missing_invariant(
-        parse(_cmp("gte", "/mood", 1)), [analysis], [[analysis.after]], scoped=False, before=False
+        parse(compare("gte", "/mood", 1)), [analysis], [[analysis.after]], scoped=False, before=False
     )
     assert "no reachable state has `/mood` at least 1, which" in narrowed
     holding = {"op": "contains", "path": "/inventory", "value": "brass_key"}
@@ -383,8 +311,8 @@ def test_the_plays_evidence_names_only_the_members_they_never_took_where_the_goa
     moods = [s["mood"] for s in states]
     assert kept.box[mood] == IntRange(min(moods), max(moods))
     assert kept.box[inventory] == Members(frozenset(), frozenset())  # no key picked up in those turns
-    below = parse(_cmp("lte", "/mood", min(moods) - 1))
-    within = parse(_cmp("lte", "/mood", min(moods)))
+    below = parse(compare("lte", "/mood", min(moods) - 1))
+    within = parse(compare("lte", "/mood", min(moods)))
     box = [[analysis.after]]
     said = missing_invariant(below, [analysis], box, scoped=False, before=False, plays=[kept])
     assert f"; all 3 turns the guided search played left `/mood` = {min(moods)}: either every play does" in said

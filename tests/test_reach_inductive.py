@@ -14,7 +14,7 @@ from creatorpack.lint.reach._abstract import IntRange, analyse
 from creatorpack.lint.reach._encode import Encoder
 from creatorpack.lint.reach._inductive import _opened, inductive_box, point
 from creatorpack.play.engine import Engine
-from tests.test_reach_budget import R3, climb, fog
+from tests.reach_packs import R3, climb, fog
 
 
 def test_the_inductive_box_proves_what_the_analysis_alone_cannot() -> None:

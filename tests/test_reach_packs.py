@@ -18,7 +18,7 @@ import pytest
 
 from creatorpack.lint.reach import _decide as _reach
 from creatorpack.lint.report import LintConfig
-from tests.test_reach_exhaust import SHAPES
+from tests.reach_packs import SHAPES
 
 ROOT = Path(__file__).resolve().parent.parent
 

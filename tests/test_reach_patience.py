@@ -19,7 +19,7 @@ from creatorpack.lint.reach import _decide as _reach
 from creatorpack.lint.reach import _witness
 from creatorpack.lint.reach._abstract import analyse
 from creatorpack.play.engine import Engine
-from tests.test_reach_exhaust import holding_each_other_up
+from tests.reach_packs import holding_each_other_up
 
 Doc = dict[str, Any]
 LOPSIDED = Goal("achievement", "lopsided")
