@@ -134,7 +134,11 @@ def test_sign_in_upload_publish_and_find_it_in_the_catalog(server: Server, page:
     assert page.get_by_text("Revision 1 is stored").is_visible()
     checked(page, "creator-pack")
     page.get_by_role("button", name="Publish revision 1").click()
-    assert page.get_by_role("heading", name="Revision 1 of carol.story is published").is_visible()
+    # Publishing lints the pack first (its reachability search included): on a loaded machine the
+    # page may take seconds, and the click does not wait for it to load.
+    published = page.get_by_role("heading", name="Revision 1 of carol.story is published")
+    published.wait_for(timeout=30_000)
+    assert published.is_visible()
     checked(page, "published")
     page.goto(f"{server.url}/?q=lantern")
     assert page.get_by_role("link", name="Carol's Lantern Story").is_visible()
