@@ -250,33 +250,13 @@ def decide(
         left = [t for t in unproved if t.goal not in found and t.goal not in proofs]
         exhaustion = Exhaustion(skipped="the exhaustive search was left out")
         if exhaustive and left:
-            # Every goal not proved is tracked, so that the goals it reaches get a shortest witness; it
-            # stops once those the guided search left are reached.
-            exhaustion = explore(
-                engine, unproved, max_states, deadline, clock, _boxed(analyses), {t.goal for t in left}
-            )
-            # A goal that some play reaches before its artwork is served is witnessed by that play (the
-            # one `artwork-not-revealed` names).
-            found.update({**exhaustion.found, **exhaustion.artless})
-            hidden = [t for t in left if t.kind in REVEAL_KINDS and t.goal not in found]
-            if hidden and exhaustion.found and not exhaustion.complete:
-                # The hunt for witnesses follows no reveal: the plays it found may show one on the way (the
-                # guided search's plays were watched for reveals as they were played).
-                hunted = list(exhaustion.found.values())
-                found.update(revealed_along(engine, hunted, hidden, min(max_states, WALK_TURNS)))
-            if exhaustion.complete:
-                explored = f"no play reaches it: all {exhaustion.states:,} reachable states were explored"
-                proofs.update({t.goal: explored for t in left if t.goal not in found})
-        earliest: dict[Goal, int] = {}  # for a goal left undecided, the fewest turns a play that reaches it takes
-        missing: dict[Goal, str] = {}  # and the invariant a proof of it lacked
+            exhaustion = _exhaust_left(engine, analyses, unproved, left, max_states, deadline, clock, found, proofs)
         left = [t for t in left if t.goal not in found and t.goal not in proofs]
         traces: list[Trace | None] | None = None
         # The boxes turn by turn cost more than a small pack's search.
         if left and len(engine.program.rules) <= turn_rules:
             traces = [by_turn(analysis, work) for analysis in analyses]
-            for target in left:
-                if (reason := _turn_proof(target, analyses, traces)) is not None:
-                    proofs[target.goal] = reason
+            proofs.update(_proved(left, partial(_turn_proof, analyses=analyses, traces=traces)))
             left = [t for t in left if t.goal not in proofs]
         boxes: list[Inductive | None] | None = None
         if left and inductive:
@@ -286,21 +266,97 @@ def decide(
             else:
                 boxes = _inductive_boxes(_encoded(analyses, wanted), seeds or _seeds(analyses, search))
             boxes = [box if analysis.entry in wanted else None for analysis, box in zip(analyses, boxes, strict=True)]
-            for target in left:
-                if (reason := _box_proof(target, analyses, boxes)) is not None:
-                    proofs[target.goal] = reason
+            proofs.update(_proved(left, partial(_box_proof, analyses=analyses, boxes=boxes)))
             left = [t for t in left if t.goal not in proofs]
     if left and bmc:  # bounded model checking: short plays z3 proposes, each replayed
         found.update(_bmc_witnesses(engine, analyses, boxes, left))
         left = [t for t in left if t.goal not in found]
+    earliest, missing = _evidence(left, analyses, traces, boxes, search)
+
+    def undecided(name: str, goal: Goal) -> str:
+        return _undecided(name, exhaustion, search, max_states, max_seconds, earliest.get(goal), missing.get(goal))
+
+    keys = {t.goal for t in goals}
+    return Outcome(
+        tuple(goals),
+        {goal: reached for goal, reached in found.items() if goal in keys and goal not in proofs},
+        proofs,
+        tuple(_findings(goals, analyses, proofs, found, undecided)),
+        exhaustion.turns + search.spent,
+        exhaustion.timed_out or search.timed_out,
+        tuple(engine.entry_ids()),
+        exhaustion.states,
+        exhaustion.complete,
+        exhaustion.artless,
+    )
+
+
+def _evidence(
+    left: Sequence[Target],
+    analyses: Sequence[Analysis],
+    traces: Sequence[Trace | None] | None,
+    boxes: Sequence[Inductive | None] | None,
+    search: Search,
+) -> tuple[dict[Goal, int], dict[Goal, str]]:
+    """For each goal left undecided: the fewest turns a play that reaches it takes, and the invariant a proof lacked."""
     plays = (
         [played(a, (s.state for s in search.played_states() if s.entry == a.entry)) for a in analyses] if left else []
     )
+    earliest: dict[Goal, int] = {}
+    missing: dict[Goal, str] = {}
     for target in left:
         if target.kind not in REVEAL_KINDS:
             if traces is not None and (turns := _earliest(target, analyses, traces)) is not None:
                 earliest[target.goal] = turns
             missing[target.goal] = _missing(target, analyses, traces, boxes, plays)
+    return earliest, missing
+
+
+def _exhaust_left(
+    engine: Engine,
+    analyses: Sequence[Analysis],
+    unproved: Sequence[Target],
+    left: Sequence[Target],
+    max_states: int,
+    deadline: float,
+    clock: Callable[[], float],
+    found: dict[Goal, Reached],
+    proofs: dict[Goal, str],
+) -> Exhaustion:
+    """The exhaustive search for the goals the guided search ``left`` (into ``found`` and ``proofs``).
+
+    Every goal not proved (``unproved``) is tracked, so that the goals it reaches get a shortest
+    witness; it stops once those in ``left`` are reached.
+    """
+    exhaustion = explore(engine, unproved, max_states, deadline, clock, _boxed(analyses), {t.goal for t in left})
+    # A goal that some play reaches before its artwork is served is witnessed by that play (the one
+    # `artwork-not-revealed` names).
+    found.update({**exhaustion.found, **exhaustion.artless})
+    hidden = [t for t in left if t.kind in REVEAL_KINDS and t.goal not in found]
+    if hidden and exhaustion.found and not exhaustion.complete:
+        # The hunt for witnesses follows no reveal: the plays it found may show one on the way (the
+        # guided search's plays were watched for reveals as they were played).
+        hunted = list(exhaustion.found.values())
+        found.update(revealed_along(engine, hunted, hidden, min(max_states, WALK_TURNS)))
+    if exhaustion.complete:
+        explored = f"no play reaches it: all {exhaustion.states:,} reachable states were explored"
+        proofs.update({t.goal: explored for t in left if t.goal not in found})
+    return exhaustion
+
+
+def _proved(left: Sequence[Target], proof: Callable[[Target], str | None]) -> dict[Goal, str]:
+    """The goals of ``left`` that ``proof`` gives a reason for, with it."""
+    return {target.goal: reason for target in left if (reason := proof(target)) is not None}
+
+
+def _findings(
+    goals: Sequence[Target],
+    analyses: Sequence[Analysis],
+    proofs: Mapping[Goal, str],
+    found: Mapping[Goal, Reached],
+    undecided: Callable[[str, Goal], str],
+) -> list[RawFinding]:
+    """What lint reports of the goals: rules that never change the state, goals proved, goals left undecided."""
     findings = _rejected(goals, analyses)
     for target in goals:
         name = f"{KINDS[target.kind]} {target.ident!r}"
@@ -312,23 +368,8 @@ def decide(
             where = _failing_at(target, analyses)
             findings.append(RawFinding(where, "unreachable", f"{name} is unreachable: {proofs[target.goal]}"))
         elif target.goal not in found:
-            message = _undecided(
-                name, exhaustion, search, max_states, max_seconds, earliest.get(target.goal), missing.get(target.goal)
-            )
-            findings.append(RawFinding(target.where, "reachability-bound", message))
-    keys = {t.goal for t in goals}
-    return Outcome(
-        tuple(goals),
-        {goal: reached for goal, reached in found.items() if goal in keys and goal not in proofs},
-        proofs,
-        tuple(findings),
-        exhaustion.turns + search.spent,
-        exhaustion.timed_out or search.timed_out,
-        tuple(engine.entry_ids()),
-        exhaustion.states,
-        exhaustion.complete,
-        exhaustion.artless,
-    )
+            findings.append(RawFinding(target.where, "reachability-bound", undecided(name, target.goal)))
+    return findings
 
 
 def _boxed(analyses: Sequence[Analysis]) -> int:
