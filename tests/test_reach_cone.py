@@ -218,3 +218,55 @@ def test_no_slice_is_cut_after_the_safety_net_deadline(monkeypatch: pytest.Monke
     assert not cut
     assert not late.proofs
     assert not late.witnesses
+
+
+def _separate_parts(parts: int) -> Doc:
+    """``parts`` counters beside the far walk, each raised by its own rule on one answer: parts no rule shares."""
+    make, _, _ = SHAPES["holding-each-other-up"]
+    doc = _far_away(make())
+    for k in range(parts):
+        plant_member(doc, f"m{k}", {"type": "integer", "minimum": 0, "maximum": 9}, initial=0)
+        plant_rule(doc, f"r{k}", {"op": "observed", "id": "gave_key", "value": True}, _inc(f"/m{k}", 1))
+    return doc
+
+
+def test_a_goal_s_own_rule_outside_its_cone_is_sliced_without_its_effects(monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = _separate_parts(3)
+    engine = Engine(doc)
+    analyses = [analyse(engine.program, e, n) for e, n in zip(engine.entries, engine.entry_ids(), strict=False)]
+    wanted = [t for t in targets(engine) if t.kind == "rule" and t.ident in ("r0", "r1", "r2")]
+    sliced: list[Doc] = []
+
+    class Spy(Engine):
+        def __init__(self, pack: Any) -> None:
+            sliced.append(pack)
+            super().__init__(pack)
+
+    monkeypatch.setattr(_cone, "Engine", Spy)
+    decided = _cone.prove_in_cones(engine, analyses, wanted, 200_000, time.monotonic() + 60, time.monotonic, targets)
+    (part,) = sliced  # the three rules read no member: one cone, one slice
+    kept = {r["id"]: r for r in part["runtime"]["rules"]}
+    assert {"r0", "r1", "r2"} <= set(kept)
+    assert all(kept[f"r{k}"]["effects"] == [] for k in range(3))
+    for k in range(3):
+        play = decided.witnesses[Goal("rule", f"r{k}")]
+        assert _replays(engine, Goal("rule", f"r{k}"), play.entry, play.turns)
+
+
+def test_the_replays_play_each_turn_of_the_whole_pack_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = _separate_parts(6)
+    engine = Engine(doc)
+    analyses = [analyse(engine.program, e, n) for e, n in zip(engine.entries, engine.entry_ids(), strict=False)]
+    wanted = [t for t in targets(engine) if t.kind == "rule" and t.ident.startswith("r")]
+    played: list[str] = []
+    advance = engine.advance
+
+    def counted(session: Any, turn: Turn) -> Any:
+        played.append(json.dumps([session.state, turn.observations], sort_keys=True))
+        return advance(session, turn)
+
+    monkeypatch.setattr(engine, "advance", counted)
+    decided = _cone.prove_in_cones(engine, analyses, wanted, 200_000, time.monotonic() + 60, time.monotonic, targets)
+    assert {Goal("rule", f"r{k}") for k in range(6)} <= set(decided.witnesses)
+    assert played
+    assert len(played) == len(set(played))  # no turn of the whole pack played twice

@@ -25,11 +25,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+import orjson
+
 from creatorpack.contract.conditions import Compare, Condition, Goal, leaves
 from creatorpack.lint.reach._abstract import Analysis, IntRange, analyse, tree_of
 from creatorpack.lint.reach._exhaust import FAST, explore
 from creatorpack.lint.reach._witness import Reached, Target
-from creatorpack.play.engine import Engine, SessionState, Turn
+from creatorpack.play.engine import Engine, Turn
 from creatorpack.play.program import Program
 
 __all__ = ["CONE_SHARE", "CONE_SLICES", "Cone", "Cones", "Decided", "condition_reads", "cone_of", "prove_in_cones"]
@@ -189,7 +191,7 @@ def prove_in_cones(
     if positions is None:
         return Decided({}, {})
     cones = Cones(program)
-    starts: dict[str, SessionState] = {}  # each entry's start on the whole pack, for the replays
+    replays: dict[bytes, Any] = {}  # the whole pack's starts and turns, for the replays
     groups: dict[Cone, list[Target]] = {}
     for target in open_targets:
         if target.kind not in FAST:
@@ -211,7 +213,7 @@ def prove_in_cones(
             engine, positions, cones, cone, groups[cone], min(max_states, budget), deadline, clock, goals_of
         )
         budget -= max(1, found.states)
-        witnesses.update(_replayed(engine, found.reached, starts))
+        witnesses.update(_replayed(engine, found.reached, replays))
         if not found.complete:
             continue
         states, proved = found.states, found.never
@@ -250,16 +252,22 @@ def _explore_slice(
     """Explore ``cone``'s slice for ``group`` (nothing explored when the slice cannot be cut)."""
     program = engine.program
     keep_rules = {positions[i] for i in cone.rules}
-    for target in group:
-        if target.kind in ("rule", "completion"):
-            keep_rules.update(positions[i] for i in cones.named.get(target.ident, ()))
+    # A goal's own rule outside the cone: whether it is active or completes depends on its `when` and
+    # `completion` only, and its effects write nothing the cone reads, so the slice keeps it without them.
+    muted = {
+        positions[i]
+        for target in group
+        if target.kind in ("rule", "completion")
+        for i in cones.named.get(target.ident, ())
+        if i not in cone.rules
+    }
     wanted: set[tuple[str, str]] = {(t.kind, t.ident) for t in group}
     endings = {
         i
         for i, ending in enumerate(program.endings)
         if (read := cones.reads.of(ending.when)) is not None and read <= cone.members
     }
-    sliced = _slice(engine.pack, keep_rules, wanted, endings)
+    sliced = _slice(engine.pack, keep_rules, muted, wanted, endings)
     try:
         part = Engine(sliced)
     except Exception:  # noqa: BLE001 - a slice the engine will not compile proves nothing
@@ -284,24 +292,34 @@ def _explore_slice(
     return _Explored(exhaustion.states, exhaustion.complete, never, reached)
 
 
-def _replayed(engine: Engine, plays: Mapping[Goal, Reached], starts: dict[str, SessionState]) -> dict[Goal, Reached]:
+def _replayed(engine: Engine, plays: Mapping[Goal, Reached], cache: dict[bytes, Any]) -> dict[Goal, Reached]:
     """The plays that reach their goal on the whole pack too (an ending the slice left out may stop one sooner).
 
-    ``starts`` keeps each entry's start, made on first use.
+    ``cache`` keeps, across slices, each entry's start and each turn played from a play's prefix:
+    slices' plays share their first turns (on a pack of many separate parts, most are one turn of
+    the same few answers), and a turn of the whole pack is its most costly step here.
     """
     kept: dict[Goal, Reached] = {}
     for goal, play in plays.items():
-        if play.entry not in starts:
-            starts[play.entry] = engine.start(play.entry)[0]
-        session = starts[play.entry]
+        key = orjson.dumps(play.entry)
+        if key not in cache:
+            cache[key] = engine.start(play.entry)[0]
+        session = cache[key]
         for turn, move in enumerate(play.turns, 1):
             if session.ending is not None:
                 break
-            before = session
-            try:
-                session, active = engine.advance(session, Turn(move))
-            except Exception:  # noqa: BLE001 - answers the runtime refuses reach nothing
+            key += b"\x00" + orjson.dumps(move, option=orjson.OPT_SORT_KEYS)
+            if key not in cache:
+                before = session
+                try:
+                    after, active = engine.advance(session, Turn(move))
+                except Exception:  # noqa: BLE001 - answers the runtime refuses reach nothing
+                    cache[key] = None
+                else:
+                    cache[key] = (before, after, active)
+            if cache[key] is None:
                 break
+            before, session, active = cache[key]
             if _reaches(goal, before, session, active):
                 kept[goal] = Reached(play.entry, [dict(m) for m in play.turns[:turn]])
                 break
@@ -331,12 +349,19 @@ def _positions(engine: Engine) -> dict[int, int] | None:
 
 
 def _slice(
-    pack: Mapping[str, Any], rules: Iterable[int], wanted: set[tuple[str, str]], endings: set[int]
+    pack: Mapping[str, Any], rules: Iterable[int], muted: set[int], wanted: set[tuple[str, str]], endings: set[int]
 ) -> dict[str, Any]:
-    """``pack`` with only the given rules and endings, the wanted achievements, and nothing shown to readers."""
+    """``pack`` with only the given rules (``muted`` ones without effects) and endings, the wanted achievements.
+
+    Nothing shown to readers is kept.
+    """
     keep = set(rules)
     runtime = dict(pack["runtime"])
-    runtime["rules"] = [rule for position, rule in enumerate(pack["runtime"]["rules"]) if position in keep]
+    runtime["rules"] = [
+        rule if position not in muted else {**rule, "effects": []}
+        for position, rule in enumerate(pack["runtime"]["rules"])
+        if position in keep or position in muted
+    ]
     sliced: dict[str, Any] = {**pack, "runtime": runtime}
     progression = pack.get("progression")
     if isinstance(progression, Mapping):
