@@ -270,3 +270,27 @@ def test_the_replays_play_each_turn_of_the_whole_pack_once(monkeypatch: pytest.M
     assert {Goal("rule", f"r{k}") for k in range(6)} <= set(decided.witnesses)
     assert played
     assert len(played) == len(set(played))  # no turn of the whole pack played twice
+
+
+def test_a_slice_s_state_holds_only_its_cone(monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = _separate_parts(4)
+    engine = Engine(doc)
+    analyses = [analyse(engine.program, e, n) for e, n in zip(engine.entries, engine.entry_ids(), strict=False)]
+    (lopsided,) = [t for t in targets(engine) if t.ident == "lopsided"]
+    sliced: list[Doc] = []
+
+    class Spy(Engine):
+        def __init__(self, pack: Any) -> None:
+            sliced.append(pack)
+            super().__init__(pack)
+
+    monkeypatch.setattr(_cone, "Engine", Spy)
+    decided = _cone.prove_in_cones(
+        engine, analyses, [lopsided], 200_000, time.monotonic() + 60, time.monotonic, targets
+    )
+    assert Goal("achievement", "lopsided") in decided.proofs
+    (part,) = sliced
+    assert set(part["runtime"]["state"]["schema"]["properties"]) == {"rope", "anchor"}
+    assert set(part["runtime"]["state"]["schema"]["required"]) == {"rope", "anchor"}
+    assert all(set(e["initial_state"]) == {"rope", "anchor"} for e in part["runtime"]["entries"])
+    assert "m0" in doc["runtime"]["state"]["schema"]["properties"]  # the pack itself is left as it was

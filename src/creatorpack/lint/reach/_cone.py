@@ -42,9 +42,10 @@ CONE_SHARE: Final = 1
 Each slice gets at most that bound too (scaled to its size as the whole pack's search is); the
 slices go smallest first, so the budget goes where it decides the most goals."""
 
-CONE_SLICES: Final = 256
+CONE_SLICES: Final = 2_048
 """The most slices one lint cuts: each is compiled as a pack of its own, so a pack of thousands of
-small, separate parts costs a bounded number of compilations (the story pack has 100)."""
+small, separate parts costs a bounded number of compilations (the story pack has 100; a pack of
+1,000 separate pairs of counters, 1,001, in 2.9 s)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,6 +269,7 @@ def _explore_slice(
         if (read := cones.reads.of(ending.when)) is not None and read <= cone.members
     }
     sliced = _slice(engine.pack, keep_rules, muted, wanted, endings)
+    _narrow_state(sliced, cone.members)
     try:
         part = Engine(sliced)
     except Exception:  # noqa: BLE001 - a slice the engine will not compile proves nothing
@@ -382,6 +384,40 @@ def _slice(
     if isinstance(sliced.get("presentation"), Mapping):
         sliced["presentation"] = {**sliced["presentation"], "illustration_rules": []}
     return sliced
+
+
+_PLAIN: Final = frozenset({"type", "properties", "required", "additionalProperties", "title", "description"})
+"""The keywords of a state schema whose members a slice may leave out (any other: the slice keeps them all)."""
+
+
+def _narrow_state(sliced: dict[str, Any], members: frozenset[str]) -> None:
+    """Leave out of ``sliced``'s state the members outside the cone, when its schema is a plain object's.
+
+    Nothing the slice plays reads them, but every state of its search would carry them: on a pack of
+    1,000 separate pairs of counters, the slices' states were 2,001 members long, and the slices
+    took 55 s instead of a few.
+    """
+    runtime = sliced["runtime"]
+    state = runtime.get("state")
+    schema = state.get("schema") if isinstance(state, Mapping) else None
+    if (
+        not isinstance(schema, Mapping)
+        or not set(schema) <= _PLAIN
+        or not isinstance(schema.get("properties"), Mapping)
+    ):
+        return
+    entries = runtime.get("entries")
+    if not isinstance(entries, list) or not all(
+        isinstance(e, Mapping) and isinstance(e.get("initial_state"), Mapping) for e in entries
+    ):
+        return
+    narrowed = {**schema, "properties": {k: v for k, v in schema["properties"].items() if k in members}}
+    if isinstance(schema.get("required"), list):
+        narrowed["required"] = [k for k in schema["required"] if k in members]
+    runtime["state"] = {**state, "schema": narrowed}
+    runtime["entries"] = [
+        {**e, "initial_state": {k: v for k, v in e["initial_state"].items() if k in members}} for e in entries
+    ]
 
 
 def _size(analyses: Sequence[Analysis], members: frozenset[str]) -> int:
