@@ -230,11 +230,8 @@ def _separate_parts(parts: int) -> Doc:
     return doc
 
 
-def test_a_goal_s_own_rule_outside_its_cone_is_sliced_without_its_effects(monkeypatch: pytest.MonkeyPatch) -> None:
-    doc = _separate_parts(3)
-    engine = Engine(doc)
-    analyses = [analyse(engine.program, e, n) for e, n in zip(engine.entries, engine.entry_ids(), strict=False)]
-    wanted = [t for t in targets(engine) if t.kind == "rule" and t.ident in ("r0", "r1", "r2")]
+def _slices_cut(monkeypatch: pytest.MonkeyPatch) -> list[Doc]:
+    """The packs of the slices cut from here on, in order (the engine ``_cone`` compiles each with, spied on)."""
     sliced: list[Doc] = []
 
     class Spy(Engine):
@@ -243,6 +240,15 @@ def test_a_goal_s_own_rule_outside_its_cone_is_sliced_without_its_effects(monkey
             super().__init__(pack)
 
     monkeypatch.setattr(_cone, "Engine", Spy)
+    return sliced
+
+
+def test_a_goal_s_own_rule_outside_its_cone_is_sliced_without_its_effects(monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = _separate_parts(3)
+    engine = Engine(doc)
+    analyses = [analyse(engine.program, e, n) for e, n in zip(engine.entries, engine.entry_ids(), strict=False)]
+    wanted = [t for t in targets(engine) if t.kind == "rule" and t.ident in ("r0", "r1", "r2")]
+    sliced = _slices_cut(monkeypatch)
     decided = _cone.prove_in_cones(engine, analyses, wanted, 200_000, time.monotonic() + 60, time.monotonic, targets)
     (part,) = sliced  # the three rules read no member: one cone, one slice
     kept = {r["id"]: r for r in part["runtime"]["rules"]}
@@ -277,14 +283,7 @@ def test_a_slice_s_state_holds_only_its_cone(monkeypatch: pytest.MonkeyPatch) ->
     engine = Engine(doc)
     analyses = [analyse(engine.program, e, n) for e, n in zip(engine.entries, engine.entry_ids(), strict=False)]
     (lopsided,) = [t for t in targets(engine) if t.ident == "lopsided"]
-    sliced: list[Doc] = []
-
-    class Spy(Engine):
-        def __init__(self, pack: Any) -> None:
-            sliced.append(pack)
-            super().__init__(pack)
-
-    monkeypatch.setattr(_cone, "Engine", Spy)
+    sliced = _slices_cut(monkeypatch)
     decided = _cone.prove_in_cones(
         engine, analyses, [lopsided], 200_000, time.monotonic() + 60, time.monotonic, targets
     )
