@@ -45,6 +45,7 @@ __all__ = [
     "Value",
     "analyse",
     "answerable",
+    "boxed",
     "checker_for",
     "completed_at_start",
     "failing_part",
@@ -268,6 +269,21 @@ def failing_part(analysis: Analysis, condition: Condition, on: Abstract, *, want
     """
     checker = checker_for(analysis)
     return _Explainer(analysis, checker).where(condition, on, want=want)
+
+
+def boxed(analyses: Sequence[Analysis], members: frozenset[str] | None = None) -> int:
+    """How many states the analyses' boxes hold, over all entries: the product of each variable's values.
+
+    With ``members``, only the variables under those top-level state members count.
+    """
+    total = 0
+    for analysis in analyses:
+        count = 1
+        for tokens, value in zip(analysis.variables, analysis.after, strict=True):
+            if members is None or (tokens and tokens[0] in members):
+                count *= value.high - value.low + 1 if isinstance(value, IntRange) else 2 ** len(value.may - value.must)
+        total += count
+    return total
 
 
 def checker_for(analysis: Analysis) -> _Checker:

@@ -8,9 +8,10 @@ goal's *cone*; the rules that write them are its rules.
 No rule outside the cone writes a member inside it, so every play of the pack, seen on the cone's
 members, is a play of the *slice*: the pack with only the cone's rules, the goal, and the endings
 whose conditions read nothing outside the cone. (The other endings may stop a play of the pack
-sooner; without them the slice plays on, which only adds plays.) Every other member keeps its
-start. So when :func:`~creatorpack.lint.reach._exhaust.explore` explores every reachable state of
-the slice and never meets the goal, no play of the pack meets it either.
+sooner; without them the slice plays on, which only adds plays.) No other member is read, so the
+slice's state leaves them out (or, when its schema is not a plain object's, keeps their starts).
+So when :func:`~creatorpack.lint.reach._exhaust.explore` explores every reachable state of the
+slice and never meets the goal, no play of the pack meets it either.
 
 That explored set is the exact relation between the cone's members, the answers and the rules
 completed, so a slice decides what needs a relation no box states ("mood falls only on a turn the
@@ -28,7 +29,7 @@ from typing import Any, Final
 import orjson
 
 from creatorpack.contract.conditions import Compare, Condition, Goal, leaves
-from creatorpack.lint.reach._abstract import Analysis, IntRange, analyse, tree_of
+from creatorpack.lint.reach._abstract import Analysis, analyse, boxed, tree_of
 from creatorpack.lint.reach._exhaust import FAST, explore
 from creatorpack.lint.reach._witness import Reached, Target
 from creatorpack.play.engine import Engine, Turn
@@ -201,7 +202,7 @@ def prove_in_cones(
         if cone is not None and len(cone.rules) < cones.writers:
             groups.setdefault(cone, []).append(target)
     sized = sorted(
-        ((_size(analyses, cone.members), order, cone) for order, cone in enumerate(groups)),
+        ((boxed(analyses, cone.members), order, cone) for order, cone in enumerate(groups)),
         key=lambda item: (item[0], item[1]),
     )
     budget = CONE_SHARE * max_states
@@ -287,8 +288,8 @@ def _explore_slice(
     part_analyses = [
         analyse(part.program, entry, name) for entry, name in zip(part.entries, part.entry_ids(), strict=False)
     ]
-    boxed = sum(_size([a], cone.members) for a in part_analyses)
-    exhaustion = explore(part, goals, bound, deadline, clock, boxed, {t.goal for t in goals})
+    held = boxed(part_analyses, cone.members)
+    exhaustion = explore(part, goals, bound, deadline, clock, held, {t.goal for t in goals})
     never = tuple(t.goal for t in goals if t.goal not in exhaustion.found)
     reached = {t.goal: exhaustion.found[t.goal] for t in goals if t.goal in exhaustion.found}
     return _Explored(exhaustion.states, exhaustion.complete, never, reached)
@@ -418,15 +419,3 @@ def _narrow_state(sliced: dict[str, Any], members: frozenset[str]) -> None:
     runtime["entries"] = [
         {**e, "initial_state": {k: v for k, v in e["initial_state"].items() if k in members}} for e in entries
     ]
-
-
-def _size(analyses: Sequence[Analysis], members: frozenset[str]) -> int:
-    """How many values the analyses' boxes give the variables under ``members``, over all entries."""
-    total = 0
-    for analysis in analyses:
-        count = 1
-        for tokens, value in zip(analysis.variables, analysis.after, strict=True):
-            if tokens and tokens[0] in members:
-                count *= value.high - value.low + 1 if isinstance(value, IntRange) else 2 ** len(value.may - value.must)
-        total += count
-    return total

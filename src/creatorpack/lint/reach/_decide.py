@@ -44,8 +44,8 @@ from creatorpack.contract.findings import RawFinding
 from creatorpack.lint.reach._abstract import (
     Abstract,
     Analysis,
-    IntRange,
     analyse,
+    boxed,
     failing_part,
     holds,
     tree_of,
@@ -220,7 +220,7 @@ def decide(
     proofs.update(_unseen_pictures(engine, goals, proofs))
     deadline = clock() + max_seconds
     found: dict[Goal, Reached] = {}
-    if cones and exhaustive and _boxed(analyses) > scaled_bound(engine.program, max_states):
+    if cones and exhaustive and boxed(analyses) > scaled_bound(engine.program, max_states):
         # The whole pack is too big to explore whole, but the part a goal depends on may not be: exact
         # proofs (and witnesses) there first, so that the searches below go after the rest.
         open_ = [t for t in goals if t.goal not in proofs]
@@ -328,7 +328,7 @@ def _exhaust_left(
     Every goal not proved (``unproved``) is tracked, so that the goals it reaches get a shortest
     witness; it stops once those in ``left`` are reached.
     """
-    exhaustion = explore(engine, unproved, max_states, deadline, clock, _boxed(analyses), {t.goal for t in left})
+    exhaustion = explore(engine, unproved, max_states, deadline, clock, boxed(analyses), {t.goal for t in left})
     # A goal that some play reaches before its artwork is served is witnessed by that play (the one
     # `artwork-not-revealed` names).
     found.update({**exhaustion.found, **exhaustion.artless})
@@ -370,17 +370,6 @@ def _findings(
         elif target.goal not in found:
             findings.append(RawFinding(target.where, "reachability-bound", undecided(name, target.goal)))
     return findings
-
-
-def _boxed(analyses: Sequence[Analysis]) -> int:
-    """How many states the analyses' boxes hold, over all entries: the product of each member's values."""
-    total = 0
-    for analysis in analyses:
-        count = 1
-        for value in analysis.after:
-            count *= value.high - value.low + 1 if isinstance(value, IntRange) else 2 ** len(value.may - value.must)
-        total += count
-    return total
 
 
 def _search(
